@@ -1,0 +1,133 @@
+// The component interface: components declare, the solver integrates.
+//
+// A component declares groups of continuous states (each with a name, unit and count), the outputs
+// it records and the threshold events it watches. It implements a `const` derivative on the global
+// state vector. The component holds parameters and topology only; the state values live in a plain
+// vector owned by whoever runs the simulation, so a snapshot, a sweep member or a checkpoint is a
+// copy of that vector. The assembler (`System`) assigns each state group its offset once.
+//
+// Derivatives are additive: the system zeroes xdot, then every component *adds* its terms to the
+// rows it declared in `jacobian_pattern`. A node component (a lumped capacitance) adds to its own
+// rows; a branch component (a conductance between two nodes) may add to the rows of the two nodes
+// it joins. This is the structure of a thermal or electrical network, and it keeps the Jacobian
+// sparse and exact.
+#pragma once
+
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "dctwin/solver/types.hpp"
+
+namespace dctwin::solver {
+
+/// A named block of continuous states of one component.
+struct StateGroupSpec {
+  std::string name;       ///< e.g. "junction_temperature"
+  std::string unit;       ///< e.g. "K"
+  std::string long_name;  ///< e.g. "GPU junction temperature"
+  Index count = 1;
+  /// True for integrals kept only for bookkeeping (energy delivered, energy removed): they have
+  /// no steady state and the steady-state solver leaves them out.
+  bool accumulator = false;
+};
+
+/// Collects the (row, col) positions of the Jacobian entries a component writes.
+class PatternSink {
+ public:
+  virtual ~PatternSink() = default;
+  virtual void add(Index row, Index col) = 0;
+};
+
+/// Receives Jacobian values; entries add up, like derivatives. Writing a position that was not
+/// declared in `jacobian_pattern` is an internal error (aborts).
+class JacobianSink {
+ public:
+  virtual ~JacobianSink() = default;
+  virtual void add(Index row, Index col, double value) = 0;
+};
+
+/// What a threshold event does when it fires.
+enum class EventAction {
+  proceed,  ///< record it and go on
+  stop,     ///< end the run early (a trip, a shutdown); the message says why
+};
+
+/// Result of handling an event.
+struct EventOutcome {
+  EventAction action = EventAction::proceed;
+  std::string message;
+};
+
+class Component {
+ public:
+  explicit Component(std::string name);
+  virtual ~Component() = default;
+  Component(const Component&) = delete;
+  Component& operator=(const Component&) = delete;
+
+  [[nodiscard]] const std::string& name() const noexcept { return name_; }
+
+  // ---- declarations (made in the constructor) -------------------------------------------------
+  [[nodiscard]] const std::vector<StateGroupSpec>& state_groups() const noexcept { return groups_; }
+  [[nodiscard]] Index state_count() const noexcept;
+  [[nodiscard]] const std::vector<OutputSpec>& outputs() const noexcept { return outputs_; }
+  [[nodiscard]] const std::vector<EntityTable>& entity_tables() const noexcept { return entities_; }
+  [[nodiscard]] const std::vector<std::string>& event_names() const noexcept { return events_; }
+
+  // ---- layout (assigned once by the System) ----------------------------------------------------
+  /// Global index of element `i` of state group `group`.
+  [[nodiscard]] Index index(int group, Index i = 0) const;
+  [[nodiscard]] bool assembled() const noexcept { return !offsets_.empty(); }
+
+  // ---- physics ---------------------------------------------------------------------------------
+  /// Writes this component's initial state into its slice of the global vector `x`.
+  virtual void initial_state(double* x) const = 0;
+
+  /// Adds this component's terms of dx/dt to `xdot` (global vectors; `xdot` was zeroed).
+  virtual void derivatives(const EvalContext& ctx, const double* x, double* xdot) const = 0;
+
+  /// Declares every (row, col) this component adds to in `jacobian`.
+  virtual void jacobian_pattern(PatternSink& pattern) const = 0;
+
+  /// Adds d(xdot_row)/d(x_col) for the declared entries. The default differentiates
+  /// `derivatives` numerically, column by column over the declared pattern; it is meant for small
+  /// components and tests: large components give their Jacobian analytically.
+  virtual void jacobian(const EvalContext& ctx, const double* x, JacobianSink& jac) const;
+
+  /// The first time strictly after `t` at which this component's forcing jumps (a phase edge, a
+  /// set-point change), or +infinity. The simulator stops exactly there and restarts.
+  [[nodiscard]] virtual double next_discontinuity(double t) const;
+
+  /// Writes the current values of this component's outputs. `values[k]` points to storage for
+  /// output k of `outputs()`, with `count` elements.
+  virtual void compute_outputs(const EvalContext& ctx, const double* x, double* const* values) const;
+
+  /// Values of the event functions g_k(t, x); an event fires where g_k crosses zero.
+  virtual void event_functions(const EvalContext& ctx, const double* x, double* g) const;
+
+  /// Called when event k fired at time ctx.t; `rising` is true for a - to + crossing.
+  virtual EventOutcome on_event(int k, bool rising, const EvalContext& ctx, const double* x) const;
+
+ protected:
+  /// Declares a group of states; returns its handle for `index()`.
+  int declare_state_group(StateGroupSpec spec);
+  /// Declares a recorded output; returns its position in `outputs()`.
+  int declare_output(OutputSpec spec);
+  /// Declares the labels of an entity kind used by this component's outputs.
+  void declare_entity_table(EntityTable table);
+  /// Declares a threshold event; returns its position.
+  int declare_event(std::string name);
+
+ private:
+  friend class System;
+  std::string name_;
+  std::vector<StateGroupSpec> groups_;
+  std::vector<Index> offsets_;
+  std::vector<OutputSpec> outputs_;
+  std::vector<EntityTable> entities_;
+  std::vector<std::string> events_;
+  Index global_size_ = 0;  // size of the global state vector, for the numerical Jacobian
+};
+
+}  // namespace dctwin::solver

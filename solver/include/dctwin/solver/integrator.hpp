@@ -1,0 +1,72 @@
+// Time integration of an assembled System between forcing discontinuities.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "dctwin/solver/status.hpp"
+#include "dctwin/solver/system.hpp"
+
+namespace dctwin::solver {
+
+/// Integrator settings; part of the scenario (`simulation:` section).
+struct IntegratorSettings {
+  double relative_tolerance = 1e-6;
+  double absolute_tolerance = 1e-6;  ///< in the states' SI units (K, J, ...)
+  double max_step = 0.0;             ///< [s]; 0 = no limit
+  double initial_step = 0.0;         ///< [s]; 0 = let CVODE choose
+  int max_order = 5;                 ///< BDF order limit (1..5)
+  long max_steps_per_output = 100000;
+
+  /// The reference mode: tight tolerances, no shortcuts; fast paths are pinned to it in tests.
+  static IntegratorSettings reference();
+};
+
+/// Thrown for a failure of a SUNDIALS call; the message names the function and its return code.
+class SolverError : public std::runtime_error {
+ public:
+  SolverError(const std::string& function, int code, const std::string& detail);
+  [[nodiscard]] int code() const noexcept { return code_; }
+  [[nodiscard]] const std::string& function() const noexcept { return function_; }
+
+ private:
+  std::string function_;
+  int code_;
+};
+
+/// Result of one call to `Integrator::advance`.
+enum class AdvanceResult { reached, root_found };
+
+/// CVODE (variable-order BDF, Newton) with the KLU sparse direct solver and the system's analytic
+/// sparse Jacobian. Forcing is smooth within a segment; `restart` starts a new one at an edge.
+class CvodeIntegrator {
+ public:
+  CvodeIntegrator(const System& system, IntegratorSettings settings);
+  ~CvodeIntegrator();
+  CvodeIntegrator(const CvodeIntegrator&) = delete;
+  CvodeIntegrator& operator=(const CvodeIntegrator&) = delete;
+
+  /// Starts a smooth segment at (t, x) that must not be integrated past `segment_end`.
+  void restart(double t, const std::vector<double>& x, double segment_end);
+
+  /// Integrates toward `t_out` (<= segment end). Returns `root_found` if an event function crossed
+  /// zero first; `time()` and `state()` then hold the crossing.
+  AdvanceResult advance(double t_out);
+
+  [[nodiscard]] double time() const noexcept { return t_; }
+  [[nodiscard]] const std::vector<double>& state() const noexcept { return x_; }
+  /// Directions of the roots found by the last `advance` (+1 rising, -1 falling, 0 none).
+  [[nodiscard]] const std::vector<int>& root_directions() const noexcept { return roots_; }
+  /// Counters summed over all segments so far.
+  [[nodiscard]] SolverStatistics statistics() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  double t_ = 0.0;
+  std::vector<double> x_;
+  std::vector<int> roots_;
+};
+
+}  // namespace dctwin::solver

@@ -1,0 +1,69 @@
+// The simulation loop: segments between known discontinuities, sampled outputs, events, status.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <vector>
+
+#include "dctwin/solver/integrator.hpp"
+#include "dctwin/solver/status.hpp"
+#include "dctwin/solver/system.hpp"
+
+namespace dctwin::solver {
+
+struct SimulationSettings {
+  double start_time = 0.0;       ///< [s]
+  double end_time = 600.0;       ///< [s]
+  double output_interval = 1.0;  ///< [s]; outputs are sampled at start + k * interval and at the end
+  IntegratorSettings integrator;
+};
+
+/// Receives what the simulation produces. All callbacks run on the simulating thread.
+class SimulationObserver {
+ public:
+  virtual ~SimulationObserver() = default;
+  /// A sample: time, state and the flat output buffer (layout of `System::outputs()`).
+  virtual void on_sample(double t, const std::vector<double>& x, const std::vector<double>& outputs) = 0;
+  /// An event that fired (and did not necessarily stop the run).
+  virtual void on_event(double /*t*/, const std::string& /*component*/, const std::string& /*event*/,
+                        const std::string& /*message*/) {}
+  /// Called after every internal return of the integrator, for progress displays.
+  virtual void on_progress(double /*t*/) {}
+};
+
+/// Runs an assembled System from its initial state (or a given one) to the end time.
+class Simulator {
+ public:
+  Simulator(const System& system, SimulationSettings settings);
+
+  /// Integrates; never throws for a failure of the run itself (returned as a status). `cancel`
+  /// is polled between integrator returns (set it from a signal handler or a GUI thread).
+  SimulationStatus run(SimulationObserver& observer, const std::atomic<bool>* cancel = nullptr);
+  /// Same, from a given initial state (e.g. a steady state).
+  SimulationStatus run(std::vector<double> x0, SimulationObserver& observer,
+                       const std::atomic<bool>* cancel = nullptr);
+
+  [[nodiscard]] const SolverStatistics& statistics() const noexcept { return statistics_; }
+  /// State at the end of the last run.
+  [[nodiscard]] const std::vector<double>& final_state() const noexcept { return final_state_; }
+
+ private:
+  const System& system_;
+  SimulationSettings settings_;
+  SolverStatistics statistics_;
+  std::vector<double> final_state_;
+};
+
+/// Settings of the steady-state solver.
+struct SteadyStateSettings {
+  double tolerance = 1e-10;  ///< on the max-norm of the scaled residual and of the Newton update
+  int max_iterations = 50;
+};
+
+/// Finds x with dx/dt = 0 for the forcing in effect at time t (accumulator states are held at
+/// their initial values) by Newton's method on the analytic sparse Jacobian. Throws SolverError
+/// when it does not converge.
+std::vector<double> solve_steady_state(const System& system, double t,
+                                       const SteadyStateSettings& settings = {});
+
+}  // namespace dctwin::solver

@@ -1,0 +1,46 @@
+// How a simulation ended, and what the integrator did to get there.
+#pragma once
+
+#include <string>
+
+namespace dctwin::solver {
+
+/// Why a run stopped. `finished` is the only normal outcome; every other value means the run
+/// ended early and the report is marked incomplete with the reason.
+enum class StopReason {
+  finished,       ///< reached the requested end time
+  event,          ///< a model's threshold event asked to stop (a protection trip, a shutdown)
+  solver_failure, ///< the integrator could not continue (error test or convergence failures)
+  interrupted,    ///< the user or the system asked to stop (SIGINT, SIGTERM, GUI cancel)
+};
+
+const char* to_string(StopReason reason) noexcept;
+
+/// The outcome of a run: like Drake's SimulatorStatus, a value, never an exception.
+struct SimulationStatus {
+  StopReason reason = StopReason::finished;
+  double time = 0.0;        ///< simulated time reached [s]
+  std::string component;    ///< the component responsible (empty when none)
+  std::string message;      ///< what happened, in words
+
+  [[nodiscard]] bool finished() const noexcept { return reason == StopReason::finished; }
+  /// One line for terminals and logs, e.g. "ended early at t = 12.5 s: event in gpus: ...".
+  [[nodiscard]] std::string describe() const;
+};
+
+/// Work counters of the integrator, summed over all segments of a run.
+struct SolverStatistics {
+  long steps = 0;
+  long rhs_evaluations = 0;
+  long jacobian_evaluations = 0;
+  long linear_solver_setups = 0;
+  long nonlinear_iterations = 0;
+  long nonlinear_convergence_failures = 0;
+  long error_test_failures = 0;
+  long root_evaluations = 0;
+  long segments = 0;   ///< smooth segments between forcing discontinuities
+  long events = 0;     ///< threshold events that fired
+  double last_step_size = 0.0;  ///< [s]
+};
+
+}  // namespace dctwin::solver

@@ -1,0 +1,50 @@
+// Basic types shared by the solver and everything built on it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace dctwin::solver {
+
+/// Index into the global state vector; the same width as SUNDIALS' sunindextype (64-bit here).
+using Index = std::int64_t;
+
+/// Time at which a model is evaluated, and the start of the current smooth segment.
+///
+/// Forcing (power schedules, set-points) is piecewise smooth with edges known in advance. The
+/// simulator integrates one segment at a time, never across an edge, and passes the segment's start
+/// so that a model evaluates its forcing as it is on [segment_start, next edge), including at the
+/// segment's end point, where a plain `f(t)` would already see the next piece.
+struct EvalContext {
+  double t = 0.0;
+  double segment_start = 0.0;
+};
+
+/// A time series the simulation records, as the report stores it:
+/// `/<group>/<name>` with `units` and `long_name`; 1-D [time] when `entity` is empty, otherwise 2-D
+/// [time x count] with the entity's index table (see `EntityTable`).
+struct OutputSpec {
+  std::string group;      ///< HDF5 group, e.g. "gpu", "coolant"
+  std::string name;       ///< dataset name, e.g. "junction_temperature"
+  std::string unit;       ///< udunits2 unit of the stored SI value, e.g. "K", "W", "m3/s"
+  std::string long_name;  ///< human description, e.g. "GPU junction temperature"
+  std::string entity;     ///< entity kind of the second dimension ("gpu"); empty = scalar series
+  Index count = 1;        ///< number of entities (1 for scalar series)
+};
+
+/// Labels of the entities of one kind, in storage order (e.g. "server0/gpu3").
+struct EntityTable {
+  std::string entity;
+  std::vector<std::string> labels;
+};
+
+/// A scalar figure of a run, stored as `/summary/<name>` with `units` and `long_name`.
+struct SummaryFigure {
+  std::string name;
+  double value = 0.0;
+  std::string unit;
+  std::string long_name;
+};
+
+}  // namespace dctwin::solver

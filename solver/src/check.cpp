@@ -1,0 +1,16 @@
+#include "dctwin/solver/check.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+
+namespace dctwin::solver::detail {
+
+void abort_with_message(const char* condition, const char* file, int line,
+                        const char* message) noexcept {
+  std::fprintf(stderr, "dctwin: internal error at %s:%d: %s (failed: %s)\n", file, line, message,
+               condition);
+  std::fflush(stderr);
+  std::abort();
+}
+
+}  // namespace dctwin::solver::detail

@@ -1,0 +1,138 @@
+#include "dctwin/solver/simulator.hpp"
+
+#include <cmath>
+#include <limits>
+
+#include "dctwin/solver/check.hpp"
+
+namespace dctwin::solver {
+
+Simulator::Simulator(const System& system, SimulationSettings settings)
+    : system_(system), settings_(settings) {
+  DCTWIN_DEMAND(system_.assembled(), "assemble the system before simulating");
+  DCTWIN_DEMAND(settings_.end_time > settings_.start_time, "the end time must follow the start time");
+  DCTWIN_DEMAND(settings_.output_interval > 0.0, "the output interval must be positive");
+}
+
+SimulationStatus Simulator::run(SimulationObserver& observer, const std::atomic<bool>* cancel) {
+  return run(system_.initial_state(), observer, cancel);
+}
+
+namespace {
+
+/// Sample times start + k * interval (by multiplication, so they do not drift), then the end.
+class SampleClock {
+ public:
+  SampleClock(double start, double end, double interval) : start_(start), end_(end), interval_(interval) {}
+  [[nodiscard]] double next() const {
+    const double t = start_ + static_cast<double>(k_) * interval_;
+    return t < end_ ? t : end_;
+  }
+  [[nodiscard]] bool done() const { return done_; }
+  void advance() {
+    if (next() >= end_) done_ = true;
+    ++k_;
+  }
+
+ private:
+  double start_, end_, interval_;
+  long k_ = 0;
+  bool done_ = false;
+};
+
+}  // namespace
+
+SimulationStatus Simulator::run(std::vector<double> x, SimulationObserver& observer,
+                                const std::atomic<bool>* cancel) {
+  DCTWIN_DEMAND(static_cast<Index>(x.size()) == system_.size(), "initial state of the wrong size");
+  statistics_ = {};
+  CvodeIntegrator integrator(system_, settings_.integrator);
+  std::vector<double> outputs(system_.output_value_count(), 0.0);
+  SampleClock clock(settings_.start_time, settings_.end_time, settings_.output_interval);
+
+  double t = settings_.start_time;
+  double segment_start = t;
+  auto sample = [&](double at) {
+    system_.compute_outputs(EvalContext{at, segment_start}, x.data(), outputs.data());
+    observer.on_sample(at, x, outputs);
+  };
+  auto finish = [&](SimulationStatus status) {
+    statistics_ = integrator.statistics();
+    statistics_.segments = statistics_.segments;  // kept by the integrator
+    final_state_ = x;
+    status.time = t;
+    return status;
+  };
+  SolverStatistics event_counts;
+
+  while (true) {
+    // A new smooth segment starts at t. Samples due exactly here see the forcing of this segment
+    // (outputs are right-continuous at forcing edges).
+    segment_start = t;
+    if (!clock.done() && clock.next() == t) {
+      sample(t);
+      clock.advance();
+    }
+    if (t >= settings_.end_time) break;
+    const double segment_end = std::min(system_.next_discontinuity(t), settings_.end_time);
+    integrator.restart(t, x, segment_end);
+
+    while (t < segment_end) {
+      const double target = clock.done() ? segment_end : std::min(clock.next(), segment_end);
+      AdvanceResult result;
+      try {
+        result = integrator.advance(target);
+      } catch (const SolverError& e) {
+        t = integrator.time();
+        x = integrator.state();
+        return finish({StopReason::solver_failure, t, "", e.what()});
+      }
+      t = integrator.time();
+      x = integrator.state();
+      for (std::size_t i = 0; i < x.size(); ++i) {
+        if (!std::isfinite(x[i])) {
+          return finish({StopReason::solver_failure, t, "",
+                         "state " + system_.state_name(static_cast<Index>(i)) + " is not finite"});
+        }
+      }
+      observer.on_progress(t);
+
+      if (result == AdvanceResult::root_found) {
+        const auto& directions = integrator.root_directions();
+        for (int k = 0; k < system_.event_count(); ++k) {
+          const int direction = directions[static_cast<std::size_t>(k)];
+          if (direction == 0) continue;
+          const auto [component, local] = system_.event_owner(k);
+          const EventOutcome outcome =
+              component->on_event(local, direction > 0, EvalContext{t, segment_start}, x.data());
+          ++event_counts.events;
+          observer.on_event(t, component->name(), component->event_names()[static_cast<std::size_t>(local)],
+                            outcome.message);
+          if (outcome.action == EventAction::stop) {
+            sample(t);
+            SimulationStatus status{StopReason::event, t, component->name(), outcome.message};
+            SimulationStatus done = finish(status);
+            statistics_.events = event_counts.events;
+            return done;
+          }
+        }
+        continue;
+      }
+      if (t < segment_end && !clock.done() && t == clock.next()) {
+        sample(t);
+        clock.advance();
+      }
+      if (cancel != nullptr && cancel->load(std::memory_order_relaxed)) {
+        sample(t);
+        SimulationStatus done = finish({StopReason::interrupted, t, "", "stopped on request"});
+        statistics_.events = event_counts.events;
+        return done;
+      }
+    }
+  }
+  SimulationStatus done = finish({StopReason::finished, t, "", ""});
+  statistics_.events = event_counts.events;
+  return done;
+}
+
+}  // namespace dctwin::solver
