@@ -1,0 +1,129 @@
+// Assembly, Jacobian structure, steady state and threshold events.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "dctwin/solver/simulator.hpp"
+#include "linear_component.hpp"
+
+using namespace dctwin::solver;
+using dctwin::test::LinearComponent;
+using dctwin::test::Recorder;
+
+namespace {
+
+/// x' = rate, with a threshold event at x = limit that stops the run (a protection trip).
+class Ramp final : public Component {
+ public:
+  Ramp(std::string name, double rate, double limit, EventAction action)
+      : Component(std::move(name)), rate_(rate), limit_(limit), action_(action) {
+    group_ = declare_state_group({"level", "K", "ramp level", 1});
+    declare_event("over_limit");
+  }
+  void initial_state(double* x) const override { x[index(group_)] = 0.0; }
+  void derivatives(const EvalContext&, const double*, double* xdot) const override {
+    xdot[index(group_)] += rate_;
+  }
+  void jacobian_pattern(PatternSink&) const override {}
+  void event_functions(const EvalContext&, const double* x, double* g) const override {
+    g[0] = x[index(group_)] - limit_;
+  }
+  EventOutcome on_event(int, bool rising, const EvalContext& ctx, const double*) const override {
+    return {action_, std::string(rising ? "rising" : "falling") + " through the limit at " +
+                         std::to_string(ctx.t)};
+  }
+
+ private:
+  double rate_, limit_;
+  EventAction action_;
+  int group_ = 0;
+};
+
+}  // namespace
+
+TEST_CASE("The assembler lays out states and a CSR pattern with the diagonal", "[solver]") {
+  Eigen::MatrixXd a(2, 2);
+  a << -1.0, 0.5, 0.0, -2.0;
+  System system;
+  auto& first = system.add(std::make_unique<LinearComponent>(
+      a, [](double) { return Eigen::VectorXd::Zero(2); }, Eigen::VectorXd::Zero(2)));
+  auto& ramp = system.add(std::make_unique<Ramp>("ramp", 1.0, 10.0, EventAction::stop));
+  system.assemble();
+  REQUIRE(system.size() == 3);
+  CHECK(first.index(0, 0) == 0);
+  CHECK(ramp.index(0) == 2);
+  CHECK(system.state_name(1) == "linear.x[1]");
+  CHECK(system.state_name(2) == "ramp.level");
+  const SparsePattern& p = system.jacobian_pattern();
+  CHECK(p.nonzeros() == 4);  // (0,0) (0,1) (1,1) and the ramp's diagonal
+  CHECK(p.find(0, 1) == 1);
+  CHECK(p.find(1, 0) == -1);
+  CHECK(p.find(2, 2) == 3);
+  CHECK(system.event_count() == 1);
+}
+
+TEST_CASE("The numerical default Jacobian agrees with the analytic one", "[solver]") {
+  Eigen::MatrixXd a(3, 3);
+  a << -3.0, 1.0, 0.0, 2.0, -4.0, 2.0, 0.0, 1.5, -1.5;
+  auto forcing = [](double) { return Eigen::VectorXd::Constant(3, 0.25); };
+  Eigen::VectorXd x0(3);
+  x0 << 300.0, 310.0, 320.0;
+  System exact, numeric;
+  exact.add(std::make_unique<LinearComponent>(a, forcing, x0, std::vector<double>{}, true));
+  numeric.add(std::make_unique<LinearComponent>(a, forcing, x0, std::vector<double>{}, false));
+  exact.assemble();
+  numeric.assemble();
+  const auto x = exact.initial_state();
+  std::vector<double> j_exact(static_cast<std::size_t>(exact.jacobian_pattern().nonzeros()));
+  std::vector<double> j_numeric(j_exact.size());
+  exact.jacobian({0.0, 0.0}, x.data(), j_exact.data());
+  numeric.jacobian({0.0, 0.0}, x.data(), j_numeric.data());
+  for (std::size_t k = 0; k < j_exact.size(); ++k) CHECK(j_numeric[k] == Approx(j_exact[k]).epsilon(1e-6));
+}
+
+TEST_CASE("The steady-state solver returns A x + b = 0", "[solver]") {
+  Eigen::MatrixXd a(2, 2);
+  a << -2.0, 1.0, 1.0, -3.0;
+  Eigen::VectorXd b(2);
+  b << 4.0, 5.0;
+  System system;
+  system.add(std::make_unique<LinearComponent>(a, [&](double) { return b; }, Eigen::VectorXd::Zero(2)));
+  system.assemble();
+  const auto x = solve_steady_state(system, 0.0);
+  const Eigen::VectorXd exact = a.fullPivLu().solve(-b);
+  CHECK(x[0] == Approx(exact[0]).epsilon(1e-12));
+  CHECK(x[1] == Approx(exact[1]).epsilon(1e-12));
+}
+
+TEST_CASE("A stopping threshold event ends the run at the crossing", "[solver][events]") {
+  System system;
+  system.add(std::make_unique<Ramp>("breaker", 2.0, 7.0, EventAction::stop));
+  system.assemble();
+  SimulationSettings settings;
+  settings.end_time = 10.0;
+  Simulator simulator(system, settings);
+  Recorder recorder;
+  const auto status = simulator.run(recorder);
+  CHECK(status.reason == StopReason::event);
+  CHECK(status.component == "breaker");
+  CHECK(status.time == Approx(3.5).epsilon(1e-8));
+  CHECK(status.message.rfind("rising through the limit at 3.5", 0) == 0);
+  CHECK(recorder.times.back() == Approx(3.5).epsilon(1e-8));
+  REQUIRE(recorder.events.size() == 1);
+  CHECK(simulator.statistics().events == 1);
+}
+
+TEST_CASE("A proceeding event is recorded and the run goes on", "[solver][events]") {
+  System system;
+  system.add(std::make_unique<Ramp>("alarm", 1.0, 2.5, EventAction::proceed));
+  system.assemble();
+  SimulationSettings settings;
+  settings.end_time = 5.0;
+  Simulator simulator(system, settings);
+  Recorder recorder;
+  REQUIRE(simulator.run(recorder).finished());
+  REQUIRE(recorder.events.size() == 1);
+  CHECK(recorder.events[0].rfind("alarm/over_limit: rising through the limit at 2.5", 0) == 0);
+  CHECK(recorder.times.size() == 6);
+  CHECK(recorder.states.back()[0] == Approx(5.0));
+}
