@@ -1,1 +1,86 @@
-int main() { return 0; }
+// dctwin: run, check and inspect digital-twin scenarios of a GPU training facility.
+#include <CLI/CLI.hpp>
+
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <string>
+
+#include "commands.hpp"
+#include "exit_codes.hpp"
+
+namespace {
+
+std::atomic<bool> stop_requested{false};
+volatile std::sig_atomic_t stop_signal = 0;
+
+extern "C" void on_stop_signal(int signal_number) {
+  stop_signal = signal_number;
+  stop_requested.store(true);
+}
+
+void install_signal_handlers() {
+  struct sigaction action {};
+  action.sa_handler = on_stop_signal;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace dctwin::cli;
+  CLI::App app{"dctwin: digital twin of a GPU training facility (thermal, electrical, workload).\n"
+               "Exit codes: 0 ok, 3 run ended early (report marked incomplete), 64 usage, 65 bad scenario or\n"
+               "input data, 66 missing input, 70 internal error, 73 cannot create output, 74 output error,\n"
+               "130/143 interrupted by SIGINT/SIGTERM (report marked incomplete).",
+               "dctwin"};
+  app.set_version_flag("--version", std::string("dctwin ") + DCTWIN_VERSION);
+  app.require_subcommand(1);
+
+  RunArguments run;
+  auto* run_cmd = app.add_subcommand("run", "Simulate a scenario and write an HDF5 report");
+  run_cmd->add_option("scenario", run.scenario, "Scenario file (YAML)")->required();
+  run_cmd->add_option("-o,--output", run.report, "Report file (HDF5)")->capture_default_str();
+  run_cmd->add_option("--duration", run.duration, "Simulated time, e.g. 600, '10 min', '24 h'");
+  run_cmd->add_option("--output-interval", run.output_interval, "Sampling interval, e.g. 1, '0.5 s', '1 min'");
+  run_cmd->add_option("--seed", run.seed, "Seed of the random draws")->check(CLI::NonNegativeNumber);
+  run_cmd->add_flag("-q,--quiet", run.quiet, "No progress and no summary table");
+
+  std::string check_scenario;
+  auto* check_cmd = app.add_subcommand("check", "Check a scenario file and the site it describes");
+  check_cmd->add_option("scenario", check_scenario, "Scenario file (YAML)")->required();
+
+  std::string info_report;
+  bool info_all = false;
+  auto* info_cmd = app.add_subcommand("info", "Show the structure, status and summary of a report");
+  info_cmd->add_option("report", info_report, "Report file (HDF5)")->required();
+  info_cmd->add_flag("--attributes", info_all, "Also list every root attribute");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return exit_usage;
+  }
+
+  if (*run_cmd) {
+    install_signal_handlers();
+    const int code = run_command(run, stop_requested);
+    if (stop_requested.load() && code == exit_interrupted_sigint && stop_signal == SIGTERM)
+      return exit_interrupted_sigterm;
+    return code;
+  }
+  if (*check_cmd) return check_command(check_scenario);
+  if (*info_cmd) return info_command(info_report, info_all);
+  return exit_usage;
+}

@@ -1,0 +1,160 @@
+#include "commands.hpp"
+
+#include <fmt/core.h>
+
+#include <cmath>
+#include <cstdio>
+#include <exception>
+
+#include "dctwin/io/report.hpp"
+#include "dctwin/io/run.hpp"
+#include "dctwin/io/units.hpp"
+#include "dctwin/solver/integrator.hpp"
+#include "exit_codes.hpp"
+#include "progress.hpp"
+
+namespace dctwin::cli {
+
+namespace {
+
+/// Value with its unit, and temperatures also in degC, for the summary table.
+std::string show(double value, const std::string& unit) {
+  if (unit == "K" && value > 150.0) return fmt::format("{:.3f} K ({:.2f} degC)", value, value - 273.15);
+  if (unit == "m3/s") return fmt::format("{:.6g} m3/s ({:.3f} L/min)", value, value * 60000.0);
+  if (unit == "J" && std::abs(value) >= 1e6) return fmt::format("{:.6g} J ({:.4g} kWh)", value, value / 3.6e6);
+  if (unit == "1") return fmt::format("{:.6g}", value);
+  return fmt::format("{:.6g} {}", value, unit);
+}
+
+void print_summary(const std::vector<solver::SummaryFigure>& summary) {
+  std::size_t width = 0;
+  for (const auto& f : summary) width = std::max(width, f.name.size());
+  for (const auto& f : summary) std::printf("  %-*s  %s\n", static_cast<int>(width), f.name.c_str(), show(f.value, f.unit).c_str());
+}
+
+double parse_time_option(const std::string& text, const char* option) {
+  const double seconds = io::parse_duration(text);
+  if (!(seconds > 0.0)) throw solver::InputError(std::string(option) + " = " + text + " (must be > 0)");
+  return seconds;
+}
+
+}  // namespace
+
+int run_command(const RunArguments& arguments, const std::atomic<bool>& stop_requested) {
+  io::ScenarioOverrides overrides;
+  try {
+    if (arguments.duration) overrides.duration = parse_time_option(*arguments.duration, "--duration");
+    if (arguments.output_interval)
+      overrides.output_interval = parse_time_option(*arguments.output_interval, "--output-interval");
+  } catch (const solver::InputError& e) {
+    std::fprintf(stderr, "dctwin run: %s\n", e.what());
+    return exit_usage;
+  }
+  overrides.seed = arguments.seed;
+
+  try {
+    const io::ScenarioDocument document = io::load_scenario_file(arguments.scenario, overrides);
+    const auto& sim = document.tree.section("simulation");
+    ProgressReporter progress(0.0, sim.number("duration"), !arguments.quiet);
+    io::RunCallbacks callbacks;
+    callbacks.progress = [&](double t) { progress.update(t); };
+    callbacks.cancel = &stop_requested;
+    const io::RunResult result = io::run_scenario(document, arguments.report, callbacks);
+    progress.finish(result.status.time);
+
+    if (!arguments.quiet) {
+      std::printf("dctwin run: %s (%s)\n", document.tree.text("name").c_str(), arguments.scenario.c_str());
+      std::printf("  status: %s\n", result.status.describe().c_str());
+      const double simulated = result.status.time;
+      std::printf("  wall time: %.3f s (%.4g x real time), %ld steps, %ld segments, %ld RHS and %ld Jacobian evaluations\n",
+                  result.wall_time_seconds, result.wall_time_seconds > 0 ? simulated / result.wall_time_seconds : 0.0,
+                  result.statistics.steps, result.statistics.segments, result.statistics.rhs_evaluations,
+                  result.statistics.jacobian_evaluations);
+      print_summary(result.summary);
+      std::printf("report: %s%s\n", arguments.report.c_str(), result.status.finished() ? "" : " (incomplete)");
+    }
+    if (result.status.finished()) return exit_ok;
+    if (result.status.reason == solver::StopReason::interrupted) {
+      std::fprintf(stderr, "dctwin run: interrupted at t = %g s; report %s marked incomplete\n",
+                   result.status.time, arguments.report.c_str());
+      return exit_interrupted_sigint;  // main() maps SIGTERM to its own code
+    }
+    std::fprintf(stderr, "dctwin run: %s\n", result.status.describe().c_str());
+    return exit_run_ended_early;
+  } catch (const io::MissingInputError& e) {
+    std::fprintf(stderr, "dctwin run: %s\n", e.what());
+    return exit_no_input;
+  } catch (const solver::InputError& e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    return exit_data_error;
+  } catch (const io::ReportError& e) {
+    std::fprintf(stderr, "dctwin run: %s\n", e.what());
+    const std::string message = e.what();
+    return message.find("cannot create") != std::string::npos ? exit_cannot_create : exit_io_error;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "dctwin run: internal error: %s\n", e.what());
+    return exit_internal;
+  }
+}
+
+int check_command(const std::string& scenario) {
+  try {
+    const io::ScenarioDocument document = io::load_scenario_file(scenario);
+    std::printf("%s: OK, %s\n", scenario.c_str(), io::check_site(document).c_str());
+    return exit_ok;
+  } catch (const io::MissingInputError& e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    return exit_no_input;
+  } catch (const solver::InputError& e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    return exit_data_error;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "dctwin check: internal error: %s\n", e.what());
+    return exit_internal;
+  }
+}
+
+int info_command(const std::string& path, bool all_attributes) {
+  try {
+    if (!std::filesystem::exists(path)) {
+      std::fprintf(stderr, "%s: no such report file\n", path.c_str());
+      return exit_no_input;
+    }
+    const io::ReportReader report(path);
+    const auto strings = report.string_attributes();
+    auto attribute = [&](const char* key) {
+      auto it = strings.find(key);
+      return it == strings.end() ? std::string() : it->second;
+    };
+    std::printf("report: %s\n", path.c_str());
+    std::printf("  scenario: %s (%s)\n", attribute("scenario_name").c_str(), attribute("scenario_file").c_str());
+    std::printf("  status: %s%s\n", report.status().c_str(),
+                report.status_reason().empty() ? "" : (" - " + report.status_reason()).c_str());
+    const auto time = report.time();
+    std::printf("  time: %zu samples, %g s to %g s\n", time.size(), time.empty() ? 0.0 : time.front(),
+                time.empty() ? 0.0 : time.back());
+    if (all_attributes) {
+      std::printf("attributes:\n");
+      for (const auto& [key, value] : strings) std::printf("  %s = %s\n", key.c_str(), value.c_str());
+      for (const auto& [key, value] : report.integer_attributes()) std::printf("  %s = %lld\n", key.c_str(), value);
+    }
+    std::printf("datasets:\n");
+    for (const auto& d : report.datasets()) {
+      std::string shape;
+      for (std::size_t k = 0; k < d.shape.size(); ++k) shape += (k ? " x " : "") + std::to_string(d.shape[k]);
+      if (shape.empty()) shape = "scalar";
+      std::printf("  %-44s [%s] %s\n", d.path.c_str(), shape.c_str(), d.units.c_str());
+    }
+    std::printf("summary:\n");
+    print_summary(report.summary());
+    return exit_ok;
+  } catch (const io::ReportError& e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    return exit_data_error;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "dctwin info: internal error: %s\n", e.what());
+    return exit_internal;
+  }
+}
+
+}  // namespace dctwin::cli

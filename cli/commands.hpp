@@ -1,0 +1,23 @@
+// The subcommands of `dctwin`; each returns an exit code (exit_codes.hpp).
+#pragma once
+
+#include <atomic>
+#include <optional>
+#include <string>
+
+namespace dctwin::cli {
+
+struct RunArguments {
+  std::string scenario;
+  std::string report = "report.h5";
+  std::optional<std::string> duration;
+  std::optional<std::string> output_interval;
+  std::optional<long long> seed;
+  bool quiet = false;
+};
+
+int run_command(const RunArguments& arguments, const std::atomic<bool>& stop_requested);
+int check_command(const std::string& scenario);
+int info_command(const std::string& report, bool all_attributes);
+
+}  // namespace dctwin::cli

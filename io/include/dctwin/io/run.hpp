@@ -1,0 +1,52 @@
+// Running a scenario end to end: load and check it, build the site, simulate, stream the report.
+// Shared by the `dctwin` command, the GUI's worker thread and sweeps.
+#pragma once
+
+#include <atomic>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "dctwin/io/scenario.hpp"
+#include "dctwin/solver/status.hpp"
+#include "dctwin/solver/types.hpp"
+
+namespace dctwin::io {
+
+/// Values given on the command line that replace the scenario's.
+struct ScenarioOverrides {
+  std::optional<double> duration;         ///< [s]
+  std::optional<double> output_interval;  ///< [s]
+  std::optional<long long> seed;
+};
+
+/// Loads a scenario file against dctwin's scenario schema and applies the overrides. Throws
+/// MissingInputError, solver::InputError (located messages).
+ScenarioDocument load_scenario_file(const std::filesystem::path& file, const ScenarioOverrides& overrides = {});
+
+/// Checks that the site of a loaded scenario can be built (topology and cross-field rules).
+/// Returns a one-line description of the site; throws solver::InputError with a located message.
+std::string check_site(const ScenarioDocument& document);
+
+struct RunCallbacks {
+  std::function<void(double)> progress;  ///< simulated time reached [s]
+  const std::atomic<bool>* cancel = nullptr;
+};
+
+struct RunResult {
+  solver::SimulationStatus status;
+  solver::SolverStatistics statistics;
+  std::vector<solver::SummaryFigure> summary;
+  double wall_time_seconds = 0.0;
+  std::filesystem::path report;
+};
+
+/// Simulates the scenario and writes the report at `report` (streamed to `<report>.part`, renamed
+/// when complete; a run that ends early leaves a report marked incomplete). Throws
+/// solver::InputError for a bad scenario and ReportError when the report cannot be written.
+RunResult run_scenario(const ScenarioDocument& document, const std::filesystem::path& report,
+                       const RunCallbacks& callbacks = {});
+
+}  // namespace dctwin::io

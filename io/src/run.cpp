@@ -1,0 +1,123 @@
+#include "dctwin/io/run.hpp"
+
+#include <chrono>
+#include <span>
+
+#include "dctwin/io/report.hpp"
+#include "dctwin/io/units.hpp"
+#include "dctwin/io/version.hpp"
+#include "dctwin/models/facility/site.hpp"
+
+namespace dctwin::io {
+
+namespace {
+
+void override_value(solver::ParameterTree& section, const std::string& name, double value, std::string written) {
+  solver::ParameterValue& v = section.values.at(name);
+  v.number = value;
+  v.as_written = std::move(written);
+  v.from_default = false;
+  v.location = {};
+}
+
+std::unique_ptr<models::facility::Site> build(const ScenarioDocument& document) {
+  try {
+    return models::facility::build_site(document.tree);
+  } catch (const solver::InputError& e) {
+    throw solver::InputError(describe_error(document, e), e.key_path());
+  }
+}
+
+/// Forwards samples to the report and the site's bookkeeping.
+class ReportingObserver final : public solver::SimulationObserver {
+ public:
+  ReportingObserver(ReportWriter& writer, models::facility::Site& site, const RunCallbacks& callbacks)
+      : writer_(writer), site_(site), callbacks_(callbacks) {}
+  void on_sample(double t, const std::vector<double>& x, const std::vector<double>& outputs) override {
+    writer_.append_sample(t, std::span<const double>(outputs));
+    site_.observe(t, x, outputs);
+  }
+  void on_event(double t, const std::string& component, const std::string& event, const std::string& message) override {
+    writer_.add_event(t, component, event, message);
+  }
+  void on_progress(double t) override {
+    if (callbacks_.progress) callbacks_.progress(t);
+  }
+
+ private:
+  ReportWriter& writer_;
+  models::facility::Site& site_;
+  const RunCallbacks& callbacks_;
+};
+
+}  // namespace
+
+ScenarioDocument load_scenario_file(const std::filesystem::path& file, const ScenarioOverrides& overrides) {
+  ScenarioDocument document = load_scenario(file, models::facility::scenario_schema());
+  solver::ParameterTree& simulation = document.tree.sections.at("simulation");
+  if (overrides.duration)
+    override_value(simulation, "duration", *overrides.duration, format_number(*overrides.duration) + " s (--duration)");
+  if (overrides.output_interval)
+    override_value(simulation, "output_interval", *overrides.output_interval,
+                   format_number(*overrides.output_interval) + " s (--output-interval)");
+  if (overrides.seed)
+    override_value(simulation, "seed", static_cast<double>(*overrides.seed),
+                   std::to_string(*overrides.seed) + " (--seed)");
+  return document;
+}
+
+std::string check_site(const ScenarioDocument& document) {
+  const auto site = build(document);
+  const auto& system = site->system();
+  std::size_t entities = 0;
+  std::string entity_text;
+  for (const auto& table : system.entity_tables()) {
+    entity_text += (entities++ ? ", " : "") + std::to_string(table.labels.size()) + " " + table.entity +
+                   (table.labels.size() == 1 ? "" : "s");
+  }
+  return "site '" + site->name() + "': " + std::to_string(system.components().size()) + " components, " +
+         std::to_string(system.size()) + " states, " + std::to_string(system.jacobian_pattern().nonzeros()) +
+         " Jacobian entries" + (entity_text.empty() ? "" : ", " + entity_text);
+}
+
+RunResult run_scenario(const ScenarioDocument& document, const std::filesystem::path& report,
+                       const RunCallbacks& callbacks) {
+  const auto site = build(document);
+  const solver::System& system = site->system();
+
+  ReportLayout layout;
+  for (const auto& slot : system.outputs()) layout.outputs.push_back({slot.spec, slot.first_value});
+  layout.entities = system.entity_tables();
+  layout.scenario_name = site->name();
+  layout.scenario_file = document.file;
+  layout.scenario_source = document.source_text;
+  layout.resolved_scenario = emit_resolved_yaml(document.tree, models::facility::scenario_schema());
+  layout.attributes["dctwin_version"] = version();
+  layout.attributes["seed"] = std::to_string(document.tree.section("simulation").integer("seed"));
+  layout.attributes["integrator"] = "CVODE BDF + KLU, analytic sparse Jacobian";
+  layout.attributes["simulation_mode"] = document.tree.section("simulation").text("mode");
+
+  ReportWriter writer(report, layout);
+  const auto wall_start = std::chrono::steady_clock::now();
+  RunResult result;
+  result.report = report;
+  std::vector<double> x0;
+  try {
+    x0 = site->initial_state();
+  } catch (const solver::SolverError& e) {
+    result.status = {solver::StopReason::solver_failure, site->settings().start_time, "",
+                     std::string("initial steady state: ") + e.what()};
+    writer.finish({result.status, {}, 0.0}, {});
+    return result;
+  }
+  solver::Simulator simulator(system, site->settings());
+  ReportingObserver observer(writer, *site, callbacks);
+  result.status = simulator.run(x0, observer, callbacks.cancel);
+  result.statistics = simulator.statistics();
+  result.wall_time_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  result.summary = site->summary(x0, simulator.final_state());
+  writer.finish({result.status, result.statistics, result.wall_time_seconds}, result.summary);
+  return result;
+}
+
+}  // namespace dctwin::io

@@ -1,0 +1,55 @@
+// One server of N GPUs on a pump-driven cold-plate loop with a fixed supply temperature.
+//
+//   pump --> [plates: B branches x S in series] --> return        (supply held at T_supply)
+//
+// The loop's flow is the operating point of the pump against the plates' and the piping's
+// pressure drop; the thermal part is the GPU packages (thermal/gpu_package.hpp) and the coolant
+// in the plates (thermal/coolant_channel.hpp). See docs/models/single-node.md.
+#pragma once
+
+#include <memory>
+
+#include "dctwin/models/facility/site.hpp"
+#include "dctwin/models/thermal/coolant_channel.hpp"
+#include "dctwin/models/thermal/gpu_package.hpp"
+
+namespace dctwin::models::facility {
+
+/// Schema of the `server:` and `loop:` sections.
+solver::SectionSchema single_node_server_schema();
+solver::SectionSchema single_node_loop_schema();
+
+class SingleNodeSite final : public Site {
+ public:
+  explicit SingleNodeSite(const solver::ParameterTree& scenario);
+
+  [[nodiscard]] std::vector<double> initial_state() const override;
+  void observe(double t, const std::vector<double>& x, const std::vector<double>& outputs) override;
+  [[nodiscard]] std::vector<solver::SummaryFigure> summary(const std::vector<double>& x0,
+                                                           const std::vector<double>& x) const override;
+
+  [[nodiscard]] const thermal::GpuPackageArray& gpus() const { return *gpus_; }
+  [[nodiscard]] const thermal::CoolantChannel& coolant() const { return *coolant_; }
+  [[nodiscard]] double pump_pressure_rise() const { return pump_pressure_rise_; }
+  /// Total stored thermal energy sum C T over every node [J].
+  [[nodiscard]] double stored_energy(const std::vector<double>& x) const;
+  /// Steady-state junction temperature of GPU i by hand: the supply plus the coolant rise up to
+  /// and including its plate, plus P_i (R_jb,i + R_cp) [K], for the power of the segment at t.
+  [[nodiscard]] double hand_steady_junction_temperature(std::size_t i, double t) const;
+
+ private:
+  thermal::GpuPackageArray* gpus_ = nullptr;
+  thermal::CoolantChannel* coolant_ = nullptr;
+  bool start_from_steady_state_ = false;
+  double pump_pressure_rise_ = 0.0;
+  std::vector<thermal::GpuSpread> spread_;
+  // Running extrema over samples.
+  double junction_max_ = 0.0;
+  double return_max_ = 0.0;
+  double time_above_max_operating_ = 0.0;
+  double last_sample_time_ = 0.0;
+  bool last_above_ = false;
+  bool first_sample_ = true;
+};
+
+}  // namespace dctwin::models::facility

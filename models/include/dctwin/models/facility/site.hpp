@@ -1,0 +1,50 @@
+// A site: everything a scenario assembles into one simulation, plus the bookkeeping that turns a
+// run into summary figures. A Site holds no results of its own beyond running extrema; the state
+// trajectory lives with the caller.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "dctwin/solver/parameters.hpp"
+#include "dctwin/solver/simulator.hpp"
+#include "dctwin/solver/system.hpp"
+
+namespace dctwin::models::facility {
+
+class Site {
+ public:
+  virtual ~Site() = default;
+
+  [[nodiscard]] const std::string& name() const noexcept { return name_; }
+  [[nodiscard]] const solver::System& system() const noexcept { return system_; }
+  [[nodiscard]] const solver::SimulationSettings& settings() const noexcept { return settings_; }
+  [[nodiscard]] solver::SimulationSettings& settings() noexcept { return settings_; }
+
+  /// The state the run starts from (as the scenario's `simulation.initial_state` asks).
+  [[nodiscard]] virtual std::vector<double> initial_state() const = 0;
+  /// Called with every sample, to follow extrema and limit checks.
+  virtual void observe(double t, const std::vector<double>& x, const std::vector<double>& outputs) = 0;
+  /// Summary figures at the end of a run (x0: initial state, x: final state).
+  [[nodiscard]] virtual std::vector<solver::SummaryFigure> summary(const std::vector<double>& x0,
+                                                                   const std::vector<double>& x) const = 0;
+
+ protected:
+  std::string name_;
+  solver::System system_;
+  solver::SimulationSettings settings_;
+};
+
+/// Settings shared by every scenario (`simulation:` section).
+solver::SectionSchema simulation_schema();
+/// Reads the `simulation:` section into settings.
+solver::SimulationSettings simulation_settings(const solver::ParameterTree& simulation);
+
+/// Schema of a scenario file (all sites dctwin can build).
+solver::SectionSchema scenario_schema();
+/// Builds the site a resolved scenario describes. Throws solver::InputError (with the key path)
+/// for inconsistencies the schema cannot express, such as a topology that does not fit together.
+std::unique_ptr<Site> build_site(const solver::ParameterTree& scenario);
+
+}  // namespace dctwin::models::facility

@@ -1,0 +1,68 @@
+#include "dctwin/models/facility/site.hpp"
+
+#include "dctwin/models/facility/single_node.hpp"
+
+namespace dctwin::models::facility {
+
+solver::SectionSchema simulation_schema() {
+  using namespace solver;
+  SectionSchema s;
+  s.doc = "Run length, sampling and solver settings";
+  auto p = real_parameter("duration", "s", "Simulated time to run", 600.0);
+  p.display_unit = "s";
+  s.parameters.push_back(greater_than(p, 0.0));
+  p = real_parameter("output_interval", "s", "Interval between recorded samples", 1.0);
+  s.parameters.push_back(greater_than(p, 0.0));
+  s.parameters.push_back(choice_parameter("mode", {"fast", "reference"},
+                                          "fast: the tolerances below; reference: tight tolerances (1e-10), no shortcuts",
+                                          std::string("fast")));
+  p = real_parameter("relative_tolerance", "1", "Relative tolerance of the integrator (fast mode)", 1e-6);
+  greater_than(p, 0.0);
+  s.parameters.push_back(at_most(p, 1e-2));
+  p = real_parameter("absolute_tolerance", "1", "Absolute tolerance of the integrator in state units (K, J) (fast mode)", 1e-6);
+  s.parameters.push_back(greater_than(p, 0.0));
+  p = real_parameter("max_step", "s", "Largest integrator step; 0 = no limit", 0.0);
+  s.parameters.push_back(at_least(p, 0.0));
+  s.parameters.push_back(choice_parameter("initial_state", {"supply_temperature", "steady_state"},
+                                          "Start with every node at the coolant supply temperature, or at the steady state of the first phase",
+                                          std::string("supply_temperature")));
+  p = integer_parameter("seed", "Seed of the random draws (spread, failures)", 1.0);
+  s.parameters.push_back(at_least(p, 0.0));
+  return s;
+}
+
+solver::SimulationSettings simulation_settings(const solver::ParameterTree& sim) {
+  solver::SimulationSettings settings;
+  settings.start_time = 0.0;
+  settings.end_time = sim.number("duration");
+  settings.output_interval = sim.number("output_interval");
+  if (sim.text("mode") == "reference") {
+    settings.integrator = solver::IntegratorSettings::reference();
+  } else {
+    settings.integrator.relative_tolerance = sim.number("relative_tolerance");
+    settings.integrator.absolute_tolerance = sim.number("absolute_tolerance");
+  }
+  settings.integrator.max_step = sim.number("max_step");
+  return settings;
+}
+
+solver::SectionSchema scenario_schema() {
+  using namespace solver;
+  SectionSchema root;
+  root.doc = "A dctwin scenario";
+  root.parameters.push_back(text_parameter("name", "Short name of the scenario", std::nullopt));
+  root.parameters.push_back(text_parameter("description", "What the scenario shows", std::string()));
+  root.sections["simulation"] = simulation_schema();
+  root.sections["server"] = single_node_server_schema();
+  root.sections["server"].required = true;
+  root.sections["workload"] = SectionSchema{"Training step as compute / communication phases",
+                                            workload::TwoPhaseScheduleParameters::table(), {}, {}, false};
+  root.sections["loop"] = single_node_loop_schema();
+  return root;
+}
+
+std::unique_ptr<Site> build_site(const solver::ParameterTree& scenario) {
+  return std::make_unique<SingleNodeSite>(scenario);
+}
+
+}  // namespace dctwin::models::facility
