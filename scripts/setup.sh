@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Set-up and the two everyday jobs of dctwin on Debian 12, as root (or with sudo):
+#
+#   bash scripts/setup.sh run    install missing packages, configure, build, run the default scenario
+#   bash scripts/setup.sh test   install missing packages, configure, build, run the whole test suite
+#
+# Idempotent: packages already installed are not touched; an existing build is reused.
+# Environment: DCTWIN_BUILD_DIR (default build/release), DCTWIN_SCENARIO (default scenario of `run`),
+# DCTWIN_REPORT (default report.h5), DCTWIN_JOBS (default: number of cores).
+set -euo pipefail
+
+job="${1:-}"
+if [[ "$job" != "run" && "$job" != "test" ]]; then
+  echo "usage: bash scripts/setup.sh run|test" >&2
+  exit 64
+fi
+
+top="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$top"
+build_dir="${DCTWIN_BUILD_DIR:-build/release}"
+jobs="${DCTWIN_JOBS:-$(nproc)}"
+
+# ---- 1. Debian packages -------------------------------------------------------------------------
+packages=(
+  g++ cmake ninja-build ccache pkg-config
+  libeigen3-dev libsundials-dev libhdf5-dev libyaml-cpp-dev libcli11-dev libfmt-dev
+  libudunits2-dev udunits-bin libfftw3-dev
+  catch2 python3 python3-h5py python3-numpy
+)
+missing=()
+for p in "${packages[@]}"; do
+  status="$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)"
+  [[ "$status" == "install ok installed" ]] || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  sudo_cmd=()
+  [[ "$(id -u)" -eq 0 ]] || sudo_cmd=(sudo)
+  "${sudo_cmd[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+  "${sudo_cmd[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# ---- 2. Configure and build ---------------------------------------------------------------------
+if [[ ! -f "$build_dir/build.ninja" ]]; then
+  cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DDCTWIN_BUILD_TESTS=ON
+fi
+cmake --build "$build_dir" -j "$jobs"
+
+# ---- 3. The job ---------------------------------------------------------------------------------
+if [[ "$job" == "run" ]]; then
+  scenario="${DCTWIN_SCENARIO:-scenarios/single-node.yaml}"
+  report="${DCTWIN_REPORT:-report.h5}"
+  "$build_dir/cli/dctwin" run "$scenario" -o "$report"
+else
+  ctest --test-dir "$build_dir" -j "$jobs" --output-on-failure
+fi

@@ -1,0 +1,122 @@
+// The single-node slice: steady state against the hand calculation, energy conservation.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "dctwin/io/scenario.hpp"
+#include "dctwin/models/facility/single_node.hpp"
+
+using dctwin::models::facility::SingleNodeSite;
+
+namespace {
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+/// The shipped single-node scenario with extra YAML appended (later keys of a mapping are not
+/// allowed twice, so the additions go into sections the file does not set).
+dctwin::io::ScenarioDocument scenario(const std::string& replace_from, const std::string& replace_to) {
+  std::string text = read_file(DCTWIN_SOURCE_DIR "/scenarios/single-node.yaml");
+  if (!replace_from.empty()) {
+    const auto at = text.find(replace_from);
+    REQUIRE(at != std::string::npos);
+    text.replace(at, replace_from.size(), replace_to);
+  }
+  return dctwin::io::parse_scenario(text, "single-node.yaml", dctwin::models::facility::scenario_schema());
+}
+
+struct Recorder final : dctwin::solver::SimulationObserver {
+  SingleNodeSite* site;
+  void on_sample(double t, const std::vector<double>& x, const std::vector<double>& out) override {
+    site->observe(t, x, out);
+  }
+};
+
+double figure(const std::vector<dctwin::solver::SummaryFigure>& summary, const std::string& name) {
+  for (const auto& f : summary)
+    if (f.name == name) return f.value;
+  FAIL("no summary figure " << name);
+  return 0.0;
+}
+
+}  // namespace
+
+TEST_CASE("Steady state equals the hand calculation (parallel and series plates)", "[models][single-node]") {
+  for (const char* series : {"plates_in_series: 1", "plates_in_series: 4", "plates_in_series: 8"}) {
+    DYNAMIC_SECTION(series) {
+      const auto doc = scenario("plates_in_series: 1", series);
+      SingleNodeSite site(doc.tree);
+      const auto x = dctwin::solver::solve_steady_state(site.system(), 0.0);
+      for (std::size_t i = 0; i < site.gpus().count(); ++i) {
+        const double hand = site.hand_steady_junction_temperature(i, 0.0);
+        CHECK(std::abs(x[static_cast<std::size_t>(site.gpus().junction_index(i))] - hand) <= 1e-9);
+      }
+    }
+  }
+}
+
+TEST_CASE("A long run at constant power settles on the hand calculation to 1e-6 K", "[models][single-node]") {
+  // Same power in both phases, reference tolerances, 40 slowest time constants.
+  auto doc = scenario("communication_power: 250 W", "communication_power: 540 W");
+  auto& sim = doc.tree.sections.at("simulation");
+  sim.values.at("duration").number = 1200.0;
+  sim.values.at("output_interval").number = 600.0;
+  sim.values.at("mode").text = "reference";
+  for (const char* series : {"1", "2"}) {
+    DYNAMIC_SECTION("plates in series " << series) {
+      doc.tree.sections.at("loop").values.at("plates_in_series").number = std::stod(series);
+      SingleNodeSite site(doc.tree);
+      dctwin::solver::Simulator simulator(site.system(), site.settings());
+      Recorder recorder;
+      recorder.site = &site;
+      REQUIRE(simulator.run(recorder).finished());
+      const auto& x = simulator.final_state();
+      double worst = 0.0;
+      for (std::size_t i = 0; i < site.gpus().count(); ++i) {
+        const double hand = site.hand_steady_junction_temperature(i, 0.0);
+        worst = std::max(worst, std::abs(x[static_cast<std::size_t>(site.gpus().junction_index(i))] - hand));
+      }
+      INFO("worst deviation " << worst << " K");
+      CHECK(worst <= 1e-6);
+    }
+  }
+}
+
+TEST_CASE("Energy is conserved: generated = removed + stored change to 1e-6", "[models][single-node]") {
+  for (const char* mode : {"fast", "reference"}) {
+    DYNAMIC_SECTION(mode) {
+      auto doc = scenario("mode: fast", std::string("mode: ") + mode);
+      SingleNodeSite site(doc.tree);
+      dctwin::solver::Simulator simulator(site.system(), site.settings());
+      Recorder recorder;
+      recorder.site = &site;
+      const auto x0 = site.initial_state();
+      REQUIRE(simulator.run(x0, recorder).finished());
+      const auto summary = site.summary(x0, simulator.final_state());
+      CHECK(figure(summary, "energy_balance_relative_error") <= 1e-6);
+      // The generated heat is the exact integral of the schedule over 600 s.
+      const auto& schedule = site.gpus().schedule();
+      const double exact = schedule.energy(600.0) * (7.0 + 1.04);
+      CHECK(figure(summary, "heat_generated") == Approx(exact).epsilon(1e-6));
+    }
+  }
+}
+
+TEST_CASE("The hotter GPU of the spread is the hottest, and the coolant warms in series", "[models][single-node]") {
+  const auto doc = scenario("plates_in_series: 1", "plates_in_series: 2");
+  SingleNodeSite site(doc.tree);
+  const auto x = dctwin::solver::solve_steady_state(site.system(), 0.0);
+  auto tj = [&](std::size_t i) { return x[static_cast<std::size_t>(site.gpus().junction_index(i))]; };
+  // GPU 5 has 4 % more power and 15 % more resistance.
+  for (std::size_t i = 0; i < 8; ++i)
+    if (i != 5) CHECK(tj(5) > tj(i));
+  // Second plate of each branch sits in warmer coolant than the first.
+  CHECK(tj(1) > tj(0));
+  CHECK(tj(3) > tj(2));
+}
