@@ -1,0 +1,230 @@
+// The `dctwin` command end to end: exit codes, exact error messages, reports, interruption.
+#include <catch2/catch.hpp>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "dctwin/io/report.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Outcome {
+  int code = -1;
+  std::string out, err;
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+fs::path scratch(const std::string& name) {
+  const fs::path dir = fs::path(DCTWIN_BINARY_DIR) / "tests" / "cli" / "scratch" / name;
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+/// Starts dctwin with `args` in `cwd`; stdout and stderr go to files there.
+pid_t spawn(const std::vector<std::string>& args, const fs::path& cwd) {
+  const pid_t pid = fork();
+  if (pid == 0) {
+    if (chdir(cwd.c_str()) != 0) _exit(127);
+    const int out = open("stdout.txt", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int err = open("stderr.txt", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(out, 1);
+    dup2(err, 2);
+    std::vector<char*> argv;
+    argv.push_back(const_cast<char*>(DCTWIN_EXE));
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    execv(DCTWIN_EXE, argv.data());
+    _exit(127);
+  }
+  return pid;
+}
+
+Outcome finish(pid_t pid, const fs::path& cwd) {
+  int status = 0;
+  waitpid(pid, &status, 0);
+  Outcome o;
+  o.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  o.out = slurp(cwd / "stdout.txt");
+  o.err = slurp(cwd / "stderr.txt");
+  return o;
+}
+
+Outcome run_dctwin(const std::vector<std::string>& args, const fs::path& cwd) { return finish(spawn(args, cwd), cwd); }
+
+const fs::path bad_dir = fs::path(DCTWIN_SOURCE_DIR) / "tests" / "cli" / "bad";
+const std::string single_node = DCTWIN_SOURCE_DIR "/scenarios/single-node.yaml";
+
+}  // namespace
+
+TEST_CASE("Malformed scenarios: exact located messages and exit codes", "[cli][scenario]") {
+  struct Case {
+    const char* file;
+    const char* message;
+    int code;
+  };
+  const Case cases[] = {
+      {"yaml-syntax.yaml", "yaml-syntax.yaml:4:1: YAML syntax error: end of sequence flow not found", 65},
+      {"unknown-key.yaml", "unknown-key.yaml:22:3: server.gpu_cuont: unknown key (did you mean 'gpu_count'?)", 65},
+      {"wrong-type.yaml", "wrong-type.yaml:22:14: server.gpu_count = eight (must be an integer)", 65},
+      {"missing-required.yaml", "missing-required.yaml:12:1: name: required key is missing (text)", 65},
+      {"negative-flow.yaml", "negative-flow.yaml:61:15: loop.pump.max_flow = -20 L/min (must be > 0)", 65},
+      {"negative-power-scale.yaml", "negative-power-scale.yaml:41:21: server.gpus[5].power_scale = -0.5 (must be >= 0)", 65},
+      {"bad-unit.yaml", "bad-unit.yaml:55:24: loop.piping_nominal_flow = 8.4 L/mn (unknown unit 'L/mn')", 65},
+      {"incompatible-unit.yaml", "incompatible-unit.yaml:52:23: loop.supply_temperature = 32 kW (unit 'kW' is not convertible to 'K')", 65},
+      {"out-of-range.yaml", "out-of-range.yaml:22:14: server.gpu_count = 128 (must be in [1, 64])", 65},
+      {"duplicate-key.yaml", "duplicate-key.yaml:23:3: server.gpu_count: duplicate key (first at line 22)", 65},
+      {"empty.yaml", "empty.yaml: scenario file is empty", 65},
+      {"inconsistent-topology.yaml", "inconsistent-topology.yaml:53:21: loop.plates_in_series = 3 does not divide server.gpu_count = 8 (inconsistent topology: equal branches)", 65},
+      {"gpu-list-mismatch.yaml", "gpu-list-mismatch.yaml:22:3: server.gpus has 8 entries but server.gpu_count = 6 (inconsistent topology: one entry per GPU)", 65},
+      {"bad-choice.yaml", "bad-choice.yaml:18:9: simulation.mode = quick (must be one of: fast, reference)", 65},
+      {"not-finite.yaml", "not-finite.yaml:46:18: workload.compute_power = .nan W (must be a finite number)", 65},
+      {"missing.yaml", "missing.yaml: cannot open scenario file (No such file or directory)", 66},
+  };
+  for (const auto& c : cases) {
+    DYNAMIC_SECTION(c.file) {
+      for (const char* command : {"check", "run"}) {
+        const Outcome o = run_dctwin({command, c.file}, bad_dir);
+        CHECK(o.code == c.code);
+        const std::string expected = std::string(command) == "run" && c.code == 66
+                                         ? std::string("dctwin run: ") + c.message + "\n"
+                                         : std::string(c.message) + "\n";
+        CHECK(o.err == expected);
+      }
+    }
+  }
+}
+
+TEST_CASE("check accepts the shipped scenario", "[cli]") {
+  const auto dir = scratch("check");
+  const Outcome o = run_dctwin({"check", single_node}, dir);
+  CHECK(o.code == 0);
+  CHECK(o.out.find(": OK, site 'single-node': 2 components, 26 states") != std::string::npos);
+}
+
+TEST_CASE("run writes a complete report that info reads", "[cli][report]") {
+  const auto dir = scratch("run");
+  const Outcome o = run_dctwin({"run", single_node, "-o", "out.h5", "--duration", "2 min", "--output-interval", "1 s"}, dir);
+  REQUIRE(o.code == 0);
+  CHECK(o.out.find("status: finished at t = 120 s") != std::string::npos);
+  CHECK(o.out.find("energy_balance_relative_error") != std::string::npos);
+  CHECK(fs::exists(dir / "out.h5"));
+  CHECK_FALSE(fs::exists(dir / "out.h5.part"));
+
+  const dctwin::io::ReportReader report(dir / "out.h5");
+  CHECK(report.status() == "complete");
+  CHECK(report.time().size() == 121);
+  CHECK(report.end_time() == 120.0);
+  bool balance_found = false;
+  for (const auto& f : report.summary()) {
+    if (f.name == "energy_balance_relative_error") {
+      balance_found = true;
+      CHECK(f.value <= 1e-6);
+      CHECK(f.unit == "1");
+    }
+  }
+  CHECK(balance_found);
+  const auto tj = report.read_row("/gpu/junction_temperature", 120);
+  REQUIRE(tj.size() == 8);
+  CHECK(tj[5] > tj[0]);  // the GPU with the worse spread runs hotter
+
+  // The resolved scenario is stored and records the command-line override.
+  const auto strings = report.read_strings("/scenario/resolved");
+  REQUIRE(strings.size() == 1);
+  CHECK(strings[0].find("duration: 120 s") != std::string::npos);
+
+  const Outcome info = run_dctwin({"info", "out.h5"}, dir);
+  CHECK(info.code == 0);
+  CHECK(info.out.find("status: complete") != std::string::npos);
+  CHECK(info.out.find("/gpu/junction_temperature") != std::string::npos);
+  CHECK(info.out.find("[121 x 8] K") != std::string::npos);
+}
+
+TEST_CASE("A protection trip ends the run early: exit 3, report marked incomplete", "[cli][report]") {
+  const auto dir = scratch("trip");
+  std::string text = slurp(single_node);
+  const auto at = text.find("supply_temperature: 32 degC");
+  REQUIRE(at != std::string::npos);
+  text.replace(at, 27, "supply_temperature: 60 degC");
+  const auto at_power = text.find("compute_power: 540 W");
+  text.replace(at_power, 20, "compute_power: 700 W");
+  std::ofstream(dir / "hot.yaml") << text;
+  const Outcome o = run_dctwin({"run", "hot.yaml", "-o", "hot.h5", "-q"}, dir);
+  CHECK(o.code == 3);
+  CHECK(o.err.find("ended early at t = ") != std::string::npos);
+  CHECK(o.err.find("event in gpus: server0/gpu5 reached the shutdown temperature 92.00 degC") != std::string::npos);
+  const dctwin::io::ReportReader report(dir / "hot.h5");
+  CHECK(report.status() == "incomplete");
+  CHECK(report.status_reason().find("shutdown temperature") != std::string::npos);
+  CHECK(report.read_strings("/events/event") == std::vector<std::string>{"junction_shutdown"});
+}
+
+TEST_CASE("SIGINT and SIGTERM leave a report marked incomplete, never a truncated file", "[cli][signals]") {
+  for (int sig : {SIGINT, SIGTERM}) {
+    DYNAMIC_SECTION("signal " << sig) {
+      const auto dir = scratch("signal" + std::to_string(sig));
+      const pid_t pid = spawn({"run", single_node, "-o", "long.h5", "--duration", "1000 d", "--output-interval", "10 min"}, dir);
+      // Wait until the run is under way (progress lines on stderr), then interrupt it.
+      for (int i = 0; i < 200 && slurp(dir / "stderr.txt").find("progress:") == std::string::npos; ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      kill(pid, sig);
+      const Outcome o = finish(pid, dir);
+      CHECK(o.code == (sig == SIGINT ? 130 : 143));
+      CHECK_FALSE(fs::exists(dir / "long.h5.part"));
+      if (fs::exists(dir / "long.h5")) {
+        const dctwin::io::ReportReader report(dir / "long.h5");
+        CHECK(report.status() == "incomplete");
+        CHECK(report.status_reason().find("interrupted") != std::string::npos);
+        CHECK(report.end_time() > 0.0);
+        CHECK(report.time().size() >= 1);
+      }
+    }
+  }
+}
+
+TEST_CASE("Command-line usage errors exit 64; help and version exit 0", "[cli]") {
+  const auto dir = scratch("usage");
+  CHECK(run_dctwin({}, dir).code == 64);
+  CHECK(run_dctwin({"run"}, dir).code == 64);
+  CHECK(run_dctwin({"frobnicate"}, dir).code == 64);
+  const Outcome bad_duration = run_dctwin({"run", single_node, "--duration", "10 mn"}, dir);
+  CHECK(bad_duration.code == 64);
+  CHECK(bad_duration.err == "dctwin run: invalid duration '10 mn' (unknown unit 'mn')\n");
+  const Outcome help = run_dctwin({"run", "--help"}, dir);
+  CHECK(help.code == 0);
+  CHECK(help.out.find("--output-interval") != std::string::npos);
+  const Outcome version = run_dctwin({"--version"}, dir);
+  CHECK(version.code == 0);
+  CHECK(version.out.rfind("dctwin 0.", 0) == 0);
+}
+
+TEST_CASE("Output errors: an uncreatable report exits 73; info on a broken file exits 65", "[cli][report]") {
+  const auto dir = scratch("output");
+  const Outcome o = run_dctwin({"run", single_node, "-o", "/proc/no-such-dir/r.h5", "-q"}, dir);
+  CHECK(o.code == 73);
+  CHECK(o.err.rfind("dctwin run: cannot create report '/proc/no-such-dir/r.h5.part'", 0) == 0);
+  std::ofstream(dir / "text.h5") << "not a report\n";
+  const Outcome info = run_dctwin({"info", "text.h5"}, dir);
+  CHECK(info.code == 65);
+  CHECK(info.err == "text.h5: not an HDF5 file or truncated\n");
+  CHECK(run_dctwin({"info", "absent.h5"}, dir).code == 66);
+}
