@@ -8,6 +8,8 @@
 
 #include "dctwin/io/report.hpp"
 #include "dctwin/io/run.hpp"
+#include "dctwin/io/schema_doc.hpp"
+#include "dctwin/models/facility/site.hpp"
 #include "dctwin/io/units.hpp"
 #include "dctwin/solver/integrator.hpp"
 #include "exit_codes.hpp"
@@ -155,6 +157,11 @@ int info_command(const std::string& path, bool all_attributes) {
     std::fprintf(stderr, "dctwin info: internal error: %s\n", e.what());
     return exit_internal;
   }
+}
+
+int schema_command() {
+  std::fputs(io::schema_markdown(models::facility::scenario_schema(), "Scenario reference").c_str(), stdout);
+  return exit_ok;
 }
 
 }  // namespace dctwin::cli

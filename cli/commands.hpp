@@ -19,5 +19,6 @@ struct RunArguments {
 int run_command(const RunArguments& arguments, const std::atomic<bool>& stop_requested);
 int check_command(const std::string& scenario);
 int info_command(const std::string& report, bool all_attributes);
+int schema_command();
 
 }  // namespace dctwin::cli

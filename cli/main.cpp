@@ -60,6 +60,8 @@ int main(int argc, char** argv) {
   info_cmd->add_option("report", info_report, "Report file (HDF5)")->required();
   info_cmd->add_flag("--attributes", info_all, "Also list every root attribute");
 
+  auto* schema_cmd = app.add_subcommand("schema", "Print the scenario reference (every key, unit, default, range) as Markdown");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -82,5 +84,6 @@ int main(int argc, char** argv) {
   }
   if (*check_cmd) return check_command(check_scenario);
   if (*info_cmd) return info_command(info_report, info_all);
+  if (*schema_cmd) return schema_command();
   return exit_usage;
 }

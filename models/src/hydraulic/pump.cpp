@@ -13,7 +13,7 @@ solver::ParameterTable PumpParameters::table() {
                           "Typical small in-rack coolant pump; the loop runs at 0.5-3 bar over CDU and manifolds (FACTS.md)");
   p.display_unit = "kPa";
   t.push_back(greater_than(p, 0.0));
-  p = real_parameter("max_flow", "m3/s", "Free-delivery flow at rated speed", 3.3333e-4,
+  p = real_parameter("max_flow", "m3/s", "Free-delivery flow at rated speed", 20.0 / 60000.0,
                      "Sized for ~1.5 L/min per GPU with margin (OCP guideline)");
   p.display_unit = "L/min";
   t.push_back(greater_than(p, 0.0));

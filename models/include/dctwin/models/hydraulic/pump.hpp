@@ -16,7 +16,7 @@ namespace dctwin::models::hydraulic {
 
 struct PumpParameters {
   double shutoff_pressure = 150e3;  ///< dp_0 [Pa], pressure rise at zero flow and rated speed
-  double max_flow = 3.33e-4;        ///< Q_max [m3/s], free-delivery flow at rated speed (20 L/min)
+  double max_flow = 20.0 / 60000.0;  ///< Q_max [m3/s], free-delivery flow at rated speed (20 L/min)
   double speed = 1.0;               ///< s [1], fraction of rated speed
 
   static solver::ParameterTable table();

@@ -1,0 +1,15 @@
+// The scenario reference: every section and parameter of the scenario schema as Markdown, made
+// from the same parameter tables that check scenario files, so the docs cannot drift from the code.
+#pragma once
+
+#include <string>
+
+#include "dctwin/solver/parameters.hpp"
+
+namespace dctwin::io {
+
+/// Markdown reference of a schema: one table per section (key, unit, default, range, meaning,
+/// source).
+std::string schema_markdown(const solver::SectionSchema& schema, const std::string& title);
+
+}  // namespace dctwin::io
