@@ -90,19 +90,25 @@ class Coolant {
  private:
   enum Property : int { density_index = 0, specific_heat_index, conductivity_index,
                         log_viscosity_index };
-  /// Throws the documented InputError unless `temperature` is inside the table.
-  void check_temperature(double temperature) const;
-  /// Interpolated value of one tabulated quantity (ln(mu) for viscosity); T already checked.
-  [[nodiscard]] double interpolate(Property property, double temperature) const;
+  /// Position of a temperature in the table: the cell's first row and the fraction s in [0, 1].
+  struct Cell {
+    int row;
+    double s;
+  };
+  /// Throws the documented InputError unless `temperature` is inside the table, else locates it.
+  [[nodiscard]] Cell locate(double temperature) const;
+  /// Interpolated value of one tabulated quantity (ln(mu) for viscosity) in a located cell.
+  [[nodiscard]] double interpolate(Property property, Cell cell) const;
 
   const detail::PropertyGrid* grid_;  ///< static tables of this glycol (never null)
-  Glycol glycol_;
   double mass_fraction_;
-  int column_;           ///< tabulated mass fraction just below (or at) mass_fraction_
   double weight_;        ///< weight of column_ + 1 in the linear blend, 0 <= weight_ < 1
   double freezing_point_;
   double min_temperature_;
   double max_temperature_;
+  Glycol glycol_;
+  int column_;           ///< tabulated mass fraction just below (or at) mass_fraction_
+  int first_row_;        ///< lowest temperature row tabulated in both blended columns
 };
 
 }  // namespace dctwin::models::fluid
