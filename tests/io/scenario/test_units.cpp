@@ -1,0 +1,167 @@
+#include <catch2/catch.hpp>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "dctwin/io/units.hpp"
+#include "dctwin/solver/parameters.hpp"
+
+using dctwin::io::UnitError;
+namespace io = dctwin::io;
+
+namespace {
+
+std::string unit_error_of(std::string_view text, std::string_view si_unit) {
+  try {
+    (void)io::parse_to_si(text, si_unit);
+  } catch (const UnitError& error) {
+    return error.what();
+  }
+  return "(no error)";
+}
+
+std::string duration_error_of(std::string_view text) {
+  try {
+    (void)io::parse_duration(text);
+  } catch (const dctwin::solver::InputError& error) {
+    return error.what();
+  }
+  return "(no error)";
+}
+
+}  // namespace
+
+TEST_CASE("parse_quantity splits number and unit", "[units]") {
+  auto q = io::parse_quantity("32 degC");
+  CHECK(q.number == 32.0);
+  CHECK(q.unit == "degC");
+  q = io::parse_quantity("  -3 L/min ");
+  CHECK(q.number == -3.0);
+  CHECK(q.unit == "L/min");
+  q = io::parse_quantity("1e-3 m3/s");
+  CHECK(q.number == 1e-3);
+  CHECK(q.unit == "m3/s");
+  q = io::parse_quantity("600");
+  CHECK(q.number == 600.0);
+  CHECK(q.unit.empty());
+  q = io::parse_quantity("35kW");
+  CHECK(q.number == 35.0);
+  CHECK(q.unit == "kW");
+  q = io::parse_quantity("+.5 %");
+  CHECK(q.number == 0.5);
+  CHECK(q.unit == "%");
+  q = io::parse_quantity("3eV");  // `e` not followed by digits is not an exponent
+  CHECK(q.number == 3.0);
+  CHECK(q.unit == "eV");
+  q = io::parse_quantity("1e-400 W");  // underflow is zero
+  CHECK(q.number == 0.0);
+}
+
+TEST_CASE("parse_quantity rejects text and non-finite numbers", "[units]") {
+  REQUIRE_THROWS_WITH(io::parse_quantity("abc"), "'abc' is not a number");
+  REQUIRE_THROWS_WITH(io::parse_quantity("1.2.3 W"), "'1.2.3 W' is not a number");
+  REQUIRE_THROWS_WITH(io::parse_quantity("5 2"), "'5 2' is not a number");
+  REQUIRE_THROWS_WITH(io::parse_quantity(""), "'' is not a number");
+  REQUIRE_THROWS_WITH(io::parse_quantity(".nan"), "'.nan' is not a finite number");
+  REQUIRE_THROWS_WITH(io::parse_quantity("-inf W"), "'-inf W' is not a finite number");
+  REQUIRE_THROWS_WITH(io::parse_quantity("1e999"), "'1e999' is not a finite number");
+  try {
+    (void)io::parse_quantity("NaN");
+    FAIL("no exception");
+  } catch (const UnitError& error) {
+    CHECK(error.reason() == UnitError::Reason::not_finite);
+  }
+}
+
+TEST_CASE("conversions to SI go through udunits2", "[units]") {
+  CHECK(io::parse_to_si("32 degC", "K") == Approx(305.15).epsilon(1e-14));
+  CHECK(io::parse_to_si("-40 degF", "K") == Approx(233.15).epsilon(1e-12));
+  CHECK(io::parse_to_si("1.2 L/min", "m3/s") == Approx(2.0e-5).epsilon(1e-14));
+  CHECK(io::parse_to_si("-3 L/min", "m3/s") == Approx(-5.0e-5).epsilon(1e-14));
+  CHECK(io::parse_to_si("35 kW", "W") == Approx(35000.0).epsilon(1e-14));
+  CHECK(io::parse_to_si("25 %", "1") == Approx(0.25).epsilon(1e-14));
+  CHECK(io::parse_to_si("150 kPa", "Pa") == Approx(150000.0).epsilon(1e-14));
+  CHECK(io::parse_to_si("2.5 bar", "Pa") == Approx(250000.0).epsilon(1e-14));
+  CHECK(io::parse_to_si("3.6 m3/h", "m3/s") == Approx(0.001).epsilon(1e-14));
+  CHECK(io::parse_to_si("10 min", "s") == Approx(600.0).epsilon(1e-14));
+  CHECK(io::parse_to_si("24 h", "s") == Approx(86400.0).epsilon(1e-14));
+  CHECK(io::parse_to_si("0.05 degC/W", "K/W") == Approx(0.05).epsilon(1e-14));
+  CHECK(io::parse_to_si("20 °C", "K") == Approx(293.15).epsilon(1e-14));
+  CHECK(io::parse_to_si("1e-3 m3/s", "m3/s") == 1e-3);
+  CHECK(io::parse_to_si("600", "s") == 600.0);  // a bare number is already SI
+  CHECK(io::convert(305.15, "K", "degC") == Approx(32.0).epsilon(1e-13));
+}
+
+TEST_CASE("unit errors name the unit", "[units]") {
+  CHECK(unit_error_of("1.2 L/mn", "m3/s") == "unknown unit 'L/mn'");
+  CHECK(unit_error_of("35 kW", "m3/s") == "unit 'kW' is not convertible to 'm3/s'");
+  CHECK(unit_error_of("35 degC", "W") == "unit 'degC' is not convertible to 'W'");
+  CHECK(unit_error_of("35 W", "W") == "(no error)");
+  CHECK(io::is_known_unit("L/min"));
+  CHECK_FALSE(io::is_known_unit("L/mn"));
+  CHECK(io::are_convertible("bar", "Pa"));
+  CHECK_FALSE(io::are_convertible("bar", "K"));
+  CHECK_FALSE(io::are_convertible("bar", "nonsense"));
+  try {
+    (void)io::convert(1.0, "kW", "nonsense");
+    FAIL("no exception");
+  } catch (const UnitError& error) {
+    CHECK(error.reason() == UnitError::Reason::unknown_unit);
+    CHECK(std::string(error.what()) == "unknown unit 'nonsense'");
+  }
+}
+
+TEST_CASE("parse_duration reads command-line durations", "[units]") {
+  CHECK(io::parse_duration("600") == 600.0);
+  CHECK(io::parse_duration("30 s") == 30.0);
+  CHECK(io::parse_duration("10 min") == Approx(600.0).epsilon(1e-14));
+  CHECK(io::parse_duration("1.5 h") == Approx(5400.0).epsilon(1e-14));
+  CHECK(io::parse_duration("24 h") == Approx(86400.0).epsilon(1e-14));
+  CHECK(io::parse_duration("0") == 0.0);
+  CHECK(duration_error_of("10 mn") == "invalid duration '10 mn' (unknown unit 'mn')");
+  CHECK(duration_error_of("5 kg") ==
+        "invalid duration '5 kg' (unit 'kg' is not convertible to 's')");
+  CHECK(duration_error_of("soon") ==
+        "invalid duration 'soon' (must be a number of seconds or a number with a time unit, such "
+        "as '10 min')");
+  CHECK(duration_error_of("-5 s") == "invalid duration '-5 s' (must be >= 0)");
+  CHECK(duration_error_of("inf") == "invalid duration 'inf' (must be a finite number)");
+}
+
+TEST_CASE("format_quantity and format_number write short numbers", "[units]") {
+  CHECK(io::format_quantity(305.15, "K", "degC") == "32 degC");
+  CHECK(io::format_quantity(305.15, "K", "") == "305.15 K");
+  CHECK(io::format_quantity(2.0e-5, "m3/s", "L/min") == "1.2 L/min");
+  CHECK(io::format_quantity(35000.0, "W", "kW") == "35 kW");
+  CHECK(io::format_quantity(0.25, "1", "%") == "25 %");
+  CHECK(io::format_quantity(0.25, "1", "") == "0.25");
+  CHECK(io::format_quantity(0.0, "K", "degC") == "-273.15 degC");
+  CHECK(io::format_number(32.000000000000028) == "32");
+  CHECK(io::format_number(1.0 / 3.0) == "0.3333333333");
+  CHECK(io::format_number(1.0e6) == "1000000");
+  CHECK(io::format_number(-0.0) == "0");
+  CHECK(io::format_number_exact(0.1 + 0.2) == "0.30000000000000004");
+  CHECK(io::format_number(0.1 + 0.2) == "0.3");
+  CHECK(io::format_number_exact(305.15) == "305.15");
+  CHECK(io::format_number_exact(1.0e5) == "100000");
+  CHECK(io::format_number_exact(1.0e-3) == "0.001");
+  CHECK(io::format_number_exact(2.0e-5) == "2e-05");
+  CHECK(io::format_number_exact(1.0e20) == "1e+20");
+  CHECK(io::format_number_exact(-0.0) == "0");
+}
+
+TEST_CASE("unit conversions are safe from several threads", "[units]") {
+  std::vector<std::thread> threads;
+  std::vector<int> failures(4, 0);
+  for (std::size_t t = 0; t < failures.size(); ++t) {
+    threads.emplace_back([t, &failures] {
+      const char* units[] = {"degC", "degF", "kK", "mK"};
+      for (int i = 0; i < 200; ++i) {
+        const double kelvin = io::parse_to_si("10 " + std::string(units[t]), "K");
+        if (!(kelvin > 0.0)) ++failures[t];
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  for (int count : failures) CHECK(count == 0);
+}
