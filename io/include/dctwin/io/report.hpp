@@ -1,0 +1,167 @@
+// HDF5 simulation reports: a streaming writer and a reader.
+//
+// A report is a CF-style HDF5 file:
+//
+//   /time                      float64 [time], units "s", dimension scale of dimension 0
+//   /<group>/<name>            float64 [time] or [time x count], attributes units, long_name
+//                              (and entity for 2-D datasets)
+//   /index/<entity>            UTF-8 strings [count], units "1", dimension scale of dimension 1
+//   /summary/<name>            float64 scalars, attributes units, long_name
+//   /events/{time,component,event,message}
+//                              parallel 1-D datasets (time in s, the others strings)
+//   /scenario/{source,resolved} the scenario file as written and resolved, attribute file
+//
+// with the run status, the solver statistics and descriptive metadata as root attributes.
+// The writer streams into `<report>.part` and renames it to `<report>` once it is closed, so the
+// final name only ever holds a readable file, marked "complete" or "incomplete" with a reason.
+#pragma once
+
+#include <cstddef>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "dctwin/solver/status.hpp"
+#include "dctwin/solver/types.hpp"
+
+namespace dctwin::io {
+
+/// Any failure to create, write, read or interpret a report. The message names the operation, the
+/// file or the object inside it, and the cause.
+class ReportError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// One recorded output and where its values sit in a sample vector: values
+/// [first_value, first_value + spec.count) of every sample belong to it.
+struct ReportOutput {
+  solver::OutputSpec spec;
+  std::size_t first_value = 0;
+};
+
+/// Everything a report needs to know before the first sample.
+struct ReportLayout {
+  std::vector<ReportOutput> outputs;
+  std::vector<solver::EntityTable> entities;  ///< one table per entity kind used by the outputs
+  std::string scenario_name;
+  std::string scenario_file;
+  std::string scenario_source;    ///< the scenario file as written
+  std::string resolved_scenario;  ///< the resolved scenario (defaults filled in), as YAML
+  /// Extra root attributes, stored as strings (e.g. seed, dctwin_version). Names must not clash
+  /// with the attributes the report writes itself.
+  std::map<std::string, std::string> attributes;
+};
+
+/// How the run ended, for the report's root attributes.
+struct RunInfo {
+  solver::SimulationStatus status;
+  solver::SolverStatistics statistics;
+  double wall_time_seconds = 0;
+};
+
+/// Streams samples into an HDF5 report.
+///
+/// Samples are buffered and written a chunk at a time. The file lives under `<final>.part` until
+/// `finish` or `abandon` closes it and renames it to the final name (replacing any file there).
+/// Destroying an open writer abandons the report; if even that fails, the temporary file is
+/// removed. Any I/O failure throws ReportError.
+class ReportWriter {
+ public:
+  /// Creates `<final_path>.part` and writes the layout (index tables, scenario, metadata).
+  /// Throws ReportError when the layout is inconsistent or the file cannot be created, e.g.
+  /// "cannot create report 'out/run.h5.part': Permission denied".
+  ReportWriter(std::filesystem::path final_path, ReportLayout layout);
+  ~ReportWriter();
+
+  ReportWriter(ReportWriter&&) noexcept;
+  /// Abandons the report this writer holds (if still open), then takes over `other`'s.
+  ReportWriter& operator=(ReportWriter&&) noexcept;
+  ReportWriter(const ReportWriter&) = delete;
+  ReportWriter& operator=(const ReportWriter&) = delete;
+
+  /// Records the values of all outputs at time `t` [s]. Times must be finite and must not
+  /// decrease; `values` must hold at least every value the layout refers to.
+  void append_sample(double t, std::span<const double> values);
+
+  /// Records a discrete event (a trip, a checkpoint, a failure) at time `t` [s].
+  void add_event(double t, std::string component, std::string event, std::string message);
+
+  /// Writes the remaining samples, the events, the summary figures and the run status, closes the
+  /// file and renames it to the final name. The report is "complete" when the status is
+  /// `finished`, otherwise "incomplete" with `status.describe()` as the reason; `end_time` is
+  /// `status.time`. Summary names must be unique and must not contain '/'. If writing fails, the
+  /// temporary file is removed and ReportError is thrown.
+  void finish(const RunInfo& run, const std::vector<solver::SummaryFigure>& summary);
+
+  /// Closes the report marked "incomplete" with `reason` and renames it to the final name, with
+  /// the samples and events written so far, `end_time` = the last sample time and no solver
+  /// statistics. Does nothing when the report is already closed.
+  void abandon(const std::string& reason);
+
+  [[nodiscard]] const std::filesystem::path& final_path() const;
+
+ private:
+  struct Impl;
+  Impl& impl() const;
+  std::unique_ptr<Impl> impl_;
+};
+
+/// Read access to a report written by ReportWriter (or any file with the same layout).
+class ReportReader {
+ public:
+  /// Opens a report read-only. Throws ReportError "<path>: not an HDF5 file or truncated" or
+  /// "<path>: not a dctwin report (no dctwin_report_version)".
+  explicit ReportReader(const std::filesystem::path& path);
+  ~ReportReader();
+  ReportReader(ReportReader&&) noexcept;
+  ReportReader& operator=(ReportReader&&) noexcept;
+  ReportReader(const ReportReader&) = delete;
+  ReportReader& operator=(const ReportReader&) = delete;
+
+  [[nodiscard]] const std::filesystem::path& path() const;
+
+  /// "complete" or "incomplete".
+  [[nodiscard]] std::string status() const;
+  /// Why the run ended early; empty when complete.
+  [[nodiscard]] std::string status_reason() const;
+  /// All string attributes of the root group.
+  [[nodiscard]] std::map<std::string, std::string> string_attributes() const;
+  /// All integer attributes of the root group (report version, solver statistics).
+  [[nodiscard]] std::map<std::string, long long> integer_attributes() const;
+  /// Simulated time reached [s].
+  [[nodiscard]] double end_time() const;
+
+  struct DatasetInfo {
+    std::string path;                ///< absolute, e.g. "/gpu/junction_temperature"
+    std::vector<std::size_t> shape;  ///< empty for scalars
+    std::string units;
+    std::string long_name;
+  };
+  /// Every dataset in the file, in path order.
+  [[nodiscard]] std::vector<DatasetInfo> datasets() const;
+
+  /// The figures under /summary, in the order they were written.
+  [[nodiscard]] std::vector<solver::SummaryFigure> summary() const;
+
+  /// A numeric dataset of any rank, row-major, converted to double.
+  [[nodiscard]] std::vector<double> read(const std::string& path) const;
+  /// Row `time_index` of a 2-D [time x entity] dataset.
+  [[nodiscard]] std::vector<double> read_row(const std::string& path,
+                                             std::size_t time_index) const;
+  /// A 1-D (or scalar) string dataset.
+  [[nodiscard]] std::vector<std::string> read_strings(const std::string& path) const;
+  /// The /time coordinate [s].
+  [[nodiscard]] std::vector<double> time() const;
+
+ private:
+  struct Impl;
+  Impl& impl() const;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace dctwin::io

@@ -1,0 +1,226 @@
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <system_error>
+#include <utility>
+
+#include "dctwin/io/report.hpp"
+#include "hdf5_handles.hpp"
+
+namespace dctwin::io {
+
+struct ReportReader::Impl {
+  std::filesystem::path path;
+  h5::File file;
+
+  /// Runs `body`, prefixing any ReportError it throws with the report's file name.
+  template <typename Body>
+  auto guarded(Body&& body) const -> decltype(body()) {
+    try {
+      return body();
+    } catch (const ReportError& error) {
+      throw ReportError(fmt::format("{}: {}", path.string(), error.what()));
+    }
+  }
+
+  h5::Dataset open_dataset(const std::string& name) const {
+    if (name.empty() || !file.exists(name)) {
+      throw ReportError(fmt::format("no dataset '{}'", name));
+    }
+    if (file.object_type(name) != H5I_DATASET) {
+      throw ReportError(fmt::format("'{}' is not a dataset", name));
+    }
+    return h5::Dataset::open(file, name);
+  }
+
+  static std::string optional_string(const h5::Object& object, std::string_view name) {
+    if (!object.has_attribute(name)) return {};
+    const auto attribute = object.open_attribute(name);
+    if (attribute.type().type_class() != H5T_STRING) return {};
+    return object.string_attribute(name);
+  }
+
+  static void require_numeric(const h5::Dataset& dataset) {
+    const H5T_class_t cls = dataset.type().type_class();
+    if (cls != H5T_INTEGER && cls != H5T_FLOAT) {
+      throw ReportError(fmt::format("{} is not numeric", dataset.what()));
+    }
+  }
+};
+
+ReportReader::ReportReader(const std::filesystem::path& path) : impl_(std::make_unique<Impl>()) {
+  h5::init();
+  impl_->path = path;
+  std::error_code error;
+  if (!std::filesystem::exists(path, error)) {
+    throw ReportError(fmt::format("{}: no such file", path.string()));
+  }
+  const htri_t is_hdf5 = H5Fis_hdf5(path.c_str());
+  if (is_hdf5 <= 0) {
+    H5Eclear2(H5E_DEFAULT);
+    throw ReportError(fmt::format("{}: not an HDF5 file or truncated", path.string()));
+  }
+  try {
+    auto fapl = h5::PropertyList::create(H5P_FILE_ACCESS, "file access");
+    h5::check_status(H5Pset_file_locking(fapl.id(), 1, 1), "cannot configure", fapl.what());
+    impl_->file = h5::File::open_read_only(path, fapl.id());
+  } catch (const ReportError&) {
+    throw ReportError(fmt::format("{}: not an HDF5 file or truncated", path.string()));
+  }
+  const bool versioned =
+      impl_->guarded([&] { return impl_->file.has_attribute("dctwin_report_version"); });
+  if (!versioned) {
+    throw ReportError(
+        fmt::format("{}: not a dctwin report (no dctwin_report_version)", path.string()));
+  }
+}
+
+ReportReader::~ReportReader() = default;
+ReportReader::ReportReader(ReportReader&&) noexcept = default;
+ReportReader& ReportReader::operator=(ReportReader&&) noexcept = default;
+
+ReportReader::Impl& ReportReader::impl() const {
+  if (!impl_) throw ReportError("report reader used after it was moved from");
+  h5::init();
+  return *impl_;
+}
+
+const std::filesystem::path& ReportReader::path() const { return impl().path; }
+
+std::string ReportReader::status() const {
+  const auto& self = impl();
+  return self.guarded([&] { return self.file.string_attribute("status"); });
+}
+
+std::string ReportReader::status_reason() const {
+  const auto& self = impl();
+  return self.guarded([&] { return Impl::optional_string(self.file, "status_reason"); });
+}
+
+std::map<std::string, std::string> ReportReader::string_attributes() const {
+  const auto& self = impl();
+  return self.guarded([&] {
+    std::map<std::string, std::string> values;
+    for (const auto& name : self.file.attribute_names()) {
+      const auto attribute = self.file.open_attribute(name);
+      if (attribute.type().type_class() != H5T_STRING) continue;
+      if (attribute.space().element_count() != 1) continue;
+      values.emplace(name, self.file.string_attribute(name));
+    }
+    return values;
+  });
+}
+
+std::map<std::string, long long> ReportReader::integer_attributes() const {
+  const auto& self = impl();
+  return self.guarded([&] {
+    std::map<std::string, long long> values;
+    for (const auto& name : self.file.attribute_names()) {
+      const auto attribute = self.file.open_attribute(name);
+      if (attribute.type().type_class() != H5T_INTEGER) continue;
+      if (attribute.space().element_count() != 1) continue;
+      values.emplace(name, self.file.integer_attribute(name));
+    }
+    return values;
+  });
+}
+
+double ReportReader::end_time() const {
+  const auto& self = impl();
+  return self.guarded([&] { return self.file.double_attribute("end_time"); });
+}
+
+std::vector<ReportReader::DatasetInfo> ReportReader::datasets() const {
+  const auto& self = impl();
+  return self.guarded([&] {
+    std::vector<DatasetInfo> infos;
+    for (const auto& relative : self.file.walk()) {
+      const std::string path = "/" + relative;
+      if (self.file.object_type(path) != H5I_DATASET) continue;
+      const auto dataset = h5::Dataset::open(self.file, path);
+      DatasetInfo info;
+      info.path = path;
+      for (const hsize_t extent : dataset.space().dims()) {
+        info.shape.push_back(static_cast<std::size_t>(extent));
+      }
+      info.units = Impl::optional_string(dataset, "units");
+      info.long_name = Impl::optional_string(dataset, "long_name");
+      infos.push_back(std::move(info));
+    }
+    std::sort(infos.begin(), infos.end(),
+              [](const DatasetInfo& a, const DatasetInfo& b) { return a.path < b.path; });
+    return infos;
+  });
+}
+
+std::vector<solver::SummaryFigure> ReportReader::summary() const {
+  const auto& self = impl();
+  return self.guarded([&] {
+    std::vector<solver::SummaryFigure> figures;
+    if (!self.file.exists("/summary")) return figures;
+    const auto group = h5::Group::open(self.file, "/summary");
+    for (const auto& name : group.member_names()) {
+      if (group.object_type(name) != H5I_DATASET) continue;
+      const auto dataset = h5::Dataset::open(group, name);
+      Impl::require_numeric(dataset);
+      if (dataset.space().element_count() != 1) {
+        throw ReportError(fmt::format("{} is not a single value", dataset.what()));
+      }
+      solver::SummaryFigure figure;
+      figure.name = name;
+      dataset.read_all(H5T_NATIVE_DOUBLE, &figure.value);
+      figure.unit = Impl::optional_string(dataset, "units");
+      figure.long_name = Impl::optional_string(dataset, "long_name");
+      figures.push_back(std::move(figure));
+    }
+    return figures;
+  });
+}
+
+std::vector<double> ReportReader::read(const std::string& path) const {
+  const auto& self = impl();
+  return self.guarded([&] {
+    const auto dataset = self.open_dataset(path);
+    Impl::require_numeric(dataset);
+    std::vector<double> values(static_cast<std::size_t>(dataset.space().element_count()));
+    if (!values.empty()) dataset.read_all(H5T_NATIVE_DOUBLE, values.data());
+    return values;
+  });
+}
+
+std::vector<double> ReportReader::read_row(const std::string& path,
+                                           std::size_t time_index) const {
+  const auto& self = impl();
+  return self.guarded([&] {
+    const auto dataset = self.open_dataset(path);
+    Impl::require_numeric(dataset);
+    auto file_space = dataset.space();
+    const auto dims = file_space.dims();
+    if (dims.size() != 2) {
+      throw ReportError(fmt::format("{} has {} dimensions, not 2 [time x entity]",
+                                    dataset.what(), dims.size()));
+    }
+    if (time_index >= dims[0]) {
+      throw ReportError(fmt::format("{}: time index {} is out of range (the dataset has {} rows)",
+                                    dataset.what(), time_index, dims[0]));
+    }
+    std::vector<double> values(static_cast<std::size_t>(dims[1]));
+    if (values.empty()) return values;
+    const std::array<hsize_t, 2> start{time_index, 0};
+    const std::array<hsize_t, 2> count{1, dims[1]};
+    file_space.select_hyperslab(start, count);
+    const auto memory_space = h5::Dataspace::simple(count);
+    dataset.read(H5T_NATIVE_DOUBLE, memory_space, file_space, values.data());
+    return values;
+  });
+}
+
+std::vector<std::string> ReportReader::read_strings(const std::string& path) const {
+  const auto& self = impl();
+  return self.guarded([&] { return h5::read_strings(self.open_dataset(path)); });
+}
+
+std::vector<double> ReportReader::time() const { return read("/time"); }
+
+}  // namespace dctwin::io

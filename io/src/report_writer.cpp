@@ -1,0 +1,756 @@
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cmath>
+#include <exception>
+#include <set>
+#include <string_view>
+#include <system_error>
+#include <utility>
+
+#include "dctwin/io/report.hpp"
+#include "hdf5_handles.hpp"
+
+namespace dctwin::io {
+
+namespace {
+
+constexpr long long report_version = 1;
+
+// Chunking: a chunk of a 2-D dataset spans at most `max_entity_chunk` entities and as many time
+// rows as fit in about `chunk_target_bytes` (a power of two, at most `max_time_chunk`). Samples are
+// buffered until a whole chunk row is complete, so every write covers whole chunks.
+constexpr std::size_t chunk_target_bytes = std::size_t{1} << 20;
+constexpr hsize_t max_entity_chunk = 4096;
+constexpr hsize_t max_time_chunk = 4096;
+constexpr hsize_t event_chunk = 256;
+constexpr unsigned deflate_level = 2;
+
+constexpr std::array<std::string_view, 5> reserved_top_level = {"time", "index", "summary",
+                                                                "events", "scenario"};
+
+constexpr std::array<std::string_view, 21> reserved_attributes = {
+    "status",
+    "status_reason",
+    "end_time",
+    "wall_time",
+    "scenario_name",
+    "title",
+    "Conventions",
+    "dctwin_report_version",
+    "solver_steps",
+    "solver_rhs_evaluations",
+    "solver_jacobian_evaluations",
+    "solver_linear_solver_setups",
+    "solver_nonlinear_iterations",
+    "solver_nonlinear_convergence_failures",
+    "solver_error_test_failures",
+    "solver_root_evaluations",
+    "solver_segments",
+    "solver_events",
+    "solver_last_step_size",
+    "DIMENSION_LIST",
+    "REFERENCE_LIST",
+};
+
+hsize_t time_chunk_rows(hsize_t entity_chunk) {
+  const hsize_t fitting = chunk_target_bytes / (entity_chunk * sizeof(double));
+  hsize_t rows = 1;
+  while (rows * 2 <= fitting && rows * 2 <= max_time_chunk) rows *= 2;
+  return rows;
+}
+
+/// Creation properties shared by all objects: no modification times, so that the same run
+/// produces the same bytes.
+void no_times(const h5::PropertyList& plist) {
+  h5::check_status(H5Pset_obj_track_times(plist.id(), 0), "cannot configure", plist.what());
+}
+
+/// Groups (the root group through the file creation properties) remember the order in which their
+/// members were created, as netCDF-4 expects, so tools list outputs in the simulator's order.
+void track_link_order(const h5::PropertyList& plist) {
+  h5::check_status(
+      H5Pset_link_creation_order(plist.id(), H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED),
+      "cannot configure", plist.what());
+}
+
+h5::PropertyList group_properties() {
+  auto gcpl = h5::PropertyList::create(H5P_GROUP_CREATE, "group creation");
+  no_times(gcpl);
+  track_link_order(gcpl);
+  return gcpl;
+}
+
+h5::PropertyList plain_dataset_properties() {
+  auto dcpl = h5::PropertyList::create(H5P_DATASET_CREATE, "dataset creation");
+  no_times(dcpl);
+  return dcpl;
+}
+
+h5::PropertyList chunked_dataset_properties(std::span<const hsize_t> chunk, bool compress) {
+  auto dcpl = plain_dataset_properties();
+  h5::check_status(H5Pset_chunk(dcpl.id(), static_cast<int>(chunk.size()), chunk.data()),
+                   "cannot set the chunk shape of", dcpl.what());
+  if (compress) {
+    h5::check_status(H5Pset_shuffle(dcpl.id()), "cannot enable shuffling in", dcpl.what());
+    h5::check_status(H5Pset_deflate(dcpl.id(), deflate_level), "cannot enable compression in",
+                     dcpl.what());
+  }
+  return dcpl;
+}
+
+/// A float64 dataset growing along time: 1-D [time] (`width` 1, not `matrix`) or 2-D
+/// [time x width], written one chunk of rows at a time.
+class NumericSeries {
+ public:
+  NumericSeries() = default;
+  NumericSeries(const h5::Object& parent, std::string_view name, hsize_t width, bool matrix,
+                hsize_t chunk_rows)
+      : width_(width), matrix_(matrix), chunk_rows_(chunk_rows) {
+    std::vector<hsize_t> dims{0};
+    std::vector<hsize_t> max_dims{H5S_UNLIMITED};
+    std::vector<hsize_t> chunk{chunk_rows_};
+    if (matrix_) {
+      dims.push_back(width_);
+      max_dims.push_back(width_);
+      chunk.push_back(std::min(width_, max_entity_chunk));
+    }
+    const auto space = h5::Dataspace::simple(dims, max_dims);
+    const auto dcpl = chunked_dataset_properties(chunk, true);
+    dataset_ = h5::Dataset::create(parent, name, H5T_IEEE_F64LE, space, dcpl.id());
+    buffer_.resize(static_cast<std::size_t>(chunk_rows_ * width_));
+  }
+
+  h5::Dataset& dataset() { return dataset_; }
+
+  /// Whether the buffer holds a whole chunk of rows (and must be flushed before the next push).
+  [[nodiscard]] bool full() const { return buffered_ == chunk_rows_; }
+
+  /// Buffers one row (`width` values); no I/O. The buffer must not be full.
+  void push(const double* row) {
+    const auto offset = static_cast<std::size_t>(buffered_ * width_);
+    std::copy_n(row, static_cast<std::size_t>(width_),
+                buffer_.begin() + static_cast<std::ptrdiff_t>(offset));
+    ++buffered_;
+  }
+
+  void flush_if_full() {
+    if (full()) flush();
+  }
+
+  void flush() {
+    if (buffered_ == 0) return;
+    std::vector<hsize_t> extent{written_ + buffered_};
+    std::vector<hsize_t> start{written_};
+    std::vector<hsize_t> count{buffered_};
+    if (matrix_) {
+      extent.push_back(width_);
+      start.push_back(0);
+      count.push_back(width_);
+    }
+    dataset_.set_extent(extent);
+    auto file_space = dataset_.space();
+    file_space.select_hyperslab(start, count);
+    const auto memory_space = h5::Dataspace::simple(count);
+    dataset_.write(H5T_NATIVE_DOUBLE, memory_space, file_space, buffer_.data());
+    written_ += buffered_;
+    buffered_ = 0;
+  }
+
+  void close() { dataset_.close(); }
+  void reset() noexcept { dataset_.reset(); }
+
+ private:
+  h5::Dataset dataset_;
+  hsize_t width_ = 1;
+  bool matrix_ = false;
+  hsize_t chunk_rows_ = 1;
+  std::vector<double> buffer_;
+  hsize_t buffered_ = 0;
+  hsize_t written_ = 0;
+};
+
+/// A 1-D dataset of UTF-8 strings growing by appends, written `event_chunk` strings at a time.
+class StringSeries {
+ public:
+  StringSeries() = default;
+  StringSeries(const h5::Object& parent, std::string_view name) {
+    const std::array<hsize_t, 1> dims{0};
+    const std::array<hsize_t, 1> max_dims{H5S_UNLIMITED};
+    const std::array<hsize_t, 1> chunk{event_chunk};
+    const auto space = h5::Dataspace::simple(dims, max_dims);
+    const auto dcpl = chunked_dataset_properties(chunk, false);
+    const auto type = h5::Datatype::utf8_string();
+    dataset_ = h5::Dataset::create(parent, name, type.id(), space, dcpl.id());
+  }
+
+  h5::Dataset& dataset() { return dataset_; }
+
+  [[nodiscard]] bool full() const { return buffer_.size() >= event_chunk; }
+
+  /// Buffers one string; no I/O.
+  void push(std::string text) { buffer_.push_back(std::move(text)); }
+
+  void flush_if_full() {
+    if (full()) flush();
+  }
+
+  void flush() {
+    if (buffer_.empty()) return;
+    const hsize_t rows = buffer_.size();
+    const std::array<hsize_t, 1> extent{written_ + rows};
+    const std::array<hsize_t, 1> start{written_};
+    const std::array<hsize_t, 1> count{rows};
+    dataset_.set_extent(extent);
+    auto file_space = dataset_.space();
+    file_space.select_hyperslab(start, count);
+    const auto memory_space = h5::Dataspace::simple(count);
+    std::vector<const char*> pointers;
+    pointers.reserve(buffer_.size());
+    for (const auto& text : buffer_) pointers.push_back(text.c_str());
+    const auto type = h5::Datatype::utf8_string();
+    dataset_.write(type.id(), memory_space, file_space, pointers.data());
+    written_ += rows;
+    buffer_.clear();
+  }
+
+  void close() { dataset_.close(); }
+  void reset() noexcept { dataset_.reset(); }
+
+ private:
+  h5::Dataset dataset_;
+  std::vector<std::string> buffer_;
+  hsize_t written_ = 0;
+};
+
+std::string output_path(const solver::OutputSpec& spec) {
+  return spec.group.empty() ? "/" + spec.name : "/" + spec.group + "/" + spec.name;
+}
+
+bool valid_name(std::string_view name) {
+  return !name.empty() && name != "." && name != ".." && name.find('/') == std::string_view::npos;
+}
+
+bool valid_group(std::string_view group) {
+  if (group.empty()) return true;
+  std::size_t start = 0;
+  while (true) {
+    const auto slash = group.find('/', start);
+    const auto part = group.substr(start, slash == std::string_view::npos ? slash : slash - start);
+    if (!valid_name(part)) return false;
+    if (slash == std::string_view::npos) return true;
+    start = slash + 1;
+  }
+}
+
+std::string first_component(const solver::OutputSpec& spec) {
+  if (spec.group.empty()) return spec.name;
+  return spec.group.substr(0, spec.group.find('/'));
+}
+
+[[noreturn]] void layout_error(const std::string& detail) {
+  throw ReportError("invalid report layout: " + detail);
+}
+
+/// Checks the layout and returns how many values a sample must hold at least.
+std::size_t check_layout(const ReportLayout& layout) {
+  std::map<std::string, std::size_t> entity_sizes;
+  for (const auto& table : layout.entities) {
+    if (!valid_name(table.entity)) {
+      layout_error(fmt::format("entity name '{}' is empty or contains '/'", table.entity));
+    }
+    if (!entity_sizes.emplace(table.entity, table.labels.size()).second) {
+      layout_error(fmt::format("entity '{}' has two index tables", table.entity));
+    }
+  }
+  std::set<std::string> paths;
+  std::size_t required = 0;
+  for (const auto& output : layout.outputs) {
+    const auto& spec = output.spec;
+    const std::string path = output_path(spec);
+    if (!valid_name(spec.name) || !valid_group(spec.group)) {
+      layout_error(fmt::format("output '{}': group '{}' or name '{}' is not a valid HDF5 path",
+                               path, spec.group, spec.name));
+    }
+    const std::string top = first_component(spec);
+    if (std::find(reserved_top_level.begin(), reserved_top_level.end(), top) !=
+        reserved_top_level.end()) {
+      layout_error(fmt::format("output '{}': '/{}' is reserved by the report", path, top));
+    }
+    if (!paths.insert(path).second) layout_error(fmt::format("output '{}' appears twice", path));
+    if (spec.count < 1) {
+      layout_error(fmt::format("output '{}': count = {} (must be >= 1)", path, spec.count));
+    }
+    const auto count = static_cast<std::size_t>(spec.count);
+    if (spec.entity.empty()) {
+      if (count != 1) {
+        layout_error(fmt::format("output '{}': count = {} without an entity (a scalar series has "
+                                 "count 1)",
+                                 path, count));
+      }
+    } else {
+      const auto table = entity_sizes.find(spec.entity);
+      if (table == entity_sizes.end()) {
+        layout_error(fmt::format("output '{}': no index table for entity '{}'", path,
+                                 spec.entity));
+      }
+      if (table->second != count) {
+        layout_error(fmt::format("output '{}': {} values, but entity '{}' has {} labels", path,
+                                 count, spec.entity, table->second));
+      }
+    }
+    required = std::max(required, output.first_value + count);
+  }
+  for (const auto& [name, value] : layout.attributes) {
+    if (name.empty()) layout_error("an extra attribute has an empty name");
+    if (std::find(reserved_attributes.begin(), reserved_attributes.end(), name) !=
+        reserved_attributes.end()) {
+      layout_error(fmt::format("attribute '{}' is written by the report itself", name));
+    }
+  }
+  return required;
+}
+
+void set_text_attributes(h5::Object& object, std::string_view units, std::string_view long_name) {
+  object.set_attribute("units", units);
+  object.set_attribute("long_name", long_name);
+}
+
+/// Makes a file's contents and its directory entry durable; best effort.
+void sync_path(const std::filesystem::path& path, bool directory) {
+  const int fd = ::open(path.c_str(), directory ? O_RDONLY | O_DIRECTORY : O_RDONLY);
+  if (fd < 0) return;
+  (void)::fsync(fd);
+  (void)::close(fd);
+}
+
+}  // namespace
+
+struct ReportWriter::Impl {
+  enum class State { open, closed, discarded };
+
+  // Declared first so that it is destroyed last, after every object inside the file.
+  h5::File file;
+
+  std::filesystem::path final_path;
+  std::filesystem::path part_path;
+  State state = State::open;
+  std::size_t required_values = 0;
+  double last_time = 0.0;
+  bool has_samples = false;
+  std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
+
+  struct Output {
+    std::size_t first_value = 0;
+    NumericSeries series;
+  };
+  NumericSeries time;
+  std::vector<Output> outputs;
+  NumericSeries event_time;
+  StringSeries event_component;
+  StringSeries event_name;
+  StringSeries event_message;
+
+  void create(const ReportLayout& layout);
+  void ensure_group(const std::string& group, std::set<std::string>& existing,
+                    const h5::PropertyList& gcpl);
+  void require_open(std::string_view operation) const;
+  void flush_full_samples();
+  void flush_full_events();
+  void flush_all();
+  void write_status(bool complete, const std::string& reason, double end_time, double wall_time);
+  void close_file();
+  void publish();
+  void discard() noexcept;
+  void abandon(const std::string& reason);
+};
+
+void ReportWriter::Impl::create(const ReportLayout& layout) {
+  auto fapl = h5::PropertyList::create(H5P_FILE_ACCESS, "file access");
+  // HDF5 1.8 object formats: readable by every current tool, with dense attribute storage and
+  // link creation order.
+  h5::check_status(H5Pset_libver_bounds(fapl.id(), H5F_LIBVER_V18, H5F_LIBVER_V18),
+                   "cannot configure", fapl.what());
+  // Lock the file where the file system supports it; elsewhere (some parallel file systems)
+  // carry on without locking.
+  h5::check_status(H5Pset_file_locking(fapl.id(), 1, 1), "cannot configure", fapl.what());
+  h5::check_status(H5Pset_fclose_degree(fapl.id(), H5F_CLOSE_SEMI), "cannot configure",
+                   fapl.what());
+  auto fcpl = h5::PropertyList::create(H5P_FILE_CREATE, "file creation");
+  no_times(fcpl);
+  track_link_order(fcpl);
+  file = h5::File::create(part_path, fcpl.id(), fapl.id());
+
+  const auto gcpl = group_properties();
+  const auto plain_dcpl = plain_dataset_properties();
+  const auto text_type = h5::Datatype::utf8_string();
+  const auto scalar = h5::Dataspace::scalar();
+
+  // Root attributes; the status is replaced when the report is closed.
+  file.set_attribute("title", layout.scenario_name.empty()
+                                  ? std::string("dctwin simulation report")
+                                  : "dctwin simulation report: " + layout.scenario_name);
+  file.set_attribute("Conventions", "CF-1.8");
+  file.set_attribute("dctwin_report_version", report_version);
+  file.set_attribute("scenario_name", layout.scenario_name);
+  file.set_attribute("scenario_file", layout.scenario_file);
+  file.set_attribute("status", "incomplete");
+  file.set_attribute("status_reason", "the report is still being written");
+  file.set_attribute("end_time", 0.0);
+  file.set_attribute("wall_time", 0.0);
+  for (const auto& [name, value] : layout.attributes) file.set_attribute(name, value);
+
+  // The scenario as written and resolved.
+  {
+    auto scenario = h5::Group::create(file, "scenario", gcpl.id());
+    scenario.set_attribute("file", layout.scenario_file);
+    const std::array<std::pair<const char*, const std::string*>, 2> texts = {
+        std::pair{"source", &layout.scenario_source},
+        std::pair{"resolved", &layout.resolved_scenario}};
+    for (const auto& [name, text] : texts) {
+      auto dataset = h5::Dataset::create(scenario, name, text_type.id(), scalar, plain_dcpl.id());
+      const char* pointer = text->c_str();
+      dataset.write_all(text_type.id(), &pointer);
+      set_text_attributes(dataset, "1",
+                          std::string_view(name) == "source"
+                              ? "scenario file as written"
+                              : "resolved scenario (defaults filled in), YAML");
+      dataset.close();
+    }
+    scenario.close();
+  }
+
+  // Time coordinate.
+  time = NumericSeries(file, "time", 1, false, time_chunk_rows(1));
+  time.dataset().set_attribute("units", "s");
+  time.dataset().set_attribute("long_name", "simulated time");
+  time.dataset().set_attribute("standard_name", "time");
+  time.dataset().set_attribute("axis", "T");
+  time.dataset().make_scale("time");
+
+  // Entity index tables.
+  std::map<std::string, h5::Dataset> index_tables;
+  {
+    auto index = h5::Group::create(file, "index", gcpl.id());
+    for (const auto& table : layout.entities) {
+      const std::array<hsize_t, 1> dims{table.labels.size()};
+      const auto space = h5::Dataspace::simple(dims);
+      auto dataset =
+          h5::Dataset::create(index, table.entity, text_type.id(), space, plain_dcpl.id());
+      if (!table.labels.empty()) {
+        std::vector<const char*> pointers;
+        pointers.reserve(table.labels.size());
+        for (const auto& label : table.labels) pointers.push_back(label.c_str());
+        dataset.write_all(text_type.id(), pointers.data());
+      }
+      set_text_attributes(dataset, "1", "labels of the " + table.entity + " entities");
+      dataset.make_scale(table.entity);
+      index_tables.emplace(table.entity, std::move(dataset));
+    }
+    index.close();
+  }
+
+  // Outputs.
+  std::set<std::string> groups;
+  outputs.reserve(layout.outputs.size());
+  for (const auto& output : layout.outputs) {
+    const auto& spec = output.spec;
+    ensure_group(spec.group, groups, gcpl);
+    const bool matrix = !spec.entity.empty();
+    const auto width = static_cast<hsize_t>(spec.count);
+    const hsize_t rows = time_chunk_rows(matrix ? std::min(width, max_entity_chunk) : 1);
+    Output entry{output.first_value, NumericSeries(file, output_path(spec), width, matrix, rows)};
+    auto& dataset = entry.series.dataset();
+    set_text_attributes(dataset, spec.unit, spec.long_name);
+    dataset.attach_scale(time.dataset(), 0);
+    if (matrix) {
+      dataset.set_attribute("entity", spec.entity);
+      dataset.attach_scale(index_tables.at(spec.entity), 1);
+    }
+    outputs.push_back(std::move(entry));
+  }
+  for (auto& [name, dataset] : index_tables) dataset.close();
+
+  // Summary (filled by finish) and events.
+  h5::Group::create(file, "summary", gcpl.id()).close();
+  {
+    auto events = h5::Group::create(file, "events", gcpl.id());
+    event_time = NumericSeries(events, "time", 1, false, event_chunk);
+    set_text_attributes(event_time.dataset(), "s", "event time");
+    event_component = StringSeries(events, "component");
+    set_text_attributes(event_component.dataset(), "1", "component that raised the event");
+    event_name = StringSeries(events, "event");
+    set_text_attributes(event_name.dataset(), "1", "event kind");
+    event_message = StringSeries(events, "message");
+    set_text_attributes(event_message.dataset(), "1", "event description");
+    events.close();
+  }
+}
+
+void ReportWriter::Impl::ensure_group(const std::string& group, std::set<std::string>& existing,
+                                      const h5::PropertyList& gcpl) {
+  if (group.empty()) return;
+  std::size_t slash = 0;
+  while (true) {
+    slash = group.find('/', slash);
+    std::string path(1, '/');
+    path.append(group, 0, slash);
+    if (existing.insert(path).second) h5::Group::create(file, path, gcpl.id()).close();
+    if (slash == std::string::npos) return;
+    ++slash;
+  }
+}
+
+void ReportWriter::Impl::require_open(std::string_view operation) const {
+  if (state != State::open) {
+    throw ReportError(fmt::format("cannot {} report '{}': it is already closed", operation,
+                                  final_path.string()));
+  }
+}
+
+void ReportWriter::Impl::flush_full_samples() {
+  time.flush_if_full();
+  for (auto& output : outputs) output.series.flush_if_full();
+}
+
+void ReportWriter::Impl::flush_full_events() {
+  event_time.flush_if_full();
+  event_component.flush_if_full();
+  event_name.flush_if_full();
+  event_message.flush_if_full();
+}
+
+void ReportWriter::Impl::flush_all() {
+  time.flush();
+  for (auto& output : outputs) output.series.flush();
+  event_time.flush();
+  event_component.flush();
+  event_name.flush();
+  event_message.flush();
+}
+
+void ReportWriter::Impl::write_status(bool complete, const std::string& reason, double end_time,
+                                      double wall_time) {
+  file.set_attribute("status", complete ? "complete" : "incomplete");
+  file.set_attribute("status_reason", complete ? std::string() : reason);
+  file.set_attribute("end_time", end_time);
+  file.set_attribute("wall_time", wall_time);
+}
+
+void ReportWriter::Impl::close_file() {
+  flush_all();
+  // Everything reaches the file before any handle is closed: a failure surfaces here, while
+  // discard() can still throw the file away cleanly.
+  file.flush();
+  time.close();
+  for (auto& output : outputs) output.series.close();
+  event_time.close();
+  event_component.close();
+  event_name.close();
+  event_message.close();
+  file.close();
+  sync_path(part_path, false);
+}
+
+void ReportWriter::Impl::publish() {
+  state = State::closed;
+  std::error_code error;
+  std::filesystem::rename(part_path, final_path, error);
+  if (error) {
+    throw ReportError(fmt::format("cannot rename '{}' to '{}': {} (the report is left at '{}')",
+                                  part_path.string(), final_path.string(), error.message(),
+                                  part_path.string()));
+  }
+  sync_path(final_path.has_parent_path() ? final_path.parent_path() : ".", true);
+}
+
+void ReportWriter::Impl::discard() noexcept {
+  state = State::discarded;
+  // Whatever HDF5 still has to write goes to memory, so closing the handles cannot fail.
+  (void)file.detach_storage();
+  time.reset();
+  for (auto& output : outputs) output.series.reset();
+  event_time.reset();
+  event_component.reset();
+  event_name.reset();
+  event_message.reset();
+  file.reset();
+  std::error_code ignored;
+  std::filesystem::remove(part_path, ignored);
+}
+
+void ReportWriter::Impl::abandon(const std::string& reason) {
+  if (state != State::open) return;
+  try {
+    const double wall_time =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    flush_all();
+    write_status(false, reason.empty() ? std::string("the run was abandoned") : reason,
+                 has_samples ? last_time : 0.0, wall_time);
+    close_file();
+  } catch (...) {
+    discard();
+    throw;
+  }
+  publish();
+}
+
+// --- ReportWriter ---------------------------------------------------------------------------
+
+ReportWriter::ReportWriter(std::filesystem::path final_path, ReportLayout layout)
+    : impl_(std::make_unique<Impl>()) {
+  h5::init();
+  impl_->required_values = check_layout(layout);
+  impl_->final_path = std::move(final_path);
+  impl_->part_path = impl_->final_path;
+  impl_->part_path += ".part";
+  try {
+    impl_->create(layout);
+  } catch (...) {
+    impl_->discard();
+    throw;
+  }
+}
+
+ReportWriter::~ReportWriter() {
+  if (!impl_ || impl_->state != Impl::State::open) return;
+  try {
+    impl_->abandon(std::uncaught_exceptions() > 0
+                       ? "the run was aborted by an error before the report was finished"
+                       : "the report was closed before the run finished");
+  } catch (...) {
+    // A destructor must not throw; abandon() has already removed a file it could not complete.
+  }
+}
+
+ReportWriter::ReportWriter(ReportWriter&&) noexcept = default;
+
+ReportWriter& ReportWriter::operator=(ReportWriter&& other) noexcept {
+  if (this != &other) {
+    if (impl_ && impl_->state == Impl::State::open) {
+      try {
+        impl_->abandon("the report writer was replaced before the run finished");
+      } catch (...) {
+        // As in the destructor: nothing more can be done for the abandoned report.
+      }
+    }
+    impl_ = std::move(other.impl_);
+  }
+  return *this;
+}
+
+ReportWriter::Impl& ReportWriter::impl() const {
+  if (!impl_) throw ReportError("report writer used after it was moved from");
+  h5::init();
+  return *impl_;
+}
+
+void ReportWriter::append_sample(double t, std::span<const double> values) {
+  auto& self = impl();
+  self.require_open("append a sample to");
+  if (!std::isfinite(t)) {
+    throw ReportError(fmt::format("report '{}': sample time {} is not finite",
+                                  self.final_path.string(), t));
+  }
+  if (self.has_samples && t < self.last_time) {
+    throw ReportError(fmt::format("report '{}': sample time {} s is before the previous one ({} s)",
+                                  self.final_path.string(), t, self.last_time));
+  }
+  if (values.size() < self.required_values) {
+    throw ReportError(fmt::format("report '{}': a sample has {} values, the layout needs {}",
+                                  self.final_path.string(), values.size(),
+                                  self.required_values));
+  }
+  // Every series takes the row before any of them writes, so that a failed write leaves them
+  // all the same length (the row is written later, by a retry or when the report is closed).
+  self.flush_full_samples();
+  self.time.push(&t);
+  for (auto& output : self.outputs) output.series.push(values.data() + output.first_value);
+  self.last_time = t;
+  self.has_samples = true;
+  self.flush_full_samples();
+}
+
+void ReportWriter::add_event(double t, std::string component, std::string event,
+                             std::string message) {
+  auto& self = impl();
+  self.require_open("add an event to");
+  if (!std::isfinite(t)) {
+    throw ReportError(fmt::format("report '{}': event time {} is not finite",
+                                  self.final_path.string(), t));
+  }
+  self.flush_full_events();
+  self.event_time.push(&t);
+  self.event_component.push(std::move(component));
+  self.event_name.push(std::move(event));
+  self.event_message.push(std::move(message));
+  self.flush_full_events();
+}
+
+void ReportWriter::finish(const RunInfo& run, const std::vector<solver::SummaryFigure>& summary) {
+  auto& self = impl();
+  self.require_open("finish");
+  std::set<std::string> names;
+  for (const auto& figure : summary) {
+    if (!valid_name(figure.name)) {
+      throw ReportError(fmt::format("report '{}': summary figure name '{}' is empty or contains '/'",
+                                    self.final_path.string(), figure.name));
+    }
+    if (!names.insert(figure.name).second) {
+      throw ReportError(fmt::format("report '{}': summary figure '{}' appears twice",
+                                    self.final_path.string(), figure.name));
+    }
+  }
+  try {
+    self.flush_all();
+    {
+      auto group = h5::Group::open(self.file, "summary");
+      const auto dcpl = plain_dataset_properties();
+      const auto scalar = h5::Dataspace::scalar();
+      for (const auto& figure : summary) {
+        auto dataset =
+            h5::Dataset::create(group, figure.name, H5T_IEEE_F64LE, scalar, dcpl.id());
+        dataset.write_all(H5T_NATIVE_DOUBLE, &figure.value);
+        set_text_attributes(dataset, figure.unit, figure.long_name);
+        dataset.close();
+      }
+      group.close();
+    }
+    const auto& status = run.status;
+    self.write_status(status.finished(), status.describe(), status.time, run.wall_time_seconds);
+    const auto& s = run.statistics;
+    const std::array<std::pair<const char*, long>, 10> counters = {
+        std::pair{"solver_steps", s.steps},
+        std::pair{"solver_rhs_evaluations", s.rhs_evaluations},
+        std::pair{"solver_jacobian_evaluations", s.jacobian_evaluations},
+        std::pair{"solver_linear_solver_setups", s.linear_solver_setups},
+        std::pair{"solver_nonlinear_iterations", s.nonlinear_iterations},
+        std::pair{"solver_nonlinear_convergence_failures", s.nonlinear_convergence_failures},
+        std::pair{"solver_error_test_failures", s.error_test_failures},
+        std::pair{"solver_root_evaluations", s.root_evaluations},
+        std::pair{"solver_segments", s.segments},
+        std::pair{"solver_events", s.events}};
+    for (const auto& [name, value] : counters) {
+      self.file.set_attribute(name, static_cast<long long>(value));
+    }
+    self.file.set_attribute("solver_last_step_size", s.last_step_size);
+    self.close_file();
+  } catch (...) {
+    self.discard();
+    throw;
+  }
+  self.publish();
+}
+
+void ReportWriter::abandon(const std::string& reason) { impl().abandon(reason); }
+
+const std::filesystem::path& ReportWriter::final_path() const {
+  return impl().final_path;
+}
+
+}  // namespace dctwin::io

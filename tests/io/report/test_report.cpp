@@ -1,0 +1,698 @@
+// HDF5 reports: writing, reading back, run status, early ends, failures and their messages.
+#include <catch2/catch.hpp>
+#include <dlfcn.h>
+#include <hdf5.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <fcntl.h>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <iterator>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+#include "dctwin/io/report.hpp"
+
+namespace fs = std::filesystem;
+using dctwin::io::ReportError;
+using dctwin::io::ReportLayout;
+using dctwin::io::ReportOutput;
+using dctwin::io::ReportReader;
+using dctwin::io::ReportWriter;
+using dctwin::io::RunInfo;
+using dctwin::solver::EntityTable;
+using dctwin::solver::OutputSpec;
+using dctwin::solver::StopReason;
+using dctwin::solver::SummaryFigure;
+
+namespace {
+
+/// An empty directory for one test case, below the build tree.
+fs::path scratch_dir(const std::string& name) {
+  const fs::path dir = fs::path(DCTWIN_BINARY_DIR) / "tests" / "io" / "report" / "scratch" / name;
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+fs::path part_of(const fs::path& path) {
+  fs::path part = path;
+  part += ".part";
+  return part;
+}
+
+std::vector<std::string> labels(const std::string& prefix, std::size_t count) {
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < count; ++i) out.push_back(prefix + std::to_string(i));
+  return out;
+}
+
+// Sample layout: value 0 unused, then it_power (1), supply temperature (1), gpu junction
+// temperature (5 GPUs), rack power (2 racks), and one trailing unused value.
+constexpr std::size_t n_gpu = 5;
+constexpr std::size_t n_rack = 2;
+constexpr std::size_t sample_size = 1 + 1 + 1 + n_gpu + n_rack + 1;
+
+ReportLayout test_layout() {
+  ReportLayout layout;
+  layout.outputs = {
+      {OutputSpec{"facility", "it_power", "W", "IT power of the facility", "", 1}, 1},
+      {OutputSpec{"coolant", "supply_temperature", "K", "coolant supply température", "", 1}, 2},
+      {OutputSpec{"gpu", "junction_temperature", "K", "GPU junction temperature", "gpu",
+                  static_cast<dctwin::solver::Index>(n_gpu)},
+       3},
+      {OutputSpec{"electrical/rack", "power", "W", "rack power", "rack",
+                  static_cast<dctwin::solver::Index>(n_rack)},
+       3 + n_gpu},
+  };
+  layout.entities = {
+      EntityTable{"gpu", {"node0/gpu0", "node0/gpu1", "node0/gpu2", "node1/gpu0", "node1/gpu1"}},
+      EntityTable{"rack", {"pod0/rack0", "pod0/rack1"}},
+  };
+  layout.scenario_name = "unit test";
+  layout.scenario_file = "scenarios/unit_test.yaml";
+  layout.scenario_source = "# as written\nname: unit test\nend_time: 10 s\n";
+  layout.resolved_scenario = "name: unit test\nend_time: 10\nseed: 7\n";
+  layout.attributes = {{"seed", "7"}, {"dctwin_version", "0.1.0"}};
+  return layout;
+}
+
+/// Exactly representable sample values, distinct per sample and per value.
+double value_at(std::size_t sample, std::size_t index) {
+  return static_cast<double>(sample) * 16.0 + static_cast<double>(index) + 0.25;
+}
+
+double time_at(std::size_t sample) { return static_cast<double>(sample) * 0.5; }
+
+std::vector<double> sample(std::size_t i) {
+  std::vector<double> values(sample_size);
+  for (std::size_t k = 0; k < sample_size; ++k) values[k] = value_at(i, k);
+  return values;
+}
+
+RunInfo finished_run(double end_time) {
+  RunInfo run;
+  run.status.reason = StopReason::finished;
+  run.status.time = end_time;
+  run.statistics.steps = 1234;
+  run.statistics.rhs_evaluations = 5678;
+  run.statistics.jacobian_evaluations = 12;
+  run.statistics.linear_solver_setups = 34;
+  run.statistics.nonlinear_iterations = 2345;
+  run.statistics.nonlinear_convergence_failures = 1;
+  run.statistics.error_test_failures = 2;
+  run.statistics.root_evaluations = 99;
+  run.statistics.segments = 40;
+  run.statistics.events = 3;
+  run.statistics.last_step_size = 0.125;
+  run.wall_time_seconds = 1.5;
+  return run;
+}
+
+std::vector<SummaryFigure> test_summary() {
+  return {SummaryFigure{"peak_junction_temperature", 351.25, "K", "hottest GPU junction"},
+          SummaryFigure{"energy", 3.6e9, "J", "energy drawn from the grid"},
+          SummaryFigure{"mfu", 0.41, "1", "model FLOPs utilisation"}};
+}
+
+/// Writes `samples` samples and `events` events and finishes with `run`.
+void write_report(const fs::path& path, std::size_t samples, std::size_t events,
+                  const RunInfo& run) {
+  ReportWriter writer(path, test_layout());
+  for (std::size_t i = 0; i < samples; ++i) {
+    writer.append_sample(time_at(i), sample(i));
+    if (i < events) {
+      writer.add_event(time_at(i), "gpu" + std::to_string(i % 5), "throttle",
+                       "slowdown #" + std::to_string(i));
+    }
+  }
+  writer.finish(run, test_summary());
+}
+
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+std::string error_of(const std::function<void()>& action) {
+  try {
+    action();
+  } catch (const ReportError& error) {
+    return error.what();
+  }
+  return "(no ReportError)";
+}
+
+}  // namespace
+
+TEST_CASE("a finished report reads back exactly, across several chunks", "[report]") {
+  const fs::path dir = scratch_dir("round_trip");
+  const fs::path path = dir / "run.h5";
+  // 1-D series are chunked by 4096 samples, the [time x 5] series too; events by 256.
+  constexpr std::size_t samples = 9000;
+  constexpr std::size_t events = 600;
+  write_report(path, samples, events, finished_run(time_at(samples - 1)));
+
+  CHECK(fs::exists(path));
+  CHECK_FALSE(fs::exists(part_of(path)));
+
+  const ReportReader reader(path);
+  CHECK(reader.status() == "complete");
+  CHECK(reader.status_reason().empty());
+  CHECK(reader.end_time() == time_at(samples - 1));
+
+  const auto time = reader.time();
+  REQUIRE(time.size() == samples);
+  for (std::size_t i = 0; i < samples; ++i) REQUIRE(time[i] == time_at(i));
+
+  const auto it_power = reader.read("/facility/it_power");
+  const auto supply = reader.read("/coolant/supply_temperature");
+  const auto junction = reader.read("/gpu/junction_temperature");
+  const auto rack = reader.read("/electrical/rack/power");
+  REQUIRE(it_power.size() == samples);
+  REQUIRE(supply.size() == samples);
+  REQUIRE(junction.size() == samples * n_gpu);
+  REQUIRE(rack.size() == samples * n_rack);
+  bool exact = true;
+  for (std::size_t i = 0; i < samples; ++i) {
+    exact = exact && it_power[i] == value_at(i, 1) && supply[i] == value_at(i, 2);
+    for (std::size_t g = 0; g < n_gpu; ++g) {
+      exact = exact && junction[i * n_gpu + g] == value_at(i, 3 + g);
+    }
+    for (std::size_t r = 0; r < n_rack; ++r) {
+      exact = exact && rack[i * n_rack + r] == value_at(i, 3 + n_gpu + r);
+    }
+  }
+  CHECK(exact);
+
+  for (const std::size_t row : {std::size_t{0}, std::size_t{4095}, std::size_t{4096},
+                                std::size_t{8999}}) {
+    const auto values = reader.read_row("/gpu/junction_temperature", row);
+    REQUIRE(values.size() == n_gpu);
+    for (std::size_t g = 0; g < n_gpu; ++g) CHECK(values[g] == value_at(row, 3 + g));
+  }
+
+  CHECK(reader.read_strings("/index/gpu") == test_layout().entities[0].labels);
+  CHECK(reader.read_strings("/index/rack") == test_layout().entities[1].labels);
+
+  const auto event_time = reader.read("/events/time");
+  const auto component = reader.read_strings("/events/component");
+  const auto event = reader.read_strings("/events/event");
+  const auto message = reader.read_strings("/events/message");
+  REQUIRE(event_time.size() == events);
+  REQUIRE(component.size() == events);
+  REQUIRE(event.size() == events);
+  REQUIRE(message.size() == events);
+  for (std::size_t i = 0; i < events; ++i) {
+    REQUIRE(event_time[i] == time_at(i));
+    REQUIRE(component[i] == "gpu" + std::to_string(i % 5));
+    REQUIRE(event[i] == "throttle");
+    REQUIRE(message[i] == "slowdown #" + std::to_string(i));
+  }
+
+  const auto summary = reader.summary();
+  const auto expected_summary = test_summary();
+  REQUIRE(summary.size() == expected_summary.size());
+  for (std::size_t i = 0; i < summary.size(); ++i) {
+    CHECK(summary[i].name == expected_summary[i].name);
+    CHECK(summary[i].value == expected_summary[i].value);
+    CHECK(summary[i].unit == expected_summary[i].unit);
+    CHECK(summary[i].long_name == expected_summary[i].long_name);
+  }
+
+  const auto strings = reader.string_attributes();
+  CHECK(strings.at("status") == "complete");
+  CHECK(strings.at("status_reason").empty());
+  CHECK(strings.at("Conventions") == "CF-1.8");
+  CHECK(strings.at("scenario_name") == "unit test");
+  CHECK(strings.at("scenario_file") == "scenarios/unit_test.yaml");
+  CHECK(strings.at("title").find("unit test") != std::string::npos);
+  CHECK(strings.at("seed") == "7");
+  CHECK(strings.at("dctwin_version") == "0.1.0");
+
+  const auto integers = reader.integer_attributes();
+  CHECK(integers.at("dctwin_report_version") == 1);
+  CHECK(integers.at("solver_steps") == 1234);
+  CHECK(integers.at("solver_rhs_evaluations") == 5678);
+  CHECK(integers.at("solver_jacobian_evaluations") == 12);
+  CHECK(integers.at("solver_linear_solver_setups") == 34);
+  CHECK(integers.at("solver_nonlinear_iterations") == 2345);
+  CHECK(integers.at("solver_nonlinear_convergence_failures") == 1);
+  CHECK(integers.at("solver_error_test_failures") == 2);
+  CHECK(integers.at("solver_root_evaluations") == 99);
+  CHECK(integers.at("solver_segments") == 40);
+  CHECK(integers.at("solver_events") == 3);
+
+  // Every dataset, index tables and event strings included, carries units.
+  const auto datasets = reader.datasets();
+  std::map<std::string, ReportReader::DatasetInfo> by_path;
+  for (const auto& info : datasets) {
+    INFO(info.path);
+    CHECK_FALSE(info.units.empty());
+    by_path.emplace(info.path, info);
+  }
+  for (const char* expected :
+       {"/time", "/facility/it_power", "/coolant/supply_temperature", "/gpu/junction_temperature",
+        "/electrical/rack/power", "/index/gpu", "/index/rack", "/events/time",
+        "/events/component", "/events/event", "/events/message", "/scenario/source",
+        "/scenario/resolved", "/summary/energy", "/summary/mfu",
+        "/summary/peak_junction_temperature"}) {
+    INFO(expected);
+    CHECK(by_path.count(expected) == 1);
+  }
+  CHECK(datasets.size() == 16);
+  CHECK(by_path.at("/time").units == "s");
+  CHECK(by_path.at("/time").long_name == "simulated time");
+  CHECK(by_path.at("/gpu/junction_temperature").shape == std::vector<std::size_t>{samples, n_gpu});
+  CHECK(by_path.at("/gpu/junction_temperature").units == "K");
+  CHECK(by_path.at("/coolant/supply_temperature").shape == std::vector<std::size_t>{samples});
+  CHECK(by_path.at("/coolant/supply_temperature").long_name == "coolant supply température");
+  CHECK(by_path.at("/index/gpu").units == "1");
+  CHECK(by_path.at("/summary/mfu").shape.empty());
+
+  CHECK(reader.read_strings("/scenario/source") ==
+        std::vector<std::string>{test_layout().scenario_source});
+  CHECK(reader.read_strings("/scenario/resolved") ==
+        std::vector<std::string>{test_layout().resolved_scenario});
+}
+
+TEST_CASE("a facility-wide [time x 24576] series crosses chunks in both dimensions", "[report]") {
+  const fs::path path = scratch_dir("wide") / "wide.h5";
+  constexpr std::size_t gpus = 24576;
+  constexpr std::size_t samples = 70;  // time chunks of 32 rows for 4096-entity chunks
+  ReportLayout layout;
+  layout.outputs = {{OutputSpec{"gpu", "power", "W", "GPU board power", "gpu",
+                                static_cast<dctwin::solver::Index>(gpus)},
+                     0}};
+  layout.entities = {EntityTable{"gpu", labels("gpu", gpus)}};
+  {
+    ReportWriter writer(path, layout);
+    std::vector<double> values(gpus);
+    for (std::size_t i = 0; i < samples; ++i) {
+      for (std::size_t g = 0; g < gpus; ++g) values[g] = 700.0 - static_cast<double>(g % 97) + static_cast<double>(i);
+      writer.append_sample(static_cast<double>(i), values);
+    }
+    writer.finish(finished_run(static_cast<double>(samples - 1)),
+                  {SummaryFigure{"peak_power", 769.0, "W", "peak GPU power"}});
+  }
+  const ReportReader reader(path);
+  for (const std::size_t row : {std::size_t{0}, std::size_t{31}, std::size_t{32}, std::size_t{69}}) {
+    const auto values = reader.read_row("/gpu/power", row);
+    REQUIRE(values.size() == gpus);
+    bool exact = true;
+    for (std::size_t g = 0; g < gpus; ++g) {
+      exact = exact && values[g] == 700.0 - static_cast<double>(g % 97) + static_cast<double>(row);
+    }
+    CHECK(exact);
+  }
+  CHECK(reader.read("/gpu/power").size() == gpus * samples);
+  CHECK(reader.read_strings("/index/gpu").size() == gpus);
+  CHECK(error_of([&] { (void)reader.read_row("/gpu/power", samples); })
+            .find("time index 70 is out of range") != std::string::npos);
+}
+
+TEST_CASE("a run that ended early is marked incomplete with the status description",
+          "[report]") {
+  const fs::path path = scratch_dir("ended_early") / "run.h5";
+  RunInfo run = finished_run(12.5);
+  run.status.reason = StopReason::event;
+  run.status.component = "pdu3";
+  run.status.message = "overcurrent trip";
+  write_report(path, 26, 2, run);
+
+  const ReportReader reader(path);
+  CHECK(reader.status() == "incomplete");
+  CHECK(reader.status_reason() == run.status.describe());
+  CHECK(reader.status_reason().find("overcurrent trip") != std::string::npos);
+  CHECK(reader.end_time() == 12.5);
+  CHECK(reader.time().size() == 26);
+  CHECK(reader.summary().size() == 3);
+  CHECK_FALSE(fs::exists(part_of(path)));
+}
+
+TEST_CASE("abandon() publishes an incomplete report with the reason", "[report]") {
+  const fs::path path = scratch_dir("abandon") / "run.h5";
+  ReportWriter writer(path, test_layout());
+  CHECK(writer.final_path() == path);
+  CHECK(fs::exists(part_of(path)));
+  CHECK_FALSE(fs::exists(path));
+  for (std::size_t i = 0; i < 300; ++i) writer.append_sample(time_at(i), sample(i));
+  writer.add_event(1.0, "gpus", "checkpoint", "saved");
+  writer.abandon("cancelled by the user");
+  CHECK(fs::exists(path));
+  CHECK_FALSE(fs::exists(part_of(path)));
+
+  // Closed: further use is an error, a second abandon() does nothing.
+  CHECK(error_of([&] { writer.append_sample(1000.0, sample(0)); })
+            .find("already closed") != std::string::npos);
+  CHECK(error_of([&] { writer.finish(finished_run(1.0), {}); }).find("already closed") !=
+        std::string::npos);
+  CHECK_NOTHROW(writer.abandon("again"));
+
+  const ReportReader reader(path);
+  CHECK(reader.status() == "incomplete");
+  CHECK(reader.status_reason() == "cancelled by the user");
+  CHECK(reader.end_time() == time_at(299));
+  const auto time = reader.time();
+  REQUIRE(time.size() == 300);
+  CHECK(time.back() == time_at(299));
+  const auto junction = reader.read("/gpu/junction_temperature");
+  REQUIRE(junction.size() == 300 * n_gpu);
+  CHECK(junction.back() == value_at(299, 3 + n_gpu - 1));
+  CHECK(reader.read_strings("/events/message") == std::vector<std::string>{"saved"});
+  CHECK(reader.summary().empty());
+  // No statistics are known for an abandoned run.
+  CHECK(reader.integer_attributes().count("solver_steps") == 0);
+}
+
+TEST_CASE("an exception during a run leaves an incomplete report and no temporary file",
+          "[report]") {
+  const fs::path path = scratch_dir("exception") / "run.h5";
+  try {
+    ReportWriter writer(path, test_layout());
+    for (std::size_t i = 0; i < 10; ++i) writer.append_sample(time_at(i), sample(i));
+    throw std::runtime_error("model failure");
+  } catch (const std::runtime_error& error) {
+    CHECK(std::string(error.what()) == "model failure");
+  }
+  CHECK(fs::exists(path));
+  CHECK_FALSE(fs::exists(part_of(path)));
+  const ReportReader reader(path);
+  CHECK(reader.status() == "incomplete");
+  CHECK(reader.status_reason().find("aborted by an error") != std::string::npos);
+  CHECK(reader.time().size() == 10);
+}
+
+TEST_CASE("destroying an open writer without an exception also abandons the report",
+          "[report]") {
+  const fs::path path = scratch_dir("destructor") / "run.h5";
+  ReportLayout layout = test_layout();
+  layout.entities.push_back(EntityTable{"pump", {}});  // an entity kind with no members
+  { ReportWriter writer(path, layout); }
+  const ReportReader reader(path);
+  CHECK(reader.read_strings("/index/pump").empty());
+  CHECK(reader.status() == "incomplete");
+  CHECK(reader.status_reason() == "the report was closed before the run finished");
+  CHECK(reader.time().empty());
+  CHECK(reader.read("/gpu/junction_temperature").empty());
+  CHECK_FALSE(fs::exists(part_of(path)));
+}
+
+TEST_CASE("a moved writer keeps its report", "[report]") {
+  const fs::path path = scratch_dir("move") / "run.h5";
+  ReportWriter first(path, test_layout());
+  first.append_sample(0.0, sample(0));
+  ReportWriter second(std::move(first));
+  second.append_sample(1.0, sample(1));
+  second.finish(finished_run(1.0), test_summary());
+  const ReportReader reader(path);
+  CHECK(reader.status() == "complete");
+  CHECK(reader.time() == std::vector<double>{0.0, 1.0});
+}
+
+TEST_CASE("finishing replaces an existing report atomically", "[report]") {
+  const fs::path path = scratch_dir("replace") / "run.h5";
+  { std::ofstream(path) << "an old file\n"; }
+  ReportWriter writer(path, test_layout());
+  writer.append_sample(0.0, sample(0));
+  CHECK(read_text(path) == "an old file\n");  // untouched until the new report is complete
+  writer.finish(finished_run(0.0), test_summary());
+  CHECK(ReportReader(path).status() == "complete");
+}
+
+TEST_CASE("the same run gives a bit-identical report", "[report]") {
+  const fs::path dir = scratch_dir("determinism");
+  write_report(dir / "a.h5", 500, 20, finished_run(time_at(499)));
+  write_report(dir / "b.h5", 500, 20, finished_run(time_at(499)));
+  const std::string a = read_text(dir / "a.h5");
+  CHECK_FALSE(a.empty());
+  CHECK(a == read_text(dir / "b.h5"));
+}
+
+TEST_CASE("an unwritable output directory is reported with the system's reason", "[report]") {
+  const fs::path dir = scratch_dir("unwritable");
+
+  SECTION("a path below a regular file") {
+    const fs::path file = dir / "not_a_directory";
+    { std::ofstream(file) << "x"; }
+    const fs::path path = file / "run.h5";
+    CHECK(error_of([&] { ReportWriter writer(path, test_layout()); }) ==
+          "cannot create report '" + path.string() + ".part': Not a directory");
+  }
+
+  SECTION("a directory that refuses new files, even to root") {
+    // sysfs refuses to create regular files whatever the caller's privileges; as an ordinary
+    // user a read-only directory of our own does the same.
+    fs::path path;
+    if (::geteuid() == 0) {
+      path = "/sys/dctwin_report_test.h5";
+    } else {
+      const fs::path locked = dir / "locked";
+      fs::create_directories(locked);
+      fs::permissions(locked, fs::perms::owner_read | fs::perms::owner_exec);
+      path = locked / "run.h5";
+    }
+    const fs::path part = part_of(path);
+    // What the operating system says when anyone tries to create the file there.
+    const int fd = ::open(part.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int os_error = errno;
+    REQUIRE(fd < 0);
+    CHECK((os_error == EACCES || os_error == EROFS || os_error == EPERM));
+    CHECK(error_of([&] { ReportWriter writer(path, test_layout()); }) ==
+          "cannot create report '" + part.string() + "': " + std::strerror(os_error));
+    CHECK_FALSE(fs::exists(path));
+    if (::geteuid() != 0) fs::permissions(dir / "locked", fs::perms::owner_all);
+  }
+}
+
+namespace {
+
+// Write-failure injection: this executable's pwrite() stands in for the C library's (HDF5 calls it
+// for every write). While armed, writes to the file named `failing_path` succeed until
+// `write_budget` bytes have been written, then fail with ENOSPC, as on a full disk.
+std::string failing_path;
+long long write_budget = 0;
+bool failure_armed = false;
+
+bool writes_to_failing_path(int fd) {
+  const std::string link = "/proc/self/fd/" + std::to_string(fd);
+  char target[4096];
+  const ssize_t length = ::readlink(link.c_str(), target, sizeof target);
+  return length > 0 && std::string(target, static_cast<std::size_t>(length)) == failing_path;
+}
+
+/// Arms the failure for one scope.
+class DiskFullAfter {
+ public:
+  DiskFullAfter(const fs::path& path, long long bytes) {
+    failing_path = path.string();
+    write_budget = bytes;
+    failure_armed = true;
+  }
+  ~DiskFullAfter() { failure_armed = false; }
+  DiskFullAfter(const DiskFullAfter&) = delete;
+  DiskFullAfter& operator=(const DiskFullAfter&) = delete;
+};
+
+}  // namespace
+
+extern "C" ssize_t pwrite(int fd, const void* buffer, size_t count, off_t offset) {
+  using Pwrite = ssize_t (*)(int, const void*, size_t, off_t);
+  static const Pwrite real = [] {
+    void* symbol = ::dlsym(RTLD_NEXT, "pwrite");
+    Pwrite function = nullptr;
+    std::memcpy(&function, &symbol, sizeof function);
+    return function;
+  }();
+  if (failure_armed && writes_to_failing_path(fd)) {
+    if (write_budget < static_cast<long long>(count)) {
+      errno = ENOSPC;
+      return -1;
+    }
+    write_budget -= static_cast<long long>(count);
+  }
+  return real(fd, buffer, count, offset);
+}
+
+TEST_CASE("a write failure never leaves a temporary or corrupt file behind", "[report]") {
+  // Whatever write the failure hits (index tables, samples, the final flush of data or
+  // metadata), the result is either a readable report or no file at all, and the process
+  // survives: HDF5 1.10 crashes at exit when a file it failed to close is left open.
+  const fs::path dir = scratch_dir("write_failure");
+  const fs::path path = dir / "run.h5";
+  ReportLayout layout = test_layout();
+  layout.entities[0].labels = labels("pod0/rack0/node0/gpu", n_gpu);
+
+  // Size of the complete report, for the range of failure points.
+  write_report(path, 5000, 300, finished_run(time_at(4999)));
+  const auto full_size = static_cast<long long>(fs::file_size(path));
+  fs::remove(path);
+
+  int failures = 0;
+  int reports = 0;
+  for (long long budget = 0; budget <= full_size + 20000; budget += full_size / 40) {
+    for (const bool finish : {true, false}) {
+      std::string message;
+      {
+        const DiskFullAfter disk_full(fs::weakly_canonical(part_of(path)), budget);
+        try {
+          ReportWriter writer(path, layout);
+          for (std::size_t i = 0; i < 5000; ++i) {
+            writer.append_sample(time_at(i), sample(i));
+            if (i < 300) writer.add_event(time_at(i), "gpus", "throttle", "power cap");
+          }
+          if (!finish) throw std::runtime_error("model failure");
+          writer.finish(finished_run(time_at(4999)), test_summary());
+        } catch (const ReportError& error) {
+          message = error.what();
+        } catch (const std::runtime_error&) {
+        }
+      }
+      INFO("budget " << budget << " of " << full_size << " bytes: " << message);
+      CHECK_FALSE(fs::exists(part_of(path)));
+      if (!message.empty()) {
+        ++failures;
+        CHECK(message.find("No space left on device") != std::string::npos);
+      }
+      if (fs::exists(path)) {
+        ++reports;
+        const ReportReader reader(path);
+        CHECK(reader.status() == (finish ? "complete" : "incomplete"));
+        CHECK(reader.time().size() == 5000);
+        fs::remove(path);
+      } else if (finish) {
+        CHECK_FALSE(message.empty());  // (a destructor cannot report why it removed the file)
+      }
+    }
+  }
+  CHECK(failures > 10);
+  CHECK(reports > 0);
+}
+
+TEST_CASE("an inconsistent layout is rejected before any file is created", "[report]") {
+  const fs::path path = scratch_dir("layout") / "run.h5";
+  auto rejects = [&](const ReportLayout& layout, const std::string& expected) {
+    const std::string message = error_of([&] { ReportWriter writer(path, layout); });
+    INFO(message);
+    CHECK(message.find("invalid report layout") != std::string::npos);
+    CHECK(message.find(expected) != std::string::npos);
+    CHECK_FALSE(fs::exists(path));
+    CHECK_FALSE(fs::exists(part_of(path)));
+  };
+  ReportLayout layout = test_layout();
+  layout.entities[0].labels.pop_back();
+  rejects(layout, "5 values, but entity 'gpu' has 4 labels");
+
+  layout = test_layout();
+  layout.entities.pop_back();
+  rejects(layout, "no index table for entity 'rack'");
+
+  layout = test_layout();
+  layout.outputs.push_back(layout.outputs.front());
+  rejects(layout, "output '/facility/it_power' appears twice");
+
+  layout = test_layout();
+  layout.outputs.push_back({OutputSpec{"summary", "x", "1", "clash", "", 1}, 0});
+  rejects(layout, "'/summary' is reserved");
+
+  layout = test_layout();
+  layout.outputs.push_back({OutputSpec{"pump", "speeds", "1", "no entity", "", 3}, 0});
+  rejects(layout, "count = 3 without an entity");
+
+  layout = test_layout();
+  layout.attributes["status"] = "fine";
+  rejects(layout, "attribute 'status' is written by the report itself");
+}
+
+TEST_CASE("bad samples are rejected and the report stays usable", "[report]") {
+  const fs::path path = scratch_dir("bad_samples") / "run.h5";
+  ReportWriter writer(path, test_layout());
+  writer.append_sample(1.0, sample(0));
+  const std::vector<double> short_sample(sample_size - 2, 0.0);
+  CHECK(error_of([&] { writer.append_sample(2.0, short_sample); })
+            .find("a sample has 9 values, the layout needs 10") != std::string::npos);
+  CHECK(error_of([&] { writer.append_sample(0.5, sample(1)); })
+            .find("before the previous one") != std::string::npos);
+  CHECK(error_of([&] { writer.append_sample(std::nan(""), sample(1)); }).find("not finite") !=
+        std::string::npos);
+  std::vector<SummaryFigure> twice = test_summary();
+  twice.push_back(twice.front());
+  CHECK(error_of([&] { writer.finish(finished_run(1.0), twice); }).find("appears twice") !=
+        std::string::npos);
+  writer.append_sample(1.0, sample(1));  // equal times are allowed (both sides of an edge)
+  writer.finish(finished_run(1.0), test_summary());
+  const ReportReader reader(path);
+  CHECK(reader.time() == std::vector<double>{1.0, 1.0});
+  CHECK(reader.status() == "complete");
+}
+
+TEST_CASE("the reader rejects truncated files, other files and missing datasets", "[report]") {
+  const fs::path dir = scratch_dir("reader_errors");
+  const fs::path good = dir / "good.h5";
+  write_report(good, 5000, 10, finished_run(time_at(4999)));
+
+  SECTION("a report truncated to half its size") {
+    const fs::path truncated = dir / "truncated.h5";
+    fs::copy_file(good, truncated);
+    fs::resize_file(truncated, fs::file_size(good) / 2);
+    CHECK(error_of([&] { ReportReader reader(truncated); }) ==
+          truncated.string() + ": not an HDF5 file or truncated");
+  }
+
+  SECTION("a text file") {
+    const fs::path text = dir / "notes.txt";
+    { std::ofstream(text) << "time,power\n0,1\n"; }
+    CHECK(error_of([&] { ReportReader reader(text); }) ==
+          text.string() + ": not an HDF5 file or truncated");
+  }
+
+  SECTION("an HDF5 file that is not a report") {
+    const fs::path other = dir / "other.h5";
+    const hid_t file = H5Fcreate(other.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    REQUIRE(file >= 0);
+    REQUIRE(H5Fclose(file) >= 0);
+    CHECK(error_of([&] { ReportReader reader(other); }) ==
+          other.string() + ": not a dctwin report (no dctwin_report_version)");
+  }
+
+  SECTION("a missing file") {
+    CHECK(error_of([&] { ReportReader reader(dir / "missing.h5"); }) ==
+          (dir / "missing.h5").string() + ": no such file");
+  }
+
+  SECTION("datasets that do not exist or do not fit the request") {
+    const ReportReader reader(good);
+    CHECK(error_of([&] { (void)reader.read("/gpu/nonexistent"); }) ==
+          good.string() + ": no dataset '/gpu/nonexistent'");
+    CHECK(error_of([&] { (void)reader.read("/nowhere/at/all"); }) ==
+          good.string() + ": no dataset '/nowhere/at/all'");
+    CHECK(error_of([&] { (void)reader.read_strings("/index/pump"); }) ==
+          good.string() + ": no dataset '/index/pump'");
+    CHECK(error_of([&] { (void)reader.read("/gpu"); }) == good.string() +
+                                                              ": '/gpu' is not a dataset");
+    CHECK(error_of([&] { (void)reader.read("/index/gpu"); }).find("is not numeric") !=
+          std::string::npos);
+    CHECK(error_of([&] { (void)reader.read_strings("/time"); }).find("does not hold strings") !=
+          std::string::npos);
+    CHECK(error_of([&] { (void)reader.read_row("/time", 0); }).find("not 2 [time x entity]") !=
+          std::string::npos);
+  }
+}
+
+// Writes the report that check_report.py inspects (registered by tests/io/report/CMakeLists.txt).
+TEST_CASE("write the sample report for check_report.py", "[.][sample]") {
+  const fs::path path =
+      fs::path(DCTWIN_BINARY_DIR) / "tests" / "io" / "report" / "sample_report.h5";
+  fs::create_directories(path.parent_path());
+  write_report(path, 5000, 300, finished_run(time_at(4999)));
+  const ReportReader reader(path);
+  CHECK(reader.status() == "complete");
+  CHECK(reader.time().size() == 5000);
+}
