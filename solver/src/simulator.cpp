@@ -56,14 +56,14 @@ SimulationStatus Simulator::run(std::vector<double> x, SimulationObserver& obser
     system_.compute_outputs(EvalContext{at, segment_start}, x.data(), outputs.data());
     observer.on_sample(at, x, outputs);
   };
+  long events = 0;
   auto finish = [&](SimulationStatus status) {
     statistics_ = integrator.statistics();
-    statistics_.segments = statistics_.segments;  // kept by the integrator
+    statistics_.events = events;
     final_state_ = x;
     status.time = t;
     return status;
   };
-  SolverStatistics event_counts;
 
   while (true) {
     // A new smooth segment starts at t. Samples due exactly here see the forcing of this segment
@@ -105,15 +105,12 @@ SimulationStatus Simulator::run(std::vector<double> x, SimulationObserver& obser
           const auto [component, local] = system_.event_owner(k);
           const EventOutcome outcome =
               component->on_event(local, direction > 0, EvalContext{t, segment_start}, x.data());
-          ++event_counts.events;
+          ++events;
           observer.on_event(t, component->name(), component->event_names()[static_cast<std::size_t>(local)],
                             outcome.message);
           if (outcome.action == EventAction::stop) {
             sample(t);
-            SimulationStatus status{StopReason::event, t, component->name(), outcome.message};
-            SimulationStatus done = finish(status);
-            statistics_.events = event_counts.events;
-            return done;
+            return finish({StopReason::event, t, component->name(), outcome.message});
           }
         }
         continue;
@@ -124,15 +121,11 @@ SimulationStatus Simulator::run(std::vector<double> x, SimulationObserver& obser
       }
       if (cancel != nullptr && cancel->load(std::memory_order_relaxed)) {
         sample(t);
-        SimulationStatus done = finish({StopReason::interrupted, t, "", "stopped on request"});
-        statistics_.events = event_counts.events;
-        return done;
+        return finish({StopReason::interrupted, t, "", "stopped on request"});
       }
     }
   }
-  SimulationStatus done = finish({StopReason::finished, t, "", ""});
-  statistics_.events = event_counts.events;
-  return done;
+  return finish({StopReason::finished, t, "", ""});
 }
 
 }  // namespace dctwin::solver

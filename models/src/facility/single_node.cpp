@@ -140,7 +140,8 @@ void SingleNodeSite::observe(double t, const std::vector<double>& x, const std::
     return_max_ = ret;
     first_sample_ = false;
   } else {
-    // Time above the limit, counted by samples (trapezoid-free: an interval counts when it ends above).
+    // Time above the limit from the samples: an interval counts fully when both of its ends are
+    // above, half when one end is.
     if (above || last_above_) time_above_max_operating_ += (above && last_above_ ? 1.0 : 0.5) * (t - last_sample_time_);
     junction_max_ = std::max(junction_max_, hottest);
     return_max_ = std::max(return_max_, ret);
