@@ -306,6 +306,26 @@ std::size_t check_layout(const ReportLayout& layout) {
     }
     required = std::max(required, output.first_value + count);
   }
+  for (const auto& data : layout.static_data) {
+    const std::string path = data.group + "/" + data.name;
+    if (!valid_name(data.name) || !valid_group(data.group) || data.group.empty()) {
+      layout_error(fmt::format("static data '{}': group '{}' or name '{}' is not a valid HDF5 path", path,
+                               data.group, data.name));
+    }
+    if (!paths.insert(path).second) layout_error(fmt::format("static data '{}' appears twice", path));
+    std::size_t size = 1;
+    for (std::size_t d : data.shape) size *= d;
+    if (data.shape.empty() || size != data.values.size()) {
+      layout_error(fmt::format("static data '{}': {} values do not fill its shape", path, data.values.size()));
+    }
+    if (!data.entity.empty()) {
+      const auto table = entity_sizes.find(data.entity);
+      if (table == entity_sizes.end() || table->second != data.shape.front()) {
+        layout_error(fmt::format("static data '{}': first dimension does not match entity '{}'", path,
+                                 data.entity));
+      }
+    }
+  }
   for (const auto& [name, value] : layout.attributes) {
     if (name.empty()) layout_error("an extra attribute has an empty name");
     if (std::find(reserved_attributes.begin(), reserved_attributes.end(), name) !=
@@ -473,6 +493,21 @@ void ReportWriter::Impl::create(const ReportLayout& layout) {
       dataset.attach_scale(index_tables.at(spec.entity), 1);
     }
     outputs.push_back(std::move(entry));
+  }
+  // Static data (geometry, maps): written once, float64, uncompressed.
+  for (const auto& data : layout.static_data) {
+    ensure_group(data.group, groups, gcpl);
+    std::vector<hsize_t> dims(data.shape.begin(), data.shape.end());
+    const auto space = h5::Dataspace::simple(dims);
+    auto dataset = h5::Dataset::create(file, data.group + "/" + data.name, H5T_NATIVE_DOUBLE, space,
+                                       plain_dcpl.id());
+    if (!data.values.empty()) dataset.write_all(H5T_NATIVE_DOUBLE, data.values.data());
+    set_text_attributes(dataset, data.unit, data.long_name);
+    if (!data.entity.empty()) {
+      dataset.set_attribute("entity", data.entity);
+      dataset.attach_scale(index_tables.at(data.entity), 0);
+    }
+    dataset.close();
   }
   for (auto& [name, dataset] : index_tables) dataset.close();
 

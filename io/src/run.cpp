@@ -88,6 +88,7 @@ RunResult run_scenario(const ScenarioDocument& document, const std::filesystem::
   ReportLayout layout;
   for (const auto& slot : system.outputs()) layout.outputs.push_back({slot.spec, slot.first_value});
   layout.entities = system.entity_tables();
+  layout.static_data = site->static_data();
   layout.scenario_name = site->name();
   layout.scenario_file = document.file;
   layout.scenario_source = document.source_text;

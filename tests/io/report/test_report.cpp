@@ -696,3 +696,34 @@ TEST_CASE("write the sample report for check_report.py", "[.][sample]") {
   CHECK(reader.status() == "complete");
   CHECK(reader.time().size() == 5000);
 }
+
+TEST_CASE("static data (layout, maps) is written once with units and its entity scale", "[report]") {
+  const fs::path path = scratch_dir("static") / "run.h5";
+  ReportLayout layout = test_layout();
+  layout.static_data = {
+      {"layout", "rack_position", "m", "rack centre position", "rack", {n_rack, 3}, {0.0, 0.0, 0.0, 0.6, 0.0, 0.0}},
+      {"layout", "gpu_rack", "1", "index of the rack holding each GPU", "gpu", {n_gpu}, {0, 0, 0, 1, 1}},
+  };
+  {
+    dctwin::io::ReportWriter writer(path, layout);
+    writer.append_sample(0.0, sample(0));
+    writer.finish(finished_run(0.0), {});
+  }
+  const ReportReader reader(path);
+  CHECK(reader.read("/layout/rack_position") == std::vector<double>{0.0, 0.0, 0.0, 0.6, 0.0, 0.0});
+  CHECK(reader.read("/layout/gpu_rack") == std::vector<double>{0, 0, 0, 1, 1});
+  bool found = false;
+  for (const auto& d : reader.datasets()) {
+    if (d.path == "/layout/rack_position") {
+      found = true;
+      CHECK(d.units == "m");
+      CHECK(d.shape == std::vector<std::size_t>{n_rack, 3});
+    }
+  }
+  CHECK(found);
+
+  ReportLayout wrong = test_layout();
+  wrong.static_data = {{"layout", "gpu_rack", "1", "map", "gpu", {n_gpu + 1}, std::vector<double>(n_gpu + 1, 0.0)}};
+  CHECK_THROWS_WITH(dctwin::io::ReportWriter(scratch_dir("static_wrong") / "r.h5", wrong),
+                    "invalid report layout: static data 'layout/gpu_rack': first dimension does not match entity 'gpu'");
+}

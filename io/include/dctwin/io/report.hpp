@@ -55,6 +55,7 @@ struct ReportLayout {
   /// Extra root attributes, stored as strings (e.g. seed, dctwin_version). Names must not clash
   /// with the attributes the report writes itself.
   std::map<std::string, std::string> attributes;
+  std::vector<solver::StaticData> static_data;  ///< written once, e.g. /layout/rack_position
 };
 
 /// How the run ended, for the report's root attributes.

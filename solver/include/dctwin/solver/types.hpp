@@ -39,6 +39,19 @@ struct EntityTable {
   std::vector<std::string> labels;
 };
 
+/// Data that does not change during a run (the site's geometry, the GPU-to-rack map), stored as
+/// `/<group>/<name>` with `units` and `long_name`, shape `shape` (row-major `values`). When
+/// `entity` is set, the first dimension runs over that entity and carries its index table.
+struct StaticData {
+  std::string group;      ///< e.g. "layout"
+  std::string name;       ///< e.g. "rack_position"
+  std::string unit;       ///< e.g. "m"; "1" for indices and counts
+  std::string long_name;
+  std::string entity;     ///< entity of the first dimension, or empty
+  std::vector<std::size_t> shape;
+  std::vector<double> values;
+};
+
 /// A scalar figure of a run, stored as `/summary/<name>` with `units` and `long_name`.
 struct SummaryFigure {
   std::string name;

@@ -26,6 +26,8 @@ class Site {
   [[nodiscard]] virtual std::vector<double> initial_state() const = 0;
   /// Called with every sample, to follow extrema and limit checks.
   virtual void observe(double t, const std::vector<double>& x, const std::vector<double>& outputs) = 0;
+  /// Data that does not change during the run (layout, maps), written once into the report.
+  [[nodiscard]] virtual std::vector<solver::StaticData> static_data() const { return {}; }
   /// Summary figures at the end of a run (x0: initial state, x: final state).
   [[nodiscard]] virtual std::vector<solver::SummaryFigure> summary(const std::vector<double>& x0,
                                                                    const std::vector<double>& x) const = 0;
