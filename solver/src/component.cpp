@@ -27,6 +27,30 @@ Index Component::index(int group, Index i) const {
   return offsets_[static_cast<std::size_t>(group)] + i;
 }
 
+Index Component::discrete_count() const noexcept {
+  Index n = 0;
+  for (const auto& g : discrete_groups_) n += g.count;
+  return n;
+}
+
+Index Component::discrete_index(int group, Index i) const {
+  DCTWIN_DEMAND(assembled(), "discrete index requested before the system was assembled");
+  DCTWIN_DEMAND(group >= 0 && group < static_cast<int>(discrete_groups_.size()), "discrete group out of range");
+  DCTWIN_DEMAND(i >= 0 && i < discrete_groups_[static_cast<std::size_t>(group)].count, "discrete index out of range");
+  return discrete_offsets_[static_cast<std::size_t>(group)] + i;
+}
+
+int Component::declare_discrete_group(DiscreteGroupSpec spec) {
+  DCTWIN_DEMAND(!assembled(), "discrete states must be declared before assembly");
+  DCTWIN_DEMAND(spec.count >= 0, "a discrete group cannot have a negative size");
+  discrete_groups_.push_back(std::move(spec));
+  return static_cast<int>(discrete_groups_.size()) - 1;
+}
+
+void Component::initial_discrete(double*) const {}
+
+void Component::update_discrete(const EvalContext&, const double*, double*) const {}
+
 int Component::declare_state_group(StateGroupSpec spec) {
   DCTWIN_DEMAND(!assembled(), "states must be declared before assembly");
   DCTWIN_DEMAND(spec.count >= 0, "a state group cannot have a negative size");

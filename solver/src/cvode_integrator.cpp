@@ -80,7 +80,7 @@ struct CvodeIntegrator::Impl {
   static int rhs(sunrealtype t, N_Vector y, N_Vector ydot, void* user_data) {
     auto* self = static_cast<Impl*>(user_data);
     try {
-      EvalContext ctx{t, self->eval.segment_start};
+      EvalContext ctx{t, self->eval.segment_start, self->eval.discrete};
       self->system->derivatives(ctx, N_VGetArrayPointer(y), N_VGetArrayPointer(ydot));
       return 0;
     } catch (const std::exception& e) {
@@ -98,7 +98,7 @@ struct CvodeIntegrator::Impl {
       sunindextype* col_idx = SUNSparseMatrix_IndexValues(J);
       std::copy(p.row_start.begin(), p.row_start.end(), row_ptr);
       std::copy(p.columns.begin(), p.columns.end(), col_idx);
-      EvalContext ctx{t, self->eval.segment_start};
+      EvalContext ctx{t, self->eval.segment_start, self->eval.discrete};
       self->system->jacobian(ctx, N_VGetArrayPointer(y), SUNSparseMatrix_Data(J));
       return 0;
     } catch (const std::exception& e) {
@@ -110,7 +110,7 @@ struct CvodeIntegrator::Impl {
   static int roots_fn(sunrealtype t, N_Vector y, sunrealtype* g, void* user_data) {
     auto* self = static_cast<Impl*>(user_data);
     try {
-      EvalContext ctx{t, self->eval.segment_start};
+      EvalContext ctx{t, self->eval.segment_start, self->eval.discrete};
       self->system->event_functions(ctx, N_VGetArrayPointer(y), g);
       return 0;
     } catch (const std::exception& e) {
@@ -182,12 +182,13 @@ CvodeIntegrator::CvodeIntegrator(const System& system, IntegratorSettings settin
 
 CvodeIntegrator::~CvodeIntegrator() = default;
 
-void CvodeIntegrator::restart(double t, const std::vector<double>& x, double segment_end) {
+void CvodeIntegrator::restart(double t, const std::vector<double>& x, double segment_end, const double* discrete) {
   Impl& m = *impl_;
   DCTWIN_DEMAND(static_cast<Index>(x.size()) == m.system->size(), "state vector of the wrong size");
   DCTWIN_DEMAND(segment_end > t, "a segment must end after it starts");
   std::copy(x.begin(), x.end(), N_VGetArrayPointer(m.y));
   m.eval.segment_start = t;
+  m.eval.discrete = discrete;
   m.segment_end = segment_end;
   m.callback_error.clear();
   m.last_error.clear();

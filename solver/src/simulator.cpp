@@ -1,5 +1,6 @@
 #include "dctwin/solver/simulator.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -52,8 +53,30 @@ SimulationStatus Simulator::run(std::vector<double> x, SimulationObserver& obser
 
   double t = settings_.start_time;
   double segment_start = t;
+  std::vector<double> discrete = system_.initial_discrete();
+  std::vector<double> discrete_next = discrete;
+
+  // Sampled components tick at start + k * period (by multiplication: no drift).
+  struct Clock {
+    const Component* component;
+    double period;
+    long k;
+    [[nodiscard]] double next(double start) const { return start + static_cast<double>(k) * period; }
+  };
+  std::vector<Clock> clocks;
+  for (const auto& c : system_.components()) {
+    const double period = c->update_period();
+    DCTWIN_DEMAND(period >= 0.0 && std::isfinite(period), "an update period must be finite and >= 0");
+    if (period > 0.0) clocks.push_back({c.get(), period, 0});
+  }
+  auto next_update = [&] {
+    double next = std::numeric_limits<double>::infinity();
+    for (const auto& c : clocks) next = std::min(next, c.next(settings_.start_time));
+    return next;
+  };
+
   auto sample = [&](double at) {
-    system_.compute_outputs(EvalContext{at, segment_start}, x.data(), outputs.data());
+    system_.compute_outputs(EvalContext{at, segment_start, discrete.data()}, x.data(), outputs.data());
     observer.on_sample(at, x, outputs);
   };
   long events = 0;
@@ -61,6 +84,7 @@ SimulationStatus Simulator::run(std::vector<double> x, SimulationObserver& obser
     statistics_ = integrator.statistics();
     statistics_.events = events;
     final_state_ = x;
+    final_discrete_ = discrete;
     status.time = t;
     return status;
   };
@@ -69,13 +93,23 @@ SimulationStatus Simulator::run(std::vector<double> x, SimulationObserver& obser
     // A new smooth segment starts at t. Samples due exactly here see the forcing of this segment
     // (outputs are right-continuous at forcing edges).
     segment_start = t;
+    // Discrete updates due now, all reading the discrete state as it was.
+    bool updated = false;
+    for (auto& c : clocks) {
+      if (c.next(settings_.start_time) > t) continue;
+      c.component->update_discrete(EvalContext{t, t, discrete.data()}, x.data(), discrete_next.data());
+      ++c.k;
+      updated = true;
+    }
+    if (updated) discrete = discrete_next;
     if (!clock.done() && clock.next() == t) {
       sample(t);
       clock.advance();
     }
     if (t >= settings_.end_time) break;
-    const double segment_end = std::min(system_.next_discontinuity(t), settings_.end_time);
-    integrator.restart(t, x, segment_end);
+    const double segment_end =
+        std::min({system_.next_discontinuity(t), next_update(), settings_.end_time});
+    integrator.restart(t, x, segment_end, discrete.data());
 
     while (t < segment_end) {
       const double target = clock.done() ? segment_end : std::min(clock.next(), segment_end);
@@ -104,7 +138,7 @@ SimulationStatus Simulator::run(std::vector<double> x, SimulationObserver& obser
           if (direction == 0) continue;
           const auto [component, local] = system_.event_owner(k);
           const EventOutcome outcome =
-              component->on_event(local, direction > 0, EvalContext{t, segment_start}, x.data());
+              component->on_event(local, direction > 0, EvalContext{t, segment_start, discrete.data()}, x.data());
           ++events;
           observer.on_event(t, component->name(), component->event_names()[static_cast<std::size_t>(local)],
                             outcome.message);

@@ -31,7 +31,8 @@ std::vector<double> solve_steady_state(const System& system, double t,
   const auto m = static_cast<Eigen::Index>(full.size());
   const SparsePattern& pattern = system.jacobian_pattern();
   std::vector<double> f(static_cast<std::size_t>(n)), values(static_cast<std::size_t>(pattern.nonzeros()));
-  const EvalContext ctx{t, t};
+  const std::vector<double> discrete = system.initial_discrete();
+  const EvalContext ctx{t, t, discrete.data()};
 
   for (int iteration = 0; iteration < settings.max_iterations; ++iteration) {
     system.derivatives(ctx, x.data(), f.data());

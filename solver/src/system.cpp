@@ -41,6 +41,15 @@ void System::assemble() {
     if (c->groups_.empty()) c->offsets_.push_back(offset);  // marks the component assembled
   }
   size_ = offset;
+  Index discrete_offset = 0;
+  for (auto& c : components_) {
+    c->discrete_offsets_.clear();
+    for (const auto& g : c->discrete_groups_) {
+      c->discrete_offsets_.push_back(discrete_offset);
+      discrete_offset += g.count;
+    }
+  }
+  discrete_size_ = discrete_offset;
   for (auto& c : components_) c->global_size_ = size_;
 
   // 2. Jacobian pattern (CSR, sorted, duplicates merged). The diagonal is always present so that
@@ -148,6 +157,13 @@ std::vector<double> System::initial_state() const {
     }
   }
   return x;
+}
+
+std::vector<double> System::initial_discrete() const {
+  DCTWIN_DEMAND(assembled_, "assemble the system first");
+  std::vector<double> d(static_cast<std::size_t>(discrete_size_), 0.0);
+  for (const auto& c : components_) c->initial_discrete(d.data());
+  return d;
 }
 
 void System::derivatives(const EvalContext& ctx, const double* x, double* xdot) const {

@@ -127,3 +127,61 @@ TEST_CASE("A proceeding event is recorded and the run goes on", "[solver][events
   CHECK(recorder.times.size() == 6);
   CHECK(recorder.states.back()[0] == Approx(5.0));
 }
+
+namespace {
+
+/// A first-order plant x' = (u - x) / tau under a sampled proportional controller
+/// u_k = K (r - x(t_k)), updated every h seconds: the controller's command is discrete state.
+class SampledLoop final : public Component {
+ public:
+  SampledLoop(double tau, double gain, double setpoint, double period)
+      : Component("loop"), tau_(tau), gain_(gain), setpoint_(setpoint), period_(period) {
+    x_ = declare_state_group({"x", "K", "plant output", 1});
+    u_ = declare_discrete_group({"u", "K", "controller command", 1});
+  }
+  void initial_state(double* x) const override { x[index(x_)] = 0.0; }
+  void initial_discrete(double* d) const override { d[discrete_index(u_)] = 0.0; }
+  double update_period() const override { return period_; }
+  void update_discrete(const EvalContext& ctx, const double* x, double* d_next) const override {
+    // The old command is readable through ctx.discrete; the new one depends on x only.
+    (void)ctx.discrete[discrete_index(u_)];
+    d_next[discrete_index(u_)] = gain_ * (setpoint_ - x[index(x_)]);
+  }
+  void derivatives(const EvalContext& ctx, const double* x, double* xdot) const override {
+    xdot[index(x_)] += (ctx.discrete[discrete_index(u_)] - x[index(x_)]) / tau_;
+  }
+  void jacobian_pattern(PatternSink& p) const override { p.add(index(x_), index(x_)); }
+  void jacobian(const EvalContext&, const double*, JacobianSink& j) const override {
+    j.add(index(x_), index(x_), -1.0 / tau_);
+  }
+
+ private:
+  double tau_, gain_, setpoint_, period_;
+  int x_ = 0, u_ = 0;
+};
+
+}  // namespace
+
+TEST_CASE("A sampled controller updates its discrete state exactly on its clock", "[solver][discrete]") {
+  const double tau = 2.0, gain = 3.0, setpoint = 1.0, h = 0.5;
+  System system;
+  system.add(std::make_unique<SampledLoop>(tau, gain, setpoint, h));
+  system.assemble();
+  REQUIRE(system.discrete_size() == 1);
+  SimulationSettings settings;
+  settings.end_time = 10.0;
+  settings.output_interval = 0.5;
+  settings.integrator = IntegratorSettings::reference();
+  Simulator simulator(system, settings);
+  Recorder recorder;
+  REQUIRE(simulator.run(recorder).finished());
+  // Exact recursion: u_k = K (r - x_k), x_{k+1} = u_k + (x_k - u_k) exp(-h / tau).
+  double x = 0.0;
+  for (std::size_t k = 0; k < recorder.times.size(); ++k) {
+    CHECK(recorder.states[k][0] == Approx(x).margin(1e-8));
+    const double u = gain * (setpoint - x);
+    x = u + (x - u) * std::exp(-h / tau);
+  }
+  CHECK(simulator.statistics().segments == 20);
+  CHECK(simulator.final_discrete()[0] == Approx(gain * (setpoint - recorder.states.back()[0])).margin(1e-12));
+}

@@ -32,6 +32,15 @@ struct StateGroupSpec {
   bool accumulator = false;
 };
 
+/// A named block of discrete states: the memory of a sampled controller (a PI integrator, a
+/// governor's clock, a fan speed command). Constant between the controller's update times.
+struct DiscreteGroupSpec {
+  std::string name;
+  std::string unit;
+  std::string long_name;
+  Index count = 1;
+};
+
 /// Collects the (row, col) positions of the Jacobian entries a component writes.
 class PatternSink {
  public:
@@ -74,11 +83,15 @@ class Component {
   [[nodiscard]] const std::vector<OutputSpec>& outputs() const noexcept { return outputs_; }
   [[nodiscard]] const std::vector<EntityTable>& entity_tables() const noexcept { return entities_; }
   [[nodiscard]] const std::vector<std::string>& event_names() const noexcept { return events_; }
+  [[nodiscard]] const std::vector<DiscreteGroupSpec>& discrete_groups() const noexcept { return discrete_groups_; }
+  [[nodiscard]] Index discrete_count() const noexcept;
 
   // ---- layout (assigned once by the System) ----------------------------------------------------
   /// Global index of element `i` of state group `group`.
   [[nodiscard]] Index index(int group, Index i = 0) const;
   [[nodiscard]] bool assembled() const noexcept { return !offsets_.empty(); }
+  /// Index of element `i` of discrete group `group` in the discrete state vector.
+  [[nodiscard]] Index discrete_index(int group, Index i = 0) const;
 
   // ---- physics ---------------------------------------------------------------------------------
   /// Writes this component's initial state into its slice of the global vector `x`.
@@ -109,6 +122,17 @@ class Component {
   /// Called when event k fired at time ctx.t; `rising` is true for a - to + crossing.
   virtual EventOutcome on_event(int k, bool rising, const EvalContext& ctx, const double* x) const;
 
+  // ---- sampled (discrete-time) behaviour ----------------------------------------------------
+  /// Writes the initial discrete state into its slice of `d`.
+  virtual void initial_discrete(double* d) const;
+  /// Sample period of this component's discrete updates [s]; 0 = none. Updates happen at
+  /// start + k * period, as a controller's firmware clock ticks; each is a known discontinuity.
+  [[nodiscard]] virtual double update_period() const { return 0.0; }
+  /// The update at time ctx.t: reads the continuous state `x` and the discrete state as it was
+  /// (`ctx.discrete`), writes the new discrete values into `d_next` (this component's slice only;
+  /// the rest of `d_next` holds the old values).
+  virtual void update_discrete(const EvalContext& ctx, const double* x, double* d_next) const;
+
  protected:
   /// Declares a group of states; returns its handle for `index()`.
   int declare_state_group(StateGroupSpec spec);
@@ -118,6 +142,8 @@ class Component {
   void declare_entity_table(EntityTable table);
   /// Declares a threshold event; returns its position.
   int declare_event(std::string name);
+  /// Declares a group of discrete states; returns its handle for `discrete_index()`.
+  int declare_discrete_group(DiscreteGroupSpec spec);
 
  private:
   friend class System;
@@ -127,6 +153,8 @@ class Component {
   std::vector<OutputSpec> outputs_;
   std::vector<EntityTable> entities_;
   std::vector<std::string> events_;
+  std::vector<DiscreteGroupSpec> discrete_groups_;
+  std::vector<Index> discrete_offsets_;
   Index global_size_ = 0;  // size of the global state vector, for the numerical Jacobian
 };
 

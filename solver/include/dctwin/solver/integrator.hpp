@@ -48,7 +48,8 @@ class CvodeIntegrator {
   CvodeIntegrator& operator=(const CvodeIntegrator&) = delete;
 
   /// Starts a smooth segment at (t, x) that must not be integrated past `segment_end`.
-  void restart(double t, const std::vector<double>& x, double segment_end);
+  /// `discrete` (the discrete state, constant on the segment) must outlive the segment.
+  void restart(double t, const std::vector<double>& x, double segment_end, const double* discrete = nullptr);
 
   /// Integrates toward `t_out` (<= segment end). Returns `root_found` if an event function crossed
   /// zero first; `time()` and `state()` then hold the crossing.

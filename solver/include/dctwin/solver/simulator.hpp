@@ -46,12 +46,15 @@ class Simulator {
   [[nodiscard]] const SolverStatistics& statistics() const noexcept { return statistics_; }
   /// State at the end of the last run.
   [[nodiscard]] const std::vector<double>& final_state() const noexcept { return final_state_; }
+  /// Discrete state at the end of the last run.
+  [[nodiscard]] const std::vector<double>& final_discrete() const noexcept { return final_discrete_; }
 
  private:
   const System& system_;
   SimulationSettings settings_;
   SolverStatistics statistics_;
   std::vector<double> final_state_;
+  std::vector<double> final_discrete_;
 };
 
 /// Settings of the steady-state solver.

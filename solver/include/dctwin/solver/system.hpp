@@ -57,6 +57,9 @@ class System {
   [[nodiscard]] const std::vector<OutputSlot>& outputs() const noexcept { return outputs_; }
   [[nodiscard]] std::size_t output_value_count() const noexcept { return output_values_; }
   [[nodiscard]] std::vector<EntityTable> entity_tables() const;
+  /// Size of the discrete state vector (sampled controllers' memory).
+  [[nodiscard]] Index discrete_size() const noexcept { return discrete_size_; }
+  [[nodiscard]] std::vector<double> initial_discrete() const;
   [[nodiscard]] int event_count() const noexcept { return static_cast<int>(event_owner_.size()); }
   /// Name of state i, e.g. "gpus.junction_temperature[3]", for messages.
   [[nodiscard]] std::string state_name(Index i) const;
@@ -84,6 +87,7 @@ class System {
   std::vector<std::unique_ptr<Component>> components_;
   bool assembled_ = false;
   Index size_ = 0;
+  Index discrete_size_ = 0;
   SparsePattern pattern_;
   std::vector<OutputSlot> outputs_;
   std::size_t output_values_ = 0;

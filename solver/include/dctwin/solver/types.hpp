@@ -16,9 +16,13 @@ using Index = std::int64_t;
 /// simulator integrates one segment at a time, never across an edge, and passes the segment's start
 /// so that a model evaluates its forcing as it is on [segment_start, next edge), including at the
 /// segment's end point, where a plain `f(t)` would already see the next piece.
+///
+/// `discrete` points to the discrete state (sampled controllers' memory: set-points, integrator
+/// terms, governor clocks), which is constant within a segment and changes only at update times.
 struct EvalContext {
   double t = 0.0;
   double segment_start = 0.0;
+  const double* discrete = nullptr;
 };
 
 /// A time series the simulation records, as the report stores it:
