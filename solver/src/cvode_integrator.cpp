@@ -46,6 +46,9 @@ SolverError::SolverError(const std::string& function, int code, const std::strin
       function_(function),
       code_(code) {}
 
+SolverError::SolverError(const std::string& function, const std::string& detail)
+    : std::runtime_error(function + " failed: " + detail), function_(function), code_(0) {}
+
 struct CvodeIntegrator::Impl {
   const System* system = nullptr;
   IntegratorSettings settings;
@@ -168,14 +171,14 @@ CvodeIntegrator::CvodeIntegrator(const System& system, IntegratorSettings settin
   m.check(SUNContext_Create(nullptr, &m.context), "SUNContext_Create");
   const auto n = static_cast<sunindextype>(system.size());
   m.y = N_VNew_Serial(n, m.context);
-  if (m.y == nullptr) throw SolverError("N_VNew_Serial", -1, "out of memory");
+  if (m.y == nullptr) throw SolverError("N_VNew_Serial", "out of memory");
   const SparsePattern& p = system.jacobian_pattern();
   m.matrix = SUNSparseMatrix(n, n, static_cast<sunindextype>(p.nonzeros()), CSR_MAT, m.context);
-  if (m.matrix == nullptr) throw SolverError("SUNSparseMatrix", -1, "out of memory");
+  if (m.matrix == nullptr) throw SolverError("SUNSparseMatrix", "out of memory");
   m.linear_solver = SUNLinSol_KLU(m.y, m.matrix, m.context);
-  if (m.linear_solver == nullptr) throw SolverError("SUNLinSol_KLU", -1, "could not create KLU");
+  if (m.linear_solver == nullptr) throw SolverError("SUNLinSol_KLU", "could not create the KLU solver");
   m.cvode = CVodeCreate(CV_BDF, m.context);
-  if (m.cvode == nullptr) throw SolverError("CVodeCreate", -1, "out of memory");
+  if (m.cvode == nullptr) throw SolverError("CVodeCreate", "out of memory");
   m.roots.assign(static_cast<std::size_t>(system.event_count()), 0);
   roots_.assign(m.roots.size(), 0);
 }

@@ -56,10 +56,10 @@ std::vector<double> solve_steady_state(const System& system, double t,
     Eigen::SparseLU<Eigen::SparseMatrix<double>> lu;
     lu.compute(jacobian);
     if (lu.info() != Eigen::Success)
-      throw SolverError("Eigen::SparseLU::compute", -1, "the steady-state Jacobian is singular");
+      throw SolverError("Eigen::SparseLU::compute", "the steady-state Jacobian is singular");
     const Eigen::VectorXd update = lu.solve(residual);
     if (lu.info() != Eigen::Success)
-      throw SolverError("Eigen::SparseLU::solve", -1, "the steady-state solve failed");
+      throw SolverError("Eigen::SparseLU::solve", "the steady-state solve failed");
 
     double largest_update = 0.0;
     for (Eigen::Index r = 0; r < m; ++r) {
@@ -68,11 +68,11 @@ std::vector<double> solve_steady_state(const System& system, double t,
       largest_update = std::max(largest_update, std::abs(update[r]) / (1.0 + std::abs(xi)));
     }
     if (!std::isfinite(largest_update))
-      throw SolverError("solve_steady_state", -1, "the Newton iteration diverged");
+      throw SolverError("solve_steady_state", "the Newton iteration diverged (is there a steady state? e.g. thermal runaway)");
     if (largest_update <= settings.tolerance) return x;
   }
-  throw SolverError("solve_steady_state", -1,
-                    "no convergence in " + std::to_string(settings.max_iterations) + " Newton iterations");
+  throw SolverError("solve_steady_state", "no convergence in " + std::to_string(settings.max_iterations) +
+                                              " Newton iterations (is there a steady state? e.g. thermal runaway)");
 }
 
 }  // namespace dctwin::solver

@@ -26,7 +26,10 @@ struct IntegratorSettings {
 /// Thrown for a failure of a SUNDIALS call; the message names the function and its return code.
 class SolverError : public std::runtime_error {
  public:
+  /// A SUNDIALS call that returned `code` (< 0); the message gives the flag's name.
   SolverError(const std::string& function, int code, const std::string& detail);
+  /// A failure outside SUNDIALS (a steady-state Newton iteration, a linear solve); code() is 0.
+  SolverError(const std::string& function, const std::string& detail);
   [[nodiscard]] int code() const noexcept { return code_; }
   [[nodiscard]] const std::string& function() const noexcept { return function_; }
 

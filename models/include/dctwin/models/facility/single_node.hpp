@@ -33,16 +33,18 @@ class SingleNodeSite final : public Site {
   [[nodiscard]] double pump_pressure_rise() const { return pump_pressure_rise_; }
   /// Total stored thermal energy sum C T over every node [J].
   [[nodiscard]] double stored_energy(const std::vector<double>& x) const;
-  /// Steady-state junction temperature of GPU i by hand: the supply plus the coolant rise up to
-  /// and including its plate, plus P_i (R_jb,i + R_cp) [K], for the power of the segment at t.
-  [[nodiscard]] double hand_steady_junction_temperature(std::size_t i, double t) const;
+  /// Steady-state junction temperatures by hand, for the power of the segment at t [K]: along
+  /// each branch, plate by plate, T_j solves
+  ///   T_j = T_in + (P + L(T_j)) (1/(mdot c_p) + R_cp) + ((1 - f_h) P + L(T_j)) R_jb
+  /// (a scalar Newton iteration when leakage depends on T_j), and the next plate's inlet is
+  /// T_in + (P + L) / (mdot c_p).
+  [[nodiscard]] std::vector<double> hand_steady_junction_temperatures(double t) const;
 
  private:
   thermal::GpuPackageArray* gpus_ = nullptr;
   thermal::CoolantChannel* coolant_ = nullptr;
   bool start_from_steady_state_ = false;
   double pump_pressure_rise_ = 0.0;
-  std::vector<thermal::GpuSpread> spread_;
   // Running extrema over samples.
   double junction_max_ = 0.0;
   double return_max_ = 0.0;

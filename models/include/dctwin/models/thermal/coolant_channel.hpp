@@ -15,11 +15,10 @@
 #include <vector>
 
 #include "dctwin/models/thermal/cold_plate.hpp"
+#include "dctwin/models/thermal/gpu_package.hpp"
 #include "dctwin/solver/component.hpp"
 
 namespace dctwin::models::thermal {
-
-class GpuPackageArray;
 
 /// Constant coolant properties (PG25 at 30 degC by default).
 struct CoolantProperties {
@@ -29,7 +28,7 @@ struct CoolantProperties {
   static CoolantProperties from(const solver::ParameterTree& section);
 };
 
-class CoolantChannel final : public solver::Component {
+class CoolantChannel final : public solver::Component, public GpuEnvironment {
  public:
   CoolantChannel(std::string name, const GpuPackageArray& gpus, ColdPlate plate, CoolantProperties coolant,
                  std::size_t plates_in_series, double total_flow, double supply_temperature,
@@ -51,6 +50,14 @@ class CoolantChannel final : public solver::Component {
   [[nodiscard]] double volume_capacitance() const { return capacitance_; }
   [[nodiscard]] double stored_energy(const double* x) const;
   [[nodiscard]] const CoolantProperties& coolant() const { return coolant_; }
+
+  // GpuEnvironment: each GPU's base sits on the coolant of its own plate.
+  [[nodiscard]] std::array<std::pair<solver::Index, double>, 2> environment_terms(std::size_t gpu) const override {
+    return {{{temperature_index(gpu), 1.0}, {temperature_index(gpu), 0.0}}};
+  }
+  [[nodiscard]] double environment_resistance(std::size_t gpu, const solver::EvalContext&) const override {
+    return plate_resistance(gpu);
+  }
 
   void initial_state(double* x) const override;
   void derivatives(const solver::EvalContext& ctx, const double* x, double* xdot) const override;

@@ -1,19 +1,25 @@
-// GPU package on a cold plate: a two-node RC network per GPU.
+// GPU package: a three-node RC network per GPU with temperature-dependent leakage.
 //
-//   C_j dT_j/dt = P_i(t) - (T_j - T_b) / R_jb,i                         junction (die and package)
-//   C_b dT_b/dt = (T_j - T_b) / R_jb,i - (T_b - T_c,i) / R_cp,i          cold-plate base (lid, copper)
-//   dE_gen/dt   = sum_i P_i(t)                                           heat generated (bookkeeping)
+//   C_j dT_j/dt = (1 - f_h) P_i(t) + L_i(T_j) - (T_j - T_b) / R_jb,i        junction (die)
+//   C_h dT_h/dt = f_h P_i(t)                  - (T_h - T_b) / R_hb          HBM stacks
+//   C_b dT_b/dt = (T_j - T_b) / R_jb,i + (T_h - T_b) / R_hb - (T_b - T_e,i) / R_e,i     base / lid
+//   L_i(T_j)   = l_i P_leak,ref exp(k_leak (T_j - T_leak,ref))                leakage power
+//   dE_gen/dt  = sum_i (P_i + L_i)                                            heat generated
 //
-// T_c,i is the temperature of the coolant inside GPU i's cold plate (thermal/coolant_channel.hpp),
-// R_cp,i that plate's base-to-coolant resistance at its flow, R_jb,i = r_i R_jb with a per-GPU
-// resistance scale r_i, P_i = s_i P(t) with a per-GPU power scale s_i and the phase schedule P(t).
-// At steady state T_j = T_c + P (R_jb + R_cp).
+// P_i(t) = s_i P(t) is the scheduled (dynamic and fixed) power, f_h the share of it dissipated
+// in the HBM stacks, and l_i, s_i, r_i (R_jb,i = r_i R_jb) the GPU's manufacturing spread. The
+// base rejects heat to its environment (a cold plate's coolant, or the air over a heatsink): T_e,i
+// and R_e,i come from a GpuEnvironment, whose component adds the same heat flow to its own rows.
+// At steady state, with P_tot = P + L:
+//   T_b = T_e + P_tot R_e,   T_j = T_b + ((1 - f_h) P + L) R_jb,   T_h = T_b + f_h P R_hb.
 //
 // A GPU whose junction reaches the shutdown temperature trips: the run ends early (event
 // `junction_shutdown` on g = max_i T_j,i - T_shutdown).
 #pragma once
 
+#include <array>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "dctwin/models/workload/phase_schedule.hpp"
@@ -22,23 +28,40 @@
 
 namespace dctwin::models::thermal {
 
-class CoolantChannel;
+/// Where a GPU package's base rejects its heat.
+class GpuEnvironment {
+ public:
+  virtual ~GpuEnvironment() = default;
+  /// T_e,i as a weighted sum of at most two states: {(index, weight), (index, weight)}; weights
+  /// add up to 1; an unused term has weight 0.
+  [[nodiscard]] virtual std::array<std::pair<solver::Index, double>, 2> environment_terms(std::size_t gpu) const = 0;
+  /// R_e,i [K/W] on the segment described by ctx.
+  [[nodiscard]] virtual double environment_resistance(std::size_t gpu, const solver::EvalContext& ctx) const = 0;
+};
 
 struct GpuPackageParameters {
   double junction_capacitance = 30.0;          ///< C_j [J/K]
+  double hbm_capacitance = 20.0;               ///< C_h [J/K]
   double base_capacitance = 150.0;             ///< C_b [J/K]
   double junction_to_base_resistance = 0.025;  ///< R_jb [K/W]
+  double hbm_to_base_resistance = 0.15;        ///< R_hb [K/W]
+  double hbm_power_fraction = 0.12;            ///< f_h [1]
+  double leakage_power_at_reference = 0.0;     ///< P_leak,ref [W]
+  double leakage_reference_temperature = 333.15;  ///< T_leak,ref [K]
+  double leakage_temperature_coefficient = 0.02;  ///< k_leak [1/K]
   double max_operating_temperature = 360.15;   ///< [K] (87 degC) software thermal slowdown target
+  double hbm_max_operating_temperature = 368.15;  ///< [K] (95 degC)
   double shutdown_temperature = 365.15;        ///< [K] (92 degC)
 
   static solver::ParameterTable table();
   static GpuPackageParameters from(const solver::ParameterTree& section);
 };
 
-/// Per-GPU spread: power and junction-to-base resistance scales.
+/// Per-GPU spread: power, junction-to-base resistance and leakage scales.
 struct GpuSpread {
   double power_scale = 1.0;
   double resistance_scale = 1.0;
+  double leakage_scale = 1.0;
   static solver::ParameterTable table();
   static GpuSpread from(const solver::ParameterTree& section);
 };
@@ -49,19 +72,24 @@ class GpuPackageArray final : public solver::Component {
                   workload::TwoPhaseSchedule schedule, std::vector<std::string> labels,
                   double initial_temperature);
 
-  /// Wires the coolant each GPU's plate sits in (before assembly).
-  void connect(const CoolantChannel& coolant) { coolant_ = &coolant; }
+  /// Wires where each GPU's base rejects heat (before assembly).
+  void connect(const GpuEnvironment& environment) { environment_ = &environment; }
 
   [[nodiscard]] std::size_t count() const { return spread_.size(); }
   [[nodiscard]] solver::Index junction_index(std::size_t i) const { return index(junction_, static_cast<solver::Index>(i)); }
+  [[nodiscard]] solver::Index hbm_index(std::size_t i) const { return index(hbm_, static_cast<solver::Index>(i)); }
   [[nodiscard]] solver::Index base_index(std::size_t i) const { return index(base_, static_cast<solver::Index>(i)); }
   [[nodiscard]] solver::Index heat_generated_index() const { return index(heat_generated_); }
-  /// Power of GPU i on the segment starting at `segment_start` [W].
-  [[nodiscard]] double power(std::size_t i, double segment_start) const;
+  /// Scheduled power of GPU i on the segment starting at `segment_start` [W] (without leakage).
+  [[nodiscard]] double scheduled_power(std::size_t i, double segment_start) const;
+  /// Leakage power of GPU i at junction temperature T_j [W].
+  [[nodiscard]] double leakage_power(std::size_t i, double junction_temperature) const;
   /// Sum over GPUs of C T [J] (thermal energy above 0 K, for balances).
   [[nodiscard]] double stored_energy(const double* x) const;
   [[nodiscard]] const GpuPackageParameters& parameters() const { return p_; }
+  [[nodiscard]] const GpuSpread& spread(std::size_t i) const { return spread_[i]; }
   [[nodiscard]] const workload::TwoPhaseSchedule& schedule() const { return schedule_; }
+  [[nodiscard]] const std::vector<std::string>& labels() const { return labels_; }
 
   void initial_state(double* x) const override;
   void derivatives(const solver::EvalContext& ctx, const double* x, double* xdot) const override;
@@ -78,9 +106,9 @@ class GpuPackageArray final : public solver::Component {
   workload::TwoPhaseSchedule schedule_;
   std::vector<std::string> labels_;
   double initial_temperature_;
-  const CoolantChannel* coolant_ = nullptr;
-  int junction_ = 0, base_ = 0, heat_generated_ = 0;
-  int out_junction_ = 0, out_base_ = 0, out_power_ = 0, out_total_power_ = 0;
+  const GpuEnvironment* environment_ = nullptr;
+  int junction_ = 0, hbm_ = 0, base_ = 0, heat_generated_ = 0;
+  int out_junction_ = 0, out_hbm_ = 0, out_base_ = 0, out_power_ = 0, out_total_power_ = 0;
 };
 
 }  // namespace dctwin::models::thermal
