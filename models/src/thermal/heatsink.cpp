@@ -22,7 +22,7 @@ solver::ParameterTable HeatsinkParameters::table() {
   p = real_parameter("convective_resistance_at_reference_flow", "K/W",
                      "Fin-to-air resistance at the reference flow", 0.035,
                      "Estimate [U], chosen so that a 700 W H100 in the rear row holds 87 degC at 25 degC inlet "
-                     "only above ~90 % fan speed; docs/models/air.md");
+                     "only above ~88 % fan speed; docs/models/air.md");
   t.push_back(greater_than(p, 0.0));
   p = real_parameter("reference_flow", "m3/s", "Air flow through one heatsink at which R_conv,0 and dp_0 hold",
                      0.0875, "Full-speed server flow 0.5 m3/s x heatsink share 0.175 [U] (~185 CFM)");

@@ -22,7 +22,7 @@
 //
 // The junction is one package resistance above the case (thermal/gpu_package.hpp). The defaults are
 // chosen so that a 700 W H100 at 25 degC inlet holds its 87 degC slowdown target in the rear row only
-// above about 90 % fan speed, as air-cooled H100 servers do; they are engineering estimates, not
+// above about 88 % fan speed, as air-cooled H100 servers do; they are engineering estimates, not
 // vendor data (docs/models/air.md, "Heatsink" gives the derivation and what is uncertain).
 #pragma once
 
