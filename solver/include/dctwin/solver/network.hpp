@@ -15,7 +15,7 @@
 // the hydraulic models the potential is a pressure [Pa] and the flow a volumetric flow [m3/s].
 //
 // Method: Newton's method on the full system (pressures of free nodes and flows of open
-// branches) with a backtracking line search on the scaled residual. Each Newton system
+// branches). Each Newton system
 //
 //     [ 0    A ] [dp]   [ -r ]        A   incidence of free nodes (+1 from, -1 to)
 //     [ A^T -D ] [dQ] = [ -e ]        D   diag(dp_b'(Q_b)) > 0,  r node and e branch residuals
@@ -24,6 +24,13 @@
 // positive definite; sparse Cholesky, LDL^T, its pattern analysed once), or, in the reference
 // mode, as the whole saddle-point system with a sparse LU. Both give the same Newton step.
 //
+// Globalisation: with increasing laws the equations are the optimality conditions of a convex
+// problem, minimising the co-content F(Q) = sum_b int_0^Q_b dp_b - sum_b Q_b dP_b (dP_b from the
+// fixed pressures) subject to the node balances. Once the balances hold (after the first full
+// step), every Newton step keeps them and descends F; along the step F is convex with slope
+// g(a) = sum_b dQ_b (dp_b(Q_b + a dQ_b) - dP_b). The full step is taken when g(1) <= |g(0)| / 2,
+// otherwise a is found by regula falsi on g (an exact line search using the laws only).
+//
 // Laws with a zero slope at Q = 0 (k |Q|^n sign Q, n > 1) must be regularised so that D stays
 // positive: `signed_power` below replaces such a law by an odd cubic below a small transition
 // flow, matching value and slope there (C1, strictly increasing).
@@ -31,7 +38,10 @@
 // Closed branches (a shut valve with no leakage, a stopped pump behind its check valve) carry no
 // flow and are left out of the equations. A part of the network that is connected to the
 // reference only through closed branches is still solved (flows inside it are independent of its
-// absolute level); its potentials are referred to the node across the closed branch.
+// absolute level); its potentials are referred to the node across the closed branch. A part in
+// which nothing can drive flow (no open driving branch, no inflow, its fixed nodes at one
+// pressure) has exactly zero flow and one pressure; it is not put into the Newton system at all.
+// A law with dp(0) != 0 must therefore say `drives_flow()`.
 //
 // Checks before solving (solver::InputError, messages exactly as below, NET is the network's
 // name):
@@ -89,7 +99,8 @@ class BranchLaw {
   virtual void evaluate(double flow, double& drop, double& slope) const;
   /// A typical magnitude of the flow (> 0), for the initial guess and for scaling.
   [[nodiscard]] virtual double flow_scale() const = 0;
-  /// True for a branch that can drive flow around a loop (a pump), even while it is stopped.
+  /// True for a branch that can drive flow around a loop (a pump), even while it is stopped, and
+  /// for any law with dp(0) != 0.
   [[nodiscard]] virtual bool drives_flow() const { return false; }
   /// True when the branch passes no flow at all; it is then left out of the equations.
   [[nodiscard]] virtual bool closed() const { return false; }
@@ -225,7 +236,7 @@ struct NetworkSettings {
   /// branch pressure drop at its flow scale, pump shut-off rise or fixed-pressure difference).
   double flow_tolerance = 1e-10;
   double pressure_tolerance = 1e-10;
-  /// Smallest line-search step before the step is taken anyway.
+  /// Smallest step the line search may take.
   double min_step = 1.0 / 1024.0;
   NetworkLinearSolver linear_solver = NetworkLinearSolver::schur_cholesky;
 
@@ -239,7 +250,7 @@ struct NetworkSolution {
   std::vector<double> flow;      ///< per branch [flow units, m3/s]; exactly 0 for closed branches
   bool converged = false;
   int iterations = 0;           ///< Newton iterations (the initial linear solve not counted)
-  int line_search_reductions = 0;
+  int line_search_reductions = 0;  ///< extra law evaluations of the line search (0: full steps)
   /// Largest |mass imbalance| at a free node over the largest |branch flow| (0 when no flow).
   double mass_residual = 0.0;
   /// Largest |p_from - p_to - dp(Q)| over the open branches, over P_ref.
