@@ -6,6 +6,7 @@
 #include "dctwin/io/report.hpp"
 #include "dctwin/io/units.hpp"
 #include "dctwin/io/version.hpp"
+#include "dctwin/io/weather_csv.hpp"
 #include "dctwin/models/facility/site.hpp"
 
 namespace dctwin::io {
@@ -20,9 +21,26 @@ void override_value(solver::ParameterTree& section, const std::string& name, dou
   v.location = {};
 }
 
+/// The weather series of a facility scenario that names a weather file (relative to the scenario).
+std::optional<models::facility::WeatherSeries> weather_file(const ScenarioDocument& document) {
+  const auto& tree = document.tree;
+  if (tree.text("site") != "facility") return std::nullopt;
+  const auto& weather = tree.section("facility").section("weather");
+  if (weather.text("source") != "file") return std::nullopt;
+  const std::string& name = weather.text("file");
+  if (name.empty())
+    throw solver::InputError(locate(document, weather.key_path("source")) + ": " + weather.key_path("source") +
+                             " = file needs " + weather.key_path("file"));
+  std::filesystem::path path(name);
+  if (path.is_relative()) path = std::filesystem::path(document.file).parent_path() / path;
+  return load_weather_csv(path, models::facility::WeatherInterpolation::monotone_cubic);
+}
+
 std::unique_ptr<models::facility::Site> build(const ScenarioDocument& document) {
   try {
-    return models::facility::build_site(document.tree);
+    return models::facility::build_site(document.tree, weather_file(document));
+  } catch (const MissingInputError&) {
+    throw;
   } catch (const solver::InputError& e) {
     throw solver::InputError(describe_error(document, e), e.key_path());
   }

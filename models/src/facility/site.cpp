@@ -1,5 +1,6 @@
 #include "dctwin/models/facility/site.hpp"
 
+#include "dctwin/models/facility/facility_site.hpp"
 #include "dctwin/models/facility/single_node.hpp"
 
 namespace dctwin::models::facility {
@@ -52,16 +53,32 @@ solver::SectionSchema scenario_schema() {
   root.doc = "A dctwin scenario";
   root.parameters.push_back(text_parameter("name", "Short name of the scenario", std::nullopt));
   root.parameters.push_back(text_parameter("description", "What the scenario shows", std::string()));
+  root.parameters.push_back(choice_parameter("site", {"single-node", "facility"},
+                                             "single-node: one server on a cold-plate loop (sections server, loop); "
+                                             "facility: a whole site (section facility)",
+                                             std::string("single-node")));
   root.sections["simulation"] = simulation_schema();
   root.sections["server"] = single_node_server_schema();
-  root.sections["server"].required = true;
   root.sections["workload"] = SectionSchema{"Training step as compute / communication phases",
                                             workload::TwoPhaseScheduleParameters::table(), {}, {}, false};
   root.sections["loop"] = single_node_loop_schema();
+  root.sections["facility"] = facility_schema();
   return root;
 }
 
-std::unique_ptr<Site> build_site(const solver::ParameterTree& scenario) {
+std::unique_ptr<Site> build_site(const solver::ParameterTree& scenario, std::optional<WeatherSeries> weather_file) {
+  const bool facility = scenario.text("site") == "facility";
+  // Sections that belong to the other kind of site must not be written (they would be ignored).
+  auto written = [&](const char* name) { return scenario.section(name).location.line > 0; };
+  for (const char* name : facility ? std::vector<const char*>{"server", "loop"} : std::vector<const char*>{"facility"}) {
+    if (written(name))
+      throw solver::InputError(std::string(name) + ": not used by a " + scenario.text("site") +
+                                   " site (set site: " + (facility ? "single-node" : "facility") + " or remove it)",
+                               name);
+  }
+  if (facility) return std::make_unique<FacilitySite>(scenario, std::move(weather_file));
+  if (!written("server"))
+    throw solver::InputError("server: required section is missing (a single-node site describes one server)", "");
   return std::make_unique<SingleNodeSite>(scenario);
 }
 

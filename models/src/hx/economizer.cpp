@@ -1,5 +1,7 @@
 #include "dctwin/models/hx/economizer.hpp"
 
+#include "dctwin/solver/integrator.hpp"
+
 #include <algorithm>
 #include <cmath>
 
@@ -142,10 +144,12 @@ PlantOperatingPoint WaterSideEconomizer::evaluate(const Weather& weather, const 
   r.fan_speed = 1.0;
   r.fan_power = fan_power(1.0);
   const double f_cond = chiller_.parameters().condenser_heat_fraction;
-  double rejected = q;  // Q_rej = Q_econ + Q_ch + f_cond P_ch, first guess without the chiller power
+  // Q_rej = Q_econ + Q_ch + f_cond P_ch depends on Q_rej through the condenser water temperature.
+  // Solve h(Q) = next(Q) - Q = 0: plain substitution first (it converges in a few steps at normal
+  // conditions), then bisection on a bracket, which cannot cycle where the economizer's share
+  // switches with the condenser temperature.
   ChillerOperatingPoint chiller_point;
-  bool converged = false;
-  for (int iteration = 0; iteration < 200 && !converged; ++iteration) {
+  auto next_rejected = [&](double rejected) {
     r.condenser_water_temperature = condenser_water_temperature(weather, rejected, 1.0);
     const double precooled = r.condenser_water_temperature + a;
     if (precooled <= demand.supply_setpoint) {
@@ -156,11 +160,31 @@ PlantOperatingPoint WaterSideEconomizer::evaluate(const Weather& weather, const 
       r.economizer_heat_flow = 0.0;
     }
     chiller_point = chiller_.evaluate(q - r.economizer_heat_flow, demand.supply_setpoint, r.condenser_water_temperature);
-    const double next = r.economizer_heat_flow + chiller_point.cooling + f_cond * chiller_point.electric_power;
-    converged = std::fabs(next - rejected) <= 1e-10 * std::max(1.0, q);
+    return r.economizer_heat_flow + chiller_point.cooling + f_cond * chiller_point.electric_power;
+  };
+  const double tolerance = 1e-10 * std::max(1.0, q);
+  double rejected = q;
+  bool converged = false;
+  for (int iteration = 0; iteration < 30 && !converged; ++iteration) {
+    const double next = next_rejected(rejected);
+    converged = std::fabs(next - rejected) <= tolerance;
     rejected = next;
   }
-  DCTWIN_DEMAND(converged, "plant fixed point on the chiller power did not converge");
+  if (!converged) {
+    double low = 0.0, high = std::max(q, 1.0);
+    while (next_rejected(high) > high) {
+      high *= 2.0;
+      if (!std::isfinite(high) || high > 1e6 * std::max(q, 1.0))
+        throw solver::SolverError("hx::WaterSideEconomizer::evaluate",
+                                  "the heat-rejection / chiller-power balance has no solution");
+    }
+    for (int iteration = 0; iteration < 200 && high - low > tolerance; ++iteration) {
+      const double mid = 0.5 * (low + high);
+      (next_rejected(mid) > mid ? low : high) = mid;
+    }
+    rejected = high;
+    next_rejected(rejected);  // leaves r and chiller_point at the solution
+  }
   r.unmet_heat_flow = chiller_point.unmet_load;
   r.chiller_heat_flow = chiller_point.cooling;
   r.chiller_power = chiller_point.electric_power;

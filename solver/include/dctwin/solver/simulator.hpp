@@ -59,13 +59,15 @@ class Simulator {
 
 /// Settings of the steady-state solver.
 struct SteadyStateSettings {
-  double tolerance = 1e-10;  ///< on the max-norm of the scaled residual and of the Newton update
-  int max_iterations = 50;
+  double tolerance = 1e-10;  ///< on the largest relative update |dx| / (1 + |x|)
+  int max_iterations = 200;
+  double initial_pseudo_time_step = 1.0;  ///< [s] first step of the pseudo-transient
 };
 
 /// Finds x with dx/dt = 0 for the forcing in effect at time t (accumulator states are held at
-/// their initial values) by Newton's method on the analytic sparse Jacobian. Throws SolverError
-/// when it does not converge.
+/// their initial values), from the system's initial state, by pseudo-transient continuation:
+/// backward-Euler steps of growing pseudo-time with the analytic sparse Jacobian, which end as
+/// Newton's method. Throws SolverError when it does not converge.
 std::vector<double> solve_steady_state(const System& system, double t,
                                        const SteadyStateSettings& settings = {});
 

@@ -4,9 +4,11 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "dctwin/models/facility/weather.hpp"
 #include "dctwin/solver/parameters.hpp"
 #include "dctwin/solver/simulator.hpp"
 #include "dctwin/solver/system.hpp"
@@ -47,6 +49,7 @@ solver::SimulationSettings simulation_settings(const solver::ParameterTree& simu
 solver::SectionSchema scenario_schema();
 /// Builds the site a resolved scenario describes. Throws solver::InputError (with the key path)
 /// for inconsistencies the schema cannot express, such as a topology that does not fit together.
-std::unique_ptr<Site> build_site(const solver::ParameterTree& scenario);
+/// `weather_file`: the weather series io/ read when the scenario names a weather file.
+std::unique_ptr<Site> build_site(const solver::ParameterTree& scenario, std::optional<WeatherSeries> weather_file = {});
 
 }  // namespace dctwin::models::facility

@@ -1,0 +1,77 @@
+// Air-cooled servers at facility scale (how Meta's 24K-GPU Llama 3 clusters actually ran): GPUs
+// on heatsinks in their server's air stream, server fans under a BMC-style controller.
+//
+// Per server s (inlet = its pod's cold aisle T_C, exhaust T_x,s, a lumped node for the air and
+// the chassis parts it touches):
+//   C_x dT_x,s/dt = sum_{g in s} (T_b,g - T_e,g) / R_hs(V_s) + Q_other + P_fan(u_s) - m_s c_p (T_x,s - T_C)
+//   T_e,g = (1 - phi_g) T_C + phi_g T_x,s        local air at GPU g: phi_g of the server's air rise
+//                                                has happened upstream of it (baseboard position)
+//   V_s = fan/chassis operating point at speed u_s,  m_s = rho V_s
+// u_s is the discrete state of the server's fan controller (thermal/server_fans.hpp), sampled
+// every controller period on the hottest GPU junction of the server, like a BMC fan loop.
+#pragma once
+
+#include <vector>
+
+#include "dctwin/models/facility/layout.hpp"
+#include "dctwin/models/facility/liquid_cooling.hpp"
+#include "dctwin/models/thermal/gpu_package.hpp"
+#include "dctwin/models/thermal/heatsink.hpp"
+#include "dctwin/models/thermal/server_fans.hpp"
+#include "dctwin/solver/component.hpp"
+
+namespace dctwin::models::facility {
+
+class AirCooledServers final : public solver::Component, public thermal::GpuEnvironment, public HallAirSource {
+ public:
+  AirCooledServers(const FacilityLayout& layout, thermal::ServerAirPath path, thermal::ServerFans fans,
+                   thermal::FanController controller, double other_heat, double chassis_capacitance,
+                   const thermal::GpuPackageArray& gpus, double initial_temperature);
+  void connect(const HallAir& hall) { hall_ = &hall; }
+
+  [[nodiscard]] solver::Index exhaust_index(std::size_t s) const { return index(exhaust_, static_cast<solver::Index>(s)); }
+  [[nodiscard]] solver::Index server_heat_index() const { return index(server_heat_); }
+  /// Fan speed, air flow [m3/s] and fan power [W] of server s on the segment.
+  [[nodiscard]] double fan_speed(std::size_t s, const solver::EvalContext& ctx) const;
+  [[nodiscard]] double air_flow(std::size_t s, const solver::EvalContext& ctx) const;
+  [[nodiscard]] double fan_power(std::size_t s, const solver::EvalContext& ctx) const;
+  [[nodiscard]] double stored_energy(const double* x) const;
+  [[nodiscard]] double other_heat() const { return other_heat_; }
+
+  // GpuEnvironment
+  [[nodiscard]] std::array<std::pair<solver::Index, double>, 2> environment_terms(std::size_t g) const override;
+  [[nodiscard]] double environment_resistance(std::size_t g, const solver::EvalContext& ctx) const override;
+  // HallAirSource
+  [[nodiscard]] double pod_air_flow(std::size_t pod, const solver::EvalContext& ctx) const override;
+  [[nodiscard]] double pod_air_heat(std::size_t pod, const solver::EvalContext& ctx, const double* x) const override;
+  void pod_air_heat_pattern(std::size_t pod, std::vector<solver::Index>& states) const override;
+  void pod_air_heat_jacobian(std::size_t pod, const solver::EvalContext& ctx, const double* x,
+                             std::vector<std::pair<solver::Index, double>>& terms) const override;
+  [[nodiscard]] double heat_generated(const double* x) const override { return x[server_heat_index()]; }
+
+  void initial_state(double* x) const override;
+  void initial_discrete(double* d) const override;
+  [[nodiscard]] double update_period() const override { return controller_.parameters().sample_period; }
+  void update_discrete(const solver::EvalContext& ctx, const double* x, double* d_next) const override;
+  void derivatives(const solver::EvalContext& ctx, const double* x, double* xdot) const override;
+  void jacobian_pattern(solver::PatternSink& pattern) const override;
+  void jacobian(const solver::EvalContext& ctx, const double* x, solver::JacobianSink& jac) const override;
+  void compute_outputs(const solver::EvalContext& ctx, const double* x, double* const* values) const override;
+
+ private:
+  [[nodiscard]] double mass_flow(std::size_t s, const solver::EvalContext& ctx) const;
+  const FacilityLayout& layout_;
+  thermal::ServerAirPath path_;
+  thermal::ServerFans fans_;
+  thermal::FanController controller_;
+  double other_heat_, capacitance_, initial_temperature_;
+  const thermal::GpuPackageArray& gpus_;
+  const HallAir* hall_ = nullptr;
+  double density_, specific_heat_;
+  std::vector<double> phi_;  // per GPU slot of a server
+  int exhaust_ = 0, server_heat_ = 0;
+  int speed_ = 0, integral_ = 0, flow_ = 0, power_ = 0;
+  int out_exhaust_ = 0, out_speed_ = 0, out_fan_power_ = 0;
+};
+
+}  // namespace dctwin::models::facility

@@ -1,0 +1,68 @@
+// A whole liquid-cooled site at facility scale (Llama 3's 24,576-GPU hall with a cold-plate
+// retrofit): GPUs on cold plates, rack manifolds, rear doors (liquid-to-air) or CDUs
+// (liquid-to-liquid), pod loops with their pumps and header hydraulics, the hall's air with CRAH
+// units, the facility water plant and the weather. See docs/models/facility.md.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "dctwin/models/facility/air_cooling.hpp"
+#include "dctwin/models/facility/flow_plan.hpp"
+#include "dctwin/models/facility/layout.hpp"
+#include "dctwin/models/facility/liquid_cooling.hpp"
+#include "dctwin/models/facility/site.hpp"
+#include "dctwin/models/facility/weather.hpp"
+#include "dctwin/models/thermal/gpu_package.hpp"
+
+namespace dctwin::models::facility {
+
+/// Schema of the `facility:` section.
+solver::SectionSchema facility_schema();
+
+class FacilitySite final : public Site {
+ public:
+  /// `weather_file` is the series read by io/ when `facility.weather.source` is `file`.
+  FacilitySite(const solver::ParameterTree& scenario, std::optional<WeatherSeries> weather_file);
+
+  [[nodiscard]] std::vector<double> initial_state() const override;
+  void observe(double t, const std::vector<double>& x, const std::vector<double>& outputs) override;
+  [[nodiscard]] std::vector<solver::SummaryFigure> summary(const std::vector<double>& x0,
+                                                           const std::vector<double>& x) const override;
+  [[nodiscard]] std::vector<solver::StaticData> static_data() const override { return layout_->static_data(); }
+
+  [[nodiscard]] const FacilityLayout& layout() const { return *layout_; }
+  [[nodiscard]] const thermal::GpuPackageArray& gpus() const { return *gpus_; }
+  [[nodiscard]] const FlowPlan& flows() const { return *flows_; }
+  [[nodiscard]] double stored_energy(const std::vector<double>& x) const;
+  /// Heat put into the site so far: GPUs, other server parts, pumps, fans [J].
+  [[nodiscard]] double heat_generated(const std::vector<double>& x) const;
+
+ private:
+  std::unique_ptr<FacilityLayout> layout_;
+  std::unique_ptr<FlowPlan> flows_;
+  std::unique_ptr<WeatherSeries> weather_;
+  thermal::GpuPackageArray* gpus_ = nullptr;
+  AirCooledServers* servers_ = nullptr;   // air-cooled sites
+  HallAirSource* air_source_ = nullptr;
+  RackPlateCoolant* plates_ = nullptr;    // liquid-cooled sites (plates, racks, pods)
+  RackCoolantLoop* racks_ = nullptr;
+  PodCoolantLoop* pods_ = nullptr;
+  HallAir* hall_ = nullptr;
+  FacilityWaterPlant* plant_ = nullptr;
+  double initial_temperature_ = 0.0;
+  bool start_from_steady_state_ = false;
+  double first_failure_time_ = -1.0;
+  double server_air_heat_per_rack_ = 0.0;
+  // Running figures over samples.
+  bool first_sample_ = true;
+  double last_t_ = 0.0;
+  double junction_max_ = 0.0, hbm_max_ = 0.0, supply_max_ = 0.0, cold_aisle_max_ = 0.0;
+  double time_to_limit_ = -1.0;  // first sample with a junction above its max operating temperature
+  double it_energy_ = 0.0, plant_energy_ = 0.0, fan_energy_ = 0.0;  // trapezoid over samples [J]
+  double last_it_power_ = 0.0, last_cooling_power_ = 0.0;
+  double junction_spread_ = 0.0;  // hottest minus coolest junction at the last sample [K]
+};
+
+}  // namespace dctwin::models::facility

@@ -1,0 +1,321 @@
+// Components of a liquid-cooled site at facility scale: the coolant in every GPU's cold plate,
+// each rack's return manifold (and, liquid-to-air, its rear door), each pod's coolant loop (a
+// supply header, or a CDU), the hall's air per pod, and the facility water plant.
+//
+// Coolant path (liquid-to-air, the retrofit of the Llama 3 hall):
+//   pod supply header T_ps --> plates T_c,g (16 per rack, in parallel) --> rack return manifold
+//   T_rm,r --> rear-door coil (water volume T_dw,r; heat to the rack's exhaust air) --> header
+// Coolant path (liquid-to-liquid):
+//   pod supply T_ps --> plates --> rack return manifold --> pod return header T_pr --> CDU
+//   (heat to facility water, PI-controlled valve) --> T_ps
+// Air path: cold aisle T_C,p --> servers (+ CPU/other heat) --> [door] --> hot aisle T_H,p --> CRAH
+// coil (facility water) --> cold aisle. Plant: facility water return T_fr --> plant --> supply T_fs.
+//
+// Every volume is well mixed and upwind; every stream's heat is m c_p (T_in - T_out); so the
+// sum of all stored energies plus the heat rejected by the plant minus every heat source is a
+// linear invariant of the ODE (energy is conserved by construction, see docs/models/facility.md).
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "dctwin/models/facility/flow_plan.hpp"
+#include "dctwin/models/hx/cdu.hpp"
+#include "dctwin/models/hx/economizer.hpp"
+#include "dctwin/models/hx/rear_door.hpp"
+#include "dctwin/models/facility/layout.hpp"
+#include "dctwin/models/facility/weather.hpp"
+#include "dctwin/models/thermal/cold_plate.hpp"
+#include "dctwin/models/thermal/gpu_package.hpp"
+#include "dctwin/models/thermal/room_air.hpp"
+#include "dctwin/solver/component.hpp"
+
+namespace dctwin::models::facility {
+
+/// Constant coolant properties used by the thermal part (evaluated once at a reference temperature).
+struct CoolantConstants {
+  double density = 1010.0;        ///< [kg/m3]
+  double specific_heat = 3990.0;  ///< [J/(kg K)]
+  [[nodiscard]] double capacity_rate(double volumetric_flow) const { return density * specific_heat * volumetric_flow; }
+};
+
+class PodCoolantLoop;
+
+/// The coolant inside each GPU's cold plate; plates of a rack in parallel, fed from the pod supply.
+///   C_c dT_c,g/dt = C_g (T_ps,pod - T_c,g) + (T_b,g - T_c,g) / R_cp(q_g),   C_g = rho c_p q_g, q_g = Q_r / n_r
+class RackPlateCoolant final : public solver::Component, public thermal::GpuEnvironment {
+ public:
+  RackPlateCoolant(const FacilityLayout& layout, thermal::ColdPlate plate, CoolantConstants coolant,
+                   const FlowPlan& flows, const thermal::GpuPackageArray& gpus, double initial_temperature);
+  void connect(const PodCoolantLoop& pods) { pods_ = &pods; }
+
+  [[nodiscard]] solver::Index temperature_index(std::size_t g) const { return index(temperature_, static_cast<solver::Index>(g)); }
+  [[nodiscard]] double plate_flow(std::size_t g, double segment_start) const;
+  [[nodiscard]] double stored_energy(const double* x) const;
+
+  std::array<std::pair<solver::Index, double>, 2> environment_terms(std::size_t g) const override {
+    return {{{temperature_index(g), 1.0}, {temperature_index(g), 0.0}}};
+  }
+  double environment_resistance(std::size_t g, const solver::EvalContext& ctx) const override;
+
+  void initial_state(double* x) const override;
+  void derivatives(const solver::EvalContext& ctx, const double* x, double* xdot) const override;
+  void jacobian_pattern(solver::PatternSink& pattern) const override;
+  void jacobian(const solver::EvalContext& ctx, const double* x, solver::JacobianSink& jac) const override;
+  [[nodiscard]] double next_discontinuity(double t) const override { return flows_.next_change(t); }
+
+ private:
+  const FacilityLayout& layout_;
+  thermal::ColdPlate plate_;
+  CoolantConstants coolant_;
+  const FlowPlan& flows_;
+  const thermal::GpuPackageArray& gpus_;
+  const PodCoolantLoop* pods_ = nullptr;
+  double initial_temperature_;
+  double capacitance_;
+  int temperature_ = 0;
+};
+
+class HallAir;
+
+/// What the racks of a pod do to the hall's air: the air flow they draw from the cold aisle and
+/// the heat they put into it on the way to the hot aisle (thermal/room_air.hpp's m_it and Q_it).
+class HallAirSource {
+ public:
+  virtual ~HallAirSource() = default;
+  /// m_it of `pod` [kg/s] on the segment (may depend on discrete fan speeds).
+  [[nodiscard]] virtual double pod_air_flow(std::size_t pod, const solver::EvalContext& ctx) const = 0;
+  /// Q_it of `pod` [W].
+  [[nodiscard]] virtual double pod_air_heat(std::size_t pod, const solver::EvalContext& ctx, const double* x) const = 0;
+  /// The states Q_it of `pod` depends on (for the Jacobian pattern).
+  virtual void pod_air_heat_pattern(std::size_t pod, std::vector<solver::Index>& states) const = 0;
+  /// dQ_it/dx for those states, as (state, derivative) pairs.
+  virtual void pod_air_heat_jacobian(std::size_t pod, const solver::EvalContext& ctx, const double* x,
+                                     std::vector<std::pair<solver::Index, double>>& terms) const = 0;
+  /// Heat generated in the air by the source so far (server parts, fans) [J], from its accumulators.
+  [[nodiscard]] virtual double heat_generated(const double* x) const = 0;
+};
+
+/// Each rack's return manifold and, liquid-to-air, its rear-door coil.
+///   C_rm dT_rm,r/dt = sum_{g in r} C_g (T_c,g - T_rm,r)
+///   C_dw dT_dw,r/dt = C_r (T_rm,r - T_dw,r) - k_r (T_rm,r - T_ai,r)       (door only)
+///   T_ai,r = T_C,pod + Q_srv,r / C_air,r       air reaching the door: cold aisle plus server heat
+/// k_r = eps C_min of the door at the rack's water and air flows (cross flow, hx/rear_door.hpp);
+/// k_r (T_rm - T_ai) is the heat the door hands to the air. The rack's coolant leaves at T_dw
+/// (door) or T_rm (no door, to the pod's CDU).
+class RackCoolantLoop final : public solver::Component, public HallAirSource {
+ public:
+  struct Air {
+    double server_air_flow = 0.0;    ///< [kg/s] per rack, from the servers' fans
+    double server_air_heat = 0.0;    ///< [W] per rack: CPUs, memory, NICs, PSU losses, fans
+    double specific_heat = 1006.0;   ///< [J/(kg K)]
+  };
+  RackCoolantLoop(const FacilityLayout& layout, CoolantConstants coolant, const FlowPlan& flows,
+                  const RackPlateCoolant& plates, double manifold_volume, std::unique_ptr<hx::RearDoor> door,
+                  double door_water_volume, double door_fan_speed, Air air, double initial_temperature);
+  void connect(const HallAir& hall) { hall_ = &hall; }
+
+  [[nodiscard]] bool has_door() const { return door_ != nullptr; }
+  [[nodiscard]] solver::Index return_index(std::size_t r) const { return index(return_, static_cast<solver::Index>(r)); }
+  /// State the rack's coolant leaves at: the door's water volume, or the return manifold.
+  [[nodiscard]] solver::Index outlet_index(std::size_t r) const {
+    return has_door() ? index(door_water_, static_cast<solver::Index>(r)) : return_index(r);
+  }
+  [[nodiscard]] double rack_capacity_rate(std::size_t r, double segment_start) const;
+  /// k_r = eps C_min of rack r's door on the segment [W/K] (0 without a door).
+  [[nodiscard]] double door_conductance(std::size_t r, double segment_start) const;
+  /// Air temperature reaching rack r's door, T_ai [K].
+  [[nodiscard]] double door_air_inlet_temperature(std::size_t r, const double* x) const;
+  /// Heat the door hands to the air [W] (negative if the air is warmer than the coolant).
+  [[nodiscard]] double door_heat_to_air(std::size_t r, const solver::EvalContext& ctx, const double* x) const;
+  [[nodiscard]] double door_fan_power() const;
+  [[nodiscard]] const Air& air() const { return air_; }
+  [[nodiscard]] double stored_energy(const double* x) const;
+  [[nodiscard]] solver::Index server_heat_index() const { return index(server_heat_); }
+
+  // HallAirSource: the servers' fixed air flow and heat (plus door fans), and the doors' heat.
+  [[nodiscard]] double pod_air_flow(std::size_t pod, const solver::EvalContext& ctx) const override;
+  [[nodiscard]] double pod_air_heat(std::size_t pod, const solver::EvalContext& ctx, const double* x) const override;
+  void pod_air_heat_pattern(std::size_t pod, std::vector<solver::Index>& states) const override;
+  void pod_air_heat_jacobian(std::size_t pod, const solver::EvalContext& ctx, const double* x,
+                             std::vector<std::pair<solver::Index, double>>& terms) const override;
+  [[nodiscard]] double heat_generated(const double* x) const override { return x[server_heat_index()]; }
+
+  void initial_state(double* x) const override;
+  void derivatives(const solver::EvalContext& ctx, const double* x, double* xdot) const override;
+  void jacobian_pattern(solver::PatternSink& pattern) const override;
+  void jacobian(const solver::EvalContext& ctx, const double* x, solver::JacobianSink& jac) const override;
+  [[nodiscard]] double next_discontinuity(double t) const override { return flows_.next_change(t); }
+  void compute_outputs(const solver::EvalContext& ctx, const double* x, double* const* values) const override;
+
+ private:
+  const FacilityLayout& layout_;
+  CoolantConstants coolant_;
+  const FlowPlan& flows_;
+  const RackPlateCoolant& plates_;
+  const HallAir* hall_ = nullptr;
+  std::unique_ptr<hx::RearDoor> door_;
+  double manifold_capacitance_, door_capacitance_, door_fan_speed_;
+  Air air_;
+  double initial_temperature_;
+  std::vector<std::vector<double>> door_conductance_;  // [phase][rack]
+  int return_ = 0, door_water_ = -1, server_heat_ = 0;
+  int out_return_ = 0, out_flow_ = 0, out_door_air_ = -1, out_door_heat_ = -1;
+};
+
+class FacilityWaterPlant;
+
+/// Each pod's coolant loop.
+/// Liquid-to-air: one supply header per pod that collects the racks' door outlets and the pumps'
+/// heat:  C_ps dT_ps,p/dt = sum_{r in p} C_r (T_out,r - T_ps,p) + P_pump,p
+/// Liquid-to-liquid: a return header and a CDU,
+///   C_pr dT_pr,p/dt = sum_{r in p} C_r (T_rm,r - T_pr,p) + P_pump,p
+///   C_ps dT_ps,p/dt = C_p (T_pr,p - T_ps,p) - Q_cdu,p,     Q_cdu = k_cdu(u_p) (T_pr,p - T_fs)
+/// with k_cdu = eps C_min of a counter-flow plate exchanger whose facility-side flow is u_p times
+/// its design flow; u_p (a valve opening) is the discrete state of a PI controller that holds T_ps
+/// at its set-point, sampled every `controller_period` like a CDU's PLC.
+class PodCoolantLoop final : public solver::Component {
+ public:
+  /// Liquid-to-air when `cdu` is null; otherwise every pod has one such CDU holding its supply at
+  /// `supply_setpoint` [K].
+  PodCoolantLoop(const FacilityLayout& layout, CoolantConstants coolant, const FlowPlan& flows,
+                 const RackCoolantLoop& racks, double header_volume, std::unique_ptr<hx::Cdu> cdu,
+                 double supply_setpoint, double initial_temperature);
+  void connect(const FacilityWaterPlant& plant) { plant_ = &plant; }
+
+  [[nodiscard]] bool has_cdu() const { return cdu_ != nullptr; }
+  [[nodiscard]] solver::Index supply_index(std::size_t pod) const { return index(supply_, static_cast<solver::Index>(pod)); }
+  [[nodiscard]] solver::Index pump_heat_index() const { return index(pump_heat_); }
+  /// CDU heat to the facility water [W] and its derivatives (0 without a CDU).
+  [[nodiscard]] double cdu_heat(std::size_t pod, const solver::EvalContext& ctx, const double* x) const;
+  [[nodiscard]] double cdu_conductance(std::size_t pod, const solver::EvalContext& ctx) const;
+  [[nodiscard]] solver::Index cdu_return_index(std::size_t pod) const { return index(return_, static_cast<solver::Index>(pod)); }
+  [[nodiscard]] double stored_energy(const double* x) const;
+
+  void initial_state(double* x) const override;
+  void initial_discrete(double* d) const override;
+  [[nodiscard]] double update_period() const override {
+    return cdu_ ? cdu_->controller().parameters().sample_period : 0.0;
+  }
+  void update_discrete(const solver::EvalContext& ctx, const double* x, double* d_next) const override;
+  void derivatives(const solver::EvalContext& ctx, const double* x, double* xdot) const override;
+  void jacobian_pattern(solver::PatternSink& pattern) const override;
+  void jacobian(const solver::EvalContext& ctx, const double* x, solver::JacobianSink& jac) const override;
+  [[nodiscard]] double next_discontinuity(double t) const override { return flows_.next_change(t); }
+  void compute_outputs(const solver::EvalContext& ctx, const double* x, double* const* values) const override;
+
+ private:
+  const FacilityLayout& layout_;
+  CoolantConstants coolant_;
+  const FlowPlan& flows_;
+  const RackCoolantLoop& racks_;
+  const FacilityWaterPlant* plant_ = nullptr;
+  std::unique_ptr<hx::Cdu> cdu_;
+  double supply_setpoint_;
+  double header_capacitance_;
+  double initial_temperature_;
+  int supply_ = 0, return_ = -1, pump_heat_ = 0;
+  int opening_ = -1, integral_ = -1;
+  int out_supply_ = 0, out_pump_power_ = 0, out_rack_supply_ = 0, out_cdu_heat_ = -1, out_opening_ = -1;
+};
+
+/// The hall's air, one cold aisle and one hot aisle per pod (thermal/room_air.hpp); the racks'
+/// air flow m_it and heat Q_it come from a HallAirSource (liquid-cooled racks with or without
+/// rear doors, or air-cooled servers).
+class HallAir final : public solver::Component {
+ public:
+  HallAir(const FacilityLayout& layout, thermal::RoomAir room, const HallAirSource& source, double initial_cold,
+          double initial_hot);
+  void connect(const FacilityWaterPlant& plant) { plant_ = &plant; }
+
+  [[nodiscard]] solver::Index cold_index(std::size_t pod) const { return index(cold_, static_cast<solver::Index>(pod)); }
+  [[nodiscard]] solver::Index hot_index(std::size_t pod) const { return index(hot_, static_cast<solver::Index>(pod)); }
+  [[nodiscard]] solver::Index fan_heat_index() const { return index(fan_heat_); }
+  /// CRAH coil heat to the facility water [W] and its partial derivatives.
+  struct CoilHeat {
+    double heat = 0.0, d_hot = 0.0, d_water = 0.0;
+  };
+  [[nodiscard]] CoilHeat coil_heat(std::size_t pod, const double* x) const;
+  [[nodiscard]] const thermal::RoomAir& room() const { return room_; }
+  [[nodiscard]] double stored_energy(const double* x) const;
+
+  void initial_state(double* x) const override;
+  void derivatives(const solver::EvalContext& ctx, const double* x, double* xdot) const override;
+  void jacobian_pattern(solver::PatternSink& pattern) const override;
+  void jacobian(const solver::EvalContext& ctx, const double* x, solver::JacobianSink& jac) const override;
+  void compute_outputs(const solver::EvalContext& ctx, const double* x, double* const* values) const override;
+
+ private:
+  [[nodiscard]] thermal::RoomAirInputs inputs(std::size_t pod, const solver::EvalContext& ctx, const double* x) const;
+  const FacilityLayout& layout_;
+  thermal::RoomAir room_;
+  const HallAirSource& source_;
+  const FacilityWaterPlant* plant_ = nullptr;
+  double initial_cold_, initial_hot_;
+  int cold_ = 0, hot_ = 0, fan_heat_ = 0;
+  int out_cold_ = 0, out_hot_ = 0, out_supply_ = 0, out_coil_ = 0;
+};
+
+/// The facility water plant's own settings; the heat rejection (cooling towers or dry coolers),
+/// the chillers and the economizer logic are hx/ models (hx/economizer.hpp).
+struct PlantParameters {
+  std::string heat_rejection = "cooling_tower";  ///< cooling_tower | dry_cooler
+  double supply_setpoint = 291.15;     ///< T_set [K] facility water supply
+  double design_flow = 1200.0;         ///< [kg/s] facility water flow
+  double pump_power = 300e3;           ///< [W] facility water pumps
+  double water_volume = 200.0;         ///< [m3] in the facility loop (supply + return headers)
+
+  static solver::SectionSchema schema();
+  static PlantParameters from(const solver::ParameterTree& section);
+};
+
+/// Facility water: a return header T_fr collecting the CRAH coils and CDUs, a supply header T_fs.
+///   C_fr dT_fr/dt = C_fw (T_fs - T_fr) + sum_p (Q_coil,p + Q_cdu,p)
+///   C_fs dT_fs/dt = C_fw (T_lv - T_fs)
+///   dE_rej/dt     = C_fw (T_fr - T_lv)                    heat rejected outdoors (bookkeeping)
+/// The plant's leaving water T_lv comes from a water-side economizer (hx/economizer.hpp): the
+/// towers (or dry coolers) pre-cool the return as far as the weather allows, the chillers trim to
+/// the set-point up to their capacity; T_lv > T_set when the load is unmet. dT_lv/dT_fr is taken
+/// by a central difference of that plant model.
+class FacilityWaterPlant final : public solver::Component {
+ public:
+  /// `pods` is null for an air-cooled site (no CDUs).
+  FacilityWaterPlant(PlantParameters p, std::unique_ptr<hx::WaterSideEconomizer> economizer, const WeatherSeries& weather,
+                     const HallAir& hall, const PodCoolantLoop* pods, std::size_t pod_count, double initial_temperature);
+
+  [[nodiscard]] solver::Index supply_index() const { return index(supply_); }
+  [[nodiscard]] solver::Index return_index() const { return index(return_); }
+  [[nodiscard]] solver::Index heat_rejected_index() const { return index(rejected_); }
+  struct Operation {
+    double leaving_temperature = 0.0;  ///< T_lv [K]
+    double d_return = 0.0;             ///< dT_lv / dT_fr
+    double heat_removed = 0.0;         ///< [W] taken out of the facility water, C_fw (T_fr - T_lv)
+    double power = 0.0;                ///< [W] chillers, fans and pumps
+    int mode = 0;                      ///< hx::PlantMode as a number (0 free, 1 partial, 2 mechanical)
+  };
+  [[nodiscard]] Operation operate(double t, const double* x) const;
+  [[nodiscard]] double stored_energy(const double* x) const;
+  [[nodiscard]] const PlantParameters& parameters() const { return p_; }
+
+  void initial_state(double* x) const override;
+  void derivatives(const solver::EvalContext& ctx, const double* x, double* xdot) const override;
+  void jacobian_pattern(solver::PatternSink& pattern) const override;
+  void jacobian(const solver::EvalContext& ctx, const double* x, solver::JacobianSink& jac) const override;
+  void compute_outputs(const solver::EvalContext& ctx, const double* x, double* const* values) const override;
+
+ private:
+  [[nodiscard]] hx::PlantOperatingPoint plant_at(double t, double return_temperature) const;
+  PlantParameters p_;
+  std::unique_ptr<hx::WaterSideEconomizer> economizer_;
+  const WeatherSeries& weather_;
+  const HallAir& hall_;
+  const PodCoolantLoop* pods_;
+  std::size_t pod_count_;
+  double capacity_rate_, capacitance_, initial_temperature_;
+  int supply_ = 0, return_ = 0, rejected_ = 0;
+  int out_supply_ = 0, out_return_ = 0, out_power_ = 0, out_rejected_ = 0, out_dry_ = 0, out_wet_ = 0, out_mode_ = 0;
+};
+
+}  // namespace dctwin::models::facility

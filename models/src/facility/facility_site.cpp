@@ -1,0 +1,468 @@
+#include "dctwin/models/facility/facility_site.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "dctwin/models/fluid/coolant.hpp"
+#include "dctwin/models/hydraulic/loops.hpp"
+#include "dctwin/solver/check.hpp"
+
+namespace dctwin::models::facility {
+
+using solver::ParameterTree;
+using solver::SectionSchema;
+
+namespace {
+
+SectionSchema section(std::string doc, solver::ParameterTable table) {
+  SectionSchema s;
+  s.doc = std::move(doc);
+  s.parameters = std::move(table);
+  return s;
+}
+
+}  // namespace
+
+SectionSchema facility_schema() {
+  using namespace solver;
+  SectionSchema f;
+  f.doc = "A whole site: layout, GPUs, coolant loops, hall air, plant and weather";
+  f.parameters.push_back(choice_parameter("cooling", {"air", "liquid-to-air", "liquid-to-liquid"},
+                                          "air: heatsinks and server fans (the Llama 3 hall as built); "
+                                          "liquid-to-air: cold plates, pod loops and rear doors into the hall's air; "
+                                          "liquid-to-liquid: cold plates, pod loops and CDUs into facility water",
+                                          std::string("liquid-to-air")));
+  auto p = real_parameter("initial_temperature", "K", "Temperature of every node at the start (initial_state: supply_temperature)",
+                          303.15);
+  p.display_unit = "degC";
+  at_least(p, 273.15);
+  f.parameters.push_back(at_most(p, 353.15));
+  f.sections["layout"] = section("Pods, racks, servers and GPUs, and the hall's geometry", LayoutParameters::table());
+  f.sections["spread"] = section("Manufacturing spread of the GPUs, drawn from simulation.seed", SpreadParameters::table());
+  f.sections["gpu"] = section("GPU package thermal model", thermal::GpuPackageParameters::table());
+  f.sections["cold_plate"] = section("Cold plate on each GPU", thermal::ColdPlateParameters::table());
+  {
+    SectionSchema c;
+    c.doc = "Coolant of the GPU loops (properties from the fluid tables at one temperature)";
+    c.parameters.push_back(text_parameter("name", "water, PG<percent> or EG<percent>", std::string("PG25")));
+    auto t = real_parameter("property_temperature", "K", "Temperature at which the properties are taken", 313.15);
+    t.display_unit = "degC";
+    c.parameters.push_back(greater_than(t, 0.0));
+    f.sections["coolant"] = c;
+  }
+  {
+    SectionSchema s;
+    s.doc = "Heat of each server that goes to its air, and its air flow";
+    auto q = real_parameter("air_heat", "W", "Heat of CPUs, memory, NICs, switches, PSU losses and fans, to the air", 2500.0,
+                            "Grand Teton: 2 CPUs up to 350 W each; HGX/DGX H100 typical 6.5-8.5 kW of which GPUs ~4.4 kW (FACTS.md)");
+    q.display_unit = "kW";
+    s.parameters.push_back(at_least(q, 0.0));
+    q = real_parameter("air_flow", "kg/s", "Air mass flow through each liquid-cooled server", 0.35,
+                       "Estimate for a liquid-cooled 8-GPU server: 2.5 kW at a 7 K air rise");
+    s.parameters.push_back(greater_than(q, 0.0));
+    q = real_parameter("chassis_heat_capacity", "J/K", "Heat capacity of the air and chassis parts lumped at an air-cooled server's exhaust",
+                       2000.0, "Estimate (uncertain): sets a time constant of a few seconds");
+    s.parameters.push_back(greater_than(q, 0.0));
+    f.sections["server"] = s;
+  }
+  f.sections["heatsink"] = section("GPU heatsink (air cooling)", thermal::HeatsinkParameters::table());
+  {
+    SectionSchema a = section("Air path through an air-cooled server", thermal::ServerAirPathParameters::table());
+    a.lists["slots"] = section("GPU positions along the air stream, one per GPU (default: an 8-GPU baseboard)",
+                               thermal::GpuAirSlot::table());
+    f.sections["air_path"] = a;
+  }
+  f.sections["server_fans"] = section("Server fans and chassis (air cooling)", thermal::ServerFanParameters::table());
+  f.sections["fan_controller"] = thermal::FanControllerParameters::schema();
+  {
+    SectionSchema r;
+    r.doc = "Rack coolant volumes and the rear-door fans";
+    auto v = real_parameter("manifold_volume", "m3", "Coolant in each rack's return manifold", 3e-3, "Estimate");
+    v.display_unit = "L";
+    r.parameters.push_back(greater_than(v, 0.0));
+    v = real_parameter("door_water_volume", "m3", "Coolant in each rear-door coil", 10e-3, "Estimate for a 600 x 2200 mm coil");
+    v.display_unit = "L";
+    r.parameters.push_back(greater_than(v, 0.0));
+    v = real_parameter("door_fan_speed", "1", "Rear-door fan speed (active doors)", 1.0, "");
+    at_least(v, 0.0);
+    r.parameters.push_back(at_most(v, 1.0));
+    f.sections["rack"] = r;
+  }
+  f.sections["rear_door"] = section("Rear-door heat exchanger (liquid-to-air)", hx::RearDoorParameters::table());
+  f.sections["pod_loop"] = hydraulic::PodLoopParameters::schema();
+  {
+    SectionSchema pod;
+    pod.doc = "Pod coolant headers and the CDU supply set-point";
+    auto v = real_parameter("header_volume", "m3", "Coolant in each pod header", 0.5, "Estimate: 2 x 15 m of DN250 pipe");
+    pod.parameters.push_back(greater_than(v, 0.0));
+    v = real_parameter("supply_setpoint", "K", "Pod coolant supply set-point held by the CDU (liquid-to-liquid)", 305.15,
+                       "ASHRAE W32 (FACTS.md)");
+    v.display_unit = "degC";
+    at_least(v, 273.15);
+    pod.parameters.push_back(at_most(v, 333.15));
+    f.sections["pod"] = pod;
+  }
+  f.sections["cdu"] = hx::CduParameters::schema();
+  f.sections["room"] = section("Hall air per pod: aisles, recirculation, bypass", thermal::RoomAirParameters::table());
+  f.sections["crah"] = section("Air handlers per pod", thermal::CrahParameters::table());
+  f.sections["plant"] = PlantParameters::schema();
+  {
+    SectionSchema w;
+    w.doc = "Outdoor weather driving the plant";
+    w.parameters.push_back(choice_parameter("source", {"constant", "design_day", "file"},
+                                            "constant: the dry and wet bulb below; design_day: the ASHRAE profile; file: a CSV",
+                                            std::string("design_day")));
+    auto t = real_parameter("dry_bulb", "K", "Constant dry-bulb temperature", 298.15);
+    t.display_unit = "degC";
+    w.parameters.push_back(greater_than(t, 183.15));
+    t = real_parameter("wet_bulb", "K", "Constant wet-bulb temperature", 291.15);
+    t.display_unit = "degC";
+    w.parameters.push_back(greater_than(t, 183.15));
+    w.parameters.push_back(text_parameter("file", "CSV with time, dry_bulb, wet_bulb (relative to the scenario file)", std::string()));
+    w.sections["design_day"] = section("ASHRAE design-day profile", DesignDayParameters::table());
+    f.sections["weather"] = w;
+  }
+  {
+    SectionSchema failure;
+    failure.doc = "A pump failure: from `time` on, `failed` pumps of pod `pod` are out";
+    auto t = real_parameter("time", "s", "When the pumps fail", std::nullopt);
+    failure.parameters.push_back(at_least(t, 0.0));
+    auto n = integer_parameter("pod", "Pod index (0-based)", std::nullopt);
+    failure.parameters.push_back(at_least(n, 0.0));
+    n = integer_parameter("failed", "Number of failed pumps in that pod from then on", 1.0);
+    failure.parameters.push_back(at_least(n, 0.0));
+    f.lists["pump_failures"] = failure;
+  }
+  return f;
+}
+
+namespace {
+
+/// The pod loops' flows for every phase of pump states.
+FlowPlan plan_flows(const FacilityLayout& layout, const hydraulic::PodLoopParameters& base,
+                    const std::vector<ParameterTree>& failures) {
+  // Phase boundaries: t = 0 and every distinct failure time.
+  std::map<double, std::vector<int>> failed_at;  // time -> failed pumps per pod (cumulative)
+  std::vector<int> failed(layout.pods(), base.pumps.failed_count);
+  failed_at[0.0] = failed;
+  std::vector<std::pair<double, const ParameterTree*>> ordered;
+  for (const auto& f : failures) ordered.emplace_back(f.number("time"), &f);
+  std::stable_sort(ordered.begin(), ordered.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (const auto& [time, f] : ordered) {
+    const auto pod = static_cast<std::size_t>(f->integer("pod"));
+    if (pod >= layout.pods())
+      throw solver::InputError(f->key_path("pod") + " = " + std::to_string(pod) + " (the site has " +
+                                   std::to_string(layout.pods()) + " pods: 0 to " + std::to_string(layout.pods() - 1) + ")",
+                               f->key_path("pod"));
+    const int n = static_cast<int>(f->integer("failed"));
+    if (n > base.pumps.pump_count)
+      throw solver::InputError(f->key_path("failed") + " = " + std::to_string(n) + " (the pod has " +
+                                   std::to_string(base.pumps.pump_count) + " pumps)",
+                               f->key_path("failed"));
+    failed[pod] = n;
+    failed_at[time] = failed;
+  }
+  // Solve each distinct pump state once (pods are identical).
+  std::map<int, hydraulic::PodLoopResult> solved;
+  auto solve = [&](int failed_pumps) -> const hydraulic::PodLoopResult& {
+    auto it = solved.find(failed_pumps);
+    if (it != solved.end()) return it->second;
+    hydraulic::PodLoopParameters p = base;
+    p.pumps.failed_count = failed_pumps;
+    auto result = hydraulic::solve_pod_loop(p);
+    if (!result.solve.converged)
+      throw solver::InputError("pod loop with " + std::to_string(failed_pumps) +
+                               " failed pumps: the hydraulic network did not converge (" + result.solve.message + ")");
+    return solved.emplace(failed_pumps, std::move(result)).first->second;
+  };
+  std::vector<FlowPhase> phases;
+  for (const auto& [time, pumps_failed] : failed_at) {
+    FlowPhase phase;
+    phase.start = time;
+    for (std::size_t pod = 0; pod < layout.pods(); ++pod) {
+      const auto& r = solve(pumps_failed[pod]);
+      phase.rack_flow.insert(phase.rack_flow.end(), r.rack_flow.begin(), r.rack_flow.end());
+      phase.plate_flow.insert(phase.plate_flow.end(), r.plate_flow.begin(), r.plate_flow.end());
+      phase.pod_pump_power.push_back(r.pumps.shaft_power);
+      DCTWIN_DEMAND(r.plate_flow.size() == layout.racks_per_pod() * layout.gpus_per_rack(), "one flow per plate");
+      phase.pod_pumps_running.push_back(r.pumps.running);
+    }
+    // The rack flow is the sum of its plates' flows, exactly, so that the coolant's energy
+    // balance closes to round-off (the network conserves mass to 1e-9).
+    for (std::size_t rack = 0; rack < layout.racks(); ++rack) {
+      double sum = 0.0;
+      for (std::size_t g = rack * layout.gpus_per_rack(); g < (rack + 1) * layout.gpus_per_rack(); ++g) sum += phase.plate_flow[g];
+      phase.rack_flow[rack] = sum;
+    }
+    phases.push_back(std::move(phase));
+  }
+  return FlowPlan(std::move(phases));
+}
+
+}  // namespace
+
+FacilitySite::FacilitySite(const ParameterTree& scenario, std::optional<WeatherSeries> weather_file) {
+  name_ = scenario.text("name");
+  const ParameterTree& sim = scenario.section("simulation");
+  settings_ = simulation_settings(sim);
+  start_from_steady_state_ = sim.text("initial_state") == "steady_state";
+  const ParameterTree& f = scenario.section("facility");
+  const bool liquid_to_air = f.text("cooling") == "liquid-to-air";
+  initial_temperature_ = f.number("initial_temperature");
+
+  layout_ = std::make_unique<FacilityLayout>(LayoutParameters::from(f.section("layout")));
+  const FacilityLayout& layout = *layout_;
+
+  const bool air_cooled = f.text("cooling") == "air";
+
+  // Weather.
+  const ParameterTree& w = f.section("weather");
+  const std::string source = w.text("source");
+  if (source == "file") {
+    if (!weather_file) throw solver::InputError(w.key_path("file") + ": no weather file was read", w.key_path("file"));
+    weather_ = std::make_unique<WeatherSeries>(std::move(*weather_file));
+  } else if (source == "design_day") {
+    weather_ = std::make_unique<WeatherSeries>(design_day_series(DesignDayParameters::from(w.section("design_day")),
+                                                                 WeatherInterpolation::monotone_cubic));
+  } else {
+    if (w.number("wet_bulb") > w.number("dry_bulb") + WeatherSeries::wet_bulb_tolerance)
+      throw solver::InputError(w.key_path("wet_bulb") + " is above " + w.key_path("dry_bulb"), w.key_path("wet_bulb"));
+    weather_ = std::make_unique<WeatherSeries>(std::vector<double>{0.0, 1.0},
+                                               std::vector<double>{w.number("dry_bulb"), w.number("dry_bulb")},
+                                               std::vector<double>{w.number("wet_bulb"), w.number("wet_bulb")});
+  }
+
+  // GPUs with their seeded spread.
+  const auto seed = static_cast<std::uint64_t>(sim.integer("seed"));
+  auto spread = draw_spread(SpreadParameters::from(f.section("spread")), layout.gpus(), seed);
+  workload::TwoPhaseSchedule schedule(workload::TwoPhaseScheduleParameters::from(scenario.section("workload")));
+  auto gpus = std::make_unique<thermal::GpuPackageArray>("gpus", thermal::GpuPackageParameters::from(f.section("gpu")),
+                                                         std::move(spread), schedule, layout.gpu_labels(),
+                                                         initial_temperature_);
+  const ParameterTree& server = f.section("server");
+  thermal::RoomAir room(thermal::RoomAirParameters::from(f.section("room")), thermal::CrahParameters::from(f.section("crah")));
+  const ParameterTree& plant_tree = f.section("plant");
+  const PlantParameters plant_parameters = PlantParameters::from(plant_tree);
+  auto make_economizer = [&] {
+    hx::HeatRejection rejection =
+        plant_parameters.heat_rejection == "cooling_tower"
+            ? hx::HeatRejection(hx::CoolingTower(hx::CoolingTowerParameters::from(plant_tree.section("cooling_tower")),
+                                                 "facility.plant.cooling_tower"))
+            : hx::HeatRejection(hx::DryCooler(hx::DryCoolerParameters::from(plant_tree.section("dry_cooler")),
+                                              "facility.plant.dry_cooler"));
+    return std::make_unique<hx::WaterSideEconomizer>(
+        hx::EconomizerParameters::from(plant_tree.section("economizer")), std::move(rejection),
+        hx::Chiller(hx::ChillerParameters::from(plant_tree.section("chiller")), "facility.plant.chiller"),
+        "facility.plant.economizer");
+  };
+
+  if (air_cooled) {
+    if (!f.list("pump_failures").empty())
+      throw solver::InputError(f.key_path("pump_failures") + ": an air-cooled site has no coolant pumps",
+                               f.key_path("pump_failures"));
+    std::vector<thermal::GpuAirSlot> slots;
+    for (const auto& entry : f.section("air_path").list("slots")) slots.push_back(thermal::GpuAirSlot::from(entry));
+    if (slots.empty()) slots = thermal::eight_gpu_baseboard_slots();
+    thermal::ServerAirPath path(thermal::ServerAirPathParameters::from(f.section("air_path")),
+                                thermal::HeatsinkParameters::from(f.section("heatsink")), std::move(slots));
+    auto servers = std::make_unique<AirCooledServers>(
+        layout, std::move(path), thermal::ServerFans(thermal::ServerFanParameters::from(f.section("server_fans"))),
+        thermal::FanController(thermal::FanControllerParameters::from(f.section("fan_controller"))),
+        server.number("air_heat"), server.number("chassis_heat_capacity"), *gpus, initial_temperature_);
+    gpus->connect(*servers);
+    auto hall = std::make_unique<HallAir>(layout, std::move(room), *servers, initial_temperature_, initial_temperature_);
+    auto plant = std::make_unique<FacilityWaterPlant>(plant_parameters, make_economizer(), *weather_, *hall, nullptr,
+                                                      layout.pods(), initial_temperature_);
+    servers->connect(*hall);
+    hall->connect(*plant);
+    gpus_ = &system_.add(std::move(gpus));
+    servers_ = &system_.add(std::move(servers));
+    air_source_ = servers_;
+    hall_ = &system_.add(std::move(hall));
+    plant_ = &system_.add(std::move(plant));
+    system_.assemble();
+    return;
+  }
+
+  // Hydraulics: the pod loop must match the layout.
+  hydraulic::PodLoopParameters pod_loop = hydraulic::PodLoopParameters::from(f.section("pod_loop"));
+  if (static_cast<std::size_t>(pod_loop.rack_count) != layout.racks_per_pod())
+    throw solver::InputError(f.section("pod_loop").key_path("rack_count") + " = " + std::to_string(pod_loop.rack_count) +
+                                 " but " + f.section("layout").key_path("racks_per_pod") + " = " +
+                                 std::to_string(layout.racks_per_pod()) + " (inconsistent topology)",
+                             f.section("pod_loop").key_path("rack_count"));
+  if (static_cast<std::size_t>(pod_loop.rack.servers * pod_loop.rack.plates_per_server) != layout.gpus_per_rack())
+    throw solver::InputError(f.section("pod_loop").key_path("rack") + " has " +
+                                 std::to_string(pod_loop.rack.servers * pod_loop.rack.plates_per_server) +
+                                 " cold plates but a rack holds " + std::to_string(layout.gpus_per_rack()) +
+                                 " GPUs (inconsistent topology)",
+                             f.section("pod_loop").key_path("rack"));
+  pod_loop.rack.cold_plate = thermal::ColdPlateParameters::from(f.section("cold_plate"));
+  pod_loop.validate(f.section("pod_loop").path);
+  flows_ = std::make_unique<FlowPlan>(plan_flows(layout, pod_loop, f.list("pump_failures")));
+  if (flows_->phases().size() > 1) first_failure_time_ = flows_->phases()[1].start;
+
+  // Coolant properties, constant at one temperature.
+  const auto coolant_model = fluid::Coolant::parse(f.section("coolant").text("name"));
+  const double property_temperature = f.section("coolant").number("property_temperature");
+  const CoolantConstants coolant{coolant_model.density(property_temperature),
+                                 coolant_model.specific_heat(property_temperature)};
+
+  auto plates = std::make_unique<RackPlateCoolant>(layout, thermal::ColdPlate(pod_loop.rack.cold_plate), coolant,
+                                                   *flows_, *gpus, initial_temperature_);
+  gpus->connect(*plates);
+
+  RackCoolantLoop::Air air;
+  air.server_air_flow = static_cast<double>(layout.servers_per_rack()) * server.number("air_flow");
+  air.server_air_heat = static_cast<double>(layout.servers_per_rack()) * server.number("air_heat");
+  server_air_heat_per_rack_ = air.server_air_heat;
+  std::unique_ptr<hx::RearDoor> door;
+  if (liquid_to_air) door = std::make_unique<hx::RearDoor>(hx::RearDoorParameters::from(f.section("rear_door")), "facility.rear_door");
+  const ParameterTree& rack = f.section("rack");
+  auto racks = std::make_unique<RackCoolantLoop>(layout, coolant, *flows_, *plates, rack.number("manifold_volume"),
+                                                 std::move(door), rack.number("door_water_volume"),
+                                                 rack.number("door_fan_speed"), air, initial_temperature_);
+  std::unique_ptr<hx::Cdu> cdu;
+  if (!liquid_to_air) cdu = std::make_unique<hx::Cdu>(hx::CduParameters::from(f.section("cdu")), "facility.cdu");
+  auto pods = std::make_unique<PodCoolantLoop>(layout, coolant, *flows_, *racks, f.section("pod").number("header_volume"),
+                                               std::move(cdu), f.section("pod").number("supply_setpoint"),
+                                               initial_temperature_);
+  auto hall = std::make_unique<HallAir>(layout, std::move(room), *racks, initial_temperature_, initial_temperature_);
+  auto plant = std::make_unique<FacilityWaterPlant>(plant_parameters, make_economizer(), *weather_, *hall, pods.get(),
+                                                    layout.pods(), initial_temperature_);
+  plates->connect(*pods);
+  racks->connect(*hall);
+  pods->connect(*plant);
+  hall->connect(*plant);
+
+  gpus_ = &system_.add(std::move(gpus));
+  plates_ = &system_.add(std::move(plates));
+  racks_ = &system_.add(std::move(racks));
+  air_source_ = racks_;
+  pods_ = &system_.add(std::move(pods));
+  hall_ = &system_.add(std::move(hall));
+  plant_ = &system_.add(std::move(plant));
+  system_.assemble();
+}
+
+std::vector<double> FacilitySite::initial_state() const {
+  if (start_from_steady_state_) return solver::solve_steady_state(system_, settings_.start_time);
+  return system_.initial_state();
+}
+
+double FacilitySite::stored_energy(const std::vector<double>& x) const {
+  const double* v = x.data();
+  double e = gpus_->stored_energy(v) + hall_->stored_energy(v) + plant_->stored_energy(v);
+  if (servers_ != nullptr) e += servers_->stored_energy(v);
+  if (plates_ != nullptr) e += plates_->stored_energy(v) + racks_->stored_energy(v) + pods_->stored_energy(v);
+  return e;
+}
+
+double FacilitySite::heat_generated(const std::vector<double>& x) const {
+  auto at = [&](solver::Index i) { return x[static_cast<std::size_t>(i)]; };
+  double e = at(gpus_->heat_generated_index()) + air_source_->heat_generated(x.data()) + at(hall_->fan_heat_index());
+  if (pods_ != nullptr) e += at(pods_->pump_heat_index());
+  return e;
+}
+
+void FacilitySite::observe(double t, const std::vector<double>& x, const std::vector<double>& outputs) {
+  const double* v = x.data();
+  double hottest = v[gpus_->junction_index(0)], coolest = hottest, hbm = v[gpus_->hbm_index(0)];
+  double gpu_power = 0.0;
+  for (std::size_t g = 0; g < gpus_->count(); ++g) {
+    const double tj = v[gpus_->junction_index(g)];
+    hottest = std::max(hottest, tj);
+    coolest = std::min(coolest, tj);
+    hbm = std::max(hbm, v[gpus_->hbm_index(g)]);
+    // Samples on a phase edge show the phase that starts there (outputs are right-continuous).
+    gpu_power += gpus_->scheduled_power(g, t) + gpus_->leakage_power(g, tj);
+  }
+  double cold = v[hall_->cold_index(0)];
+  for (std::size_t p = 1; p < layout_->pods(); ++p) cold = std::max(cold, v[hall_->cold_index(p)]);
+  // The coolant supplied to the IT equipment: pod coolant (liquid) or facility water (air).
+  double supply = v[plant_->supply_index()];
+  if (pods_ != nullptr) {
+    supply = v[pods_->supply_index(0)];
+    for (std::size_t p = 1; p < layout_->pods(); ++p) supply = std::max(supply, v[pods_->supply_index(p)]);
+  }
+  double it_power = gpu_power, cooling_power = plant_->operate(t, v).power;
+  const auto& crah = hall_->room().crah_parameters();
+  cooling_power += static_cast<double>(layout_->pods()) * crah.count * crah.rated_fan_power;
+  if (servers_ != nullptr) {
+    // Server fans are part of the servers' (IT) power.
+    it_power += static_cast<double>(layout_->servers()) * servers_->other_heat();
+    const auto& slots = system_.outputs();
+    for (const auto& slot : slots) {
+      if (slot.spec.group != "server" || slot.spec.name != "fan_power") continue;
+      for (std::size_t s = 0; s < layout_->servers(); ++s) it_power += outputs[slot.first_value + s];
+    }
+  } else {
+    it_power += static_cast<double>(layout_->racks()) * server_air_heat_per_rack_;
+    for (double p : flows_->at(t).pod_pump_power) cooling_power += p;
+    cooling_power += static_cast<double>(layout_->racks()) * racks_->door_fan_power();
+  }
+  if (first_sample_) {
+    junction_max_ = hottest;
+    hbm_max_ = hbm;
+    supply_max_ = supply;
+    cold_aisle_max_ = cold;
+    first_sample_ = false;
+  } else {
+    const double dt = t - last_t_;
+    it_energy_ += 0.5 * dt * (it_power + last_it_power_);
+    plant_energy_ += 0.5 * dt * (cooling_power + last_cooling_power_);
+    junction_max_ = std::max(junction_max_, hottest);
+    hbm_max_ = std::max(hbm_max_, hbm);
+    supply_max_ = std::max(supply_max_, supply);
+    cold_aisle_max_ = std::max(cold_aisle_max_, cold);
+  }
+  if (time_to_limit_ < 0.0 && first_failure_time_ >= 0.0 && t >= first_failure_time_ &&
+      hottest > gpus_->parameters().max_operating_temperature)
+    time_to_limit_ = t - first_failure_time_;
+  junction_spread_ = hottest - coolest;
+  last_t_ = t;
+  last_it_power_ = it_power;
+  last_cooling_power_ = cooling_power;
+}
+
+std::vector<solver::SummaryFigure> FacilitySite::summary(const std::vector<double>& x0, const std::vector<double>& x) const {
+  const double generated = heat_generated(x);
+  const double rejected = x[static_cast<std::size_t>(plant_->heat_rejected_index())];
+  const double stored_change = stored_energy(x) - stored_energy(x0);
+  const double imbalance = generated - rejected - stored_change;
+  const double duration = last_t_ - settings_.start_time;
+  std::vector<solver::SummaryFigure> s = {
+      {"gpu_junction_temperature_max", junction_max_, "K", "hottest GPU junction over the run (samples)"},
+      {"gpu_hbm_temperature_max", hbm_max_, "K", "hottest HBM over the run (samples)"},
+      {"gpu_junction_temperature_spread", junction_spread_, "K", "hottest minus coolest GPU junction at the end"},
+      {"coolant_supply_temperature_max", supply_max_, "K",
+       "highest coolant supply to the IT equipment: pod coolant (liquid cooling) or facility water (air cooling)"},
+      {"cold_aisle_temperature_max", cold_aisle_max_, "K", "highest cold-aisle (server inlet) air temperature"},
+      {"it_power_mean", duration > 0.0 ? it_energy_ / duration : 0.0, "W", "mean IT power: GPUs and the rest of the servers"},
+      {"cooling_power_mean", duration > 0.0 ? plant_energy_ / duration : 0.0, "W",
+       "mean cooling power: plant, pod pumps, CRAH and door fans"},
+      {"pue", it_energy_ > 0.0 ? (it_energy_ + plant_energy_) / it_energy_ : 0.0, "1",
+       "power usage effectiveness, (IT + cooling) / IT energy"},
+      {"heat_generated", generated, "J", "heat of GPUs, other server parts, pumps and fans"},
+      {"heat_rejected", rejected, "J", "heat rejected outdoors by the plant"},
+      {"stored_energy_change", stored_change, "J", "change of thermal energy stored in the site"},
+      {"energy_balance_relative_error", generated > 0.0 ? std::abs(imbalance) / generated : std::abs(imbalance), "1",
+       "|generated - rejected - stored change| / generated"},
+      {"limit_violations", junction_max_ > gpus_->parameters().max_operating_temperature ? 1.0 : 0.0, "1",
+       "limit checks failed (GPU max operating temperature)"},
+  };
+  if (flows_ != nullptr) {
+    const auto& flows = flows_->phases().front().rack_flow;
+    s.push_back({"rack_coolant_flow_min", *std::min_element(flows.begin(), flows.end()), "m3/s",
+                 "lowest rack coolant flow with the initial pump states (maldistribution)"});
+    s.push_back({"rack_coolant_flow_max", *std::max_element(flows.begin(), flows.end()), "m3/s",
+                 "highest rack coolant flow with the initial pump states"});
+  }
+  if (first_failure_time_ >= 0.0)
+    s.push_back({"time_to_first_gpu_thermal_limit", time_to_limit_, "s",
+                 "time from the first pump failure to the first GPU above its max operating temperature (-1: never)"});
+  return s;
+}
+
+}  // namespace dctwin::models::facility

@@ -1,0 +1,172 @@
+// The facility site on a small layout: energy conservation in every cooling configuration,
+// steady state, GPU-to-GPU differences, maldistribution, pump failures, seeded spread.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "dctwin/io/scenario.hpp"
+#include "dctwin/models/facility/facility_site.hpp"
+
+using dctwin::models::facility::FacilitySite;
+
+namespace {
+
+/// A two-pod hall of `racks` racks per pod, in the given cooling configuration, plus `extra` YAML
+/// lines inside `facility:`.
+dctwin::io::ScenarioDocument small_site(const std::string& cooling, int racks = 6, const std::string& extra = "",
+                                        const std::string& simulation = "") {
+  std::string text = "name: small\nsite: facility\nsimulation:\n  output_interval: 5 s\n" +
+                     (simulation.empty() ? std::string("  duration: 60 s\n") : simulation) +
+                     "facility:\n  cooling: " + cooling + "\n  layout: {pods: 2, racks_per_pod: " + std::to_string(racks) +
+                     "}\n  pod_loop: {rack_count: " + std::to_string(racks) + "}\n" +
+                     "  gpu: {leakage_power_at_reference: 50 W}\n" + extra;
+  return dctwin::io::parse_scenario(text, "small.yaml", dctwin::models::facility::scenario_schema());
+}
+
+struct Observer final : dctwin::solver::SimulationObserver {
+  FacilitySite* site;
+  void on_sample(double t, const std::vector<double>& x, const std::vector<double>& out) override {
+    site->observe(t, x, out);
+  }
+};
+
+std::vector<dctwin::solver::SummaryFigure> run(FacilitySite& site, std::vector<double>* final_state = nullptr) {
+  dctwin::solver::Simulator simulator(site.system(), site.settings());
+  Observer observer;
+  observer.site = &site;
+  const auto x0 = site.initial_state();
+  const auto status = simulator.run(x0, observer);
+  REQUIRE(status.finished());
+  if (final_state != nullptr) *final_state = simulator.final_state();
+  return site.summary(x0, simulator.final_state());
+}
+
+double figure(const std::vector<dctwin::solver::SummaryFigure>& summary, const std::string& name) {
+  for (const auto& f : summary)
+    if (f.name == name) return f.value;
+  FAIL("no summary figure " << name);
+  return 0.0;
+}
+
+}  // namespace
+
+TEST_CASE("Facility energy balance closes in every cooling configuration", "[models][facility]") {
+  for (const char* cooling : {"air", "liquid-to-air", "liquid-to-liquid"}) {
+    DYNAMIC_SECTION(cooling) {
+      const auto doc = small_site(cooling);
+      FacilitySite site(doc.tree, std::nullopt);
+      const auto summary = run(site);
+      INFO("relative error " << figure(summary, "energy_balance_relative_error"));
+      CHECK(figure(summary, "energy_balance_relative_error") <= 1e-6);
+      CHECK(figure(summary, "heat_generated") > 0.0);
+      CHECK(figure(summary, "pue") > 1.0);
+      // (a 12-rack hall carries a full pod's CRAH fans and the plant pumps: its PUE is high)
+    }
+  }
+}
+
+TEST_CASE("The steady state is steady, and GPUs differ GPU to GPU", "[models][facility]") {
+  for (const char* cooling : {"air", "liquid-to-air", "liquid-to-liquid"}) {
+    DYNAMIC_SECTION(cooling) {
+      const auto doc = small_site(cooling);
+      FacilitySite site(doc.tree, std::nullopt);
+      const auto x = dctwin::solver::solve_steady_state(site.system(), 0.0);
+      std::vector<double> xdot(x.size());
+      const auto d = site.system().initial_discrete();
+      site.system().derivatives({0.0, 0.0, d.data()}, x.data(), xdot.data());
+      double worst = 0.0;
+      for (std::size_t i = 0; i < x.size(); ++i)
+        if (!site.system().is_accumulator(static_cast<dctwin::solver::Index>(i))) worst = std::max(worst, std::abs(xdot[i]));
+      CHECK(worst < 1e-8);  // K/s
+      const auto& gpus = site.gpus();
+      double low = x[static_cast<std::size_t>(gpus.junction_index(0))], high = low;
+      for (std::size_t g = 0; g < gpus.count(); ++g) {
+        low = std::min(low, x[static_cast<std::size_t>(gpus.junction_index(g))]);
+        high = std::max(high, x[static_cast<std::size_t>(gpus.junction_index(g))]);
+      }
+      CHECK(high - low > 1.0);  // manufacturing spread and air preheat / flow differences
+      CHECK(high < 273.15 + 87.0);
+    }
+  }
+}
+
+TEST_CASE("Direct-return headers starve the far racks; the rack flow is the sum of its plates", "[models][facility]") {
+  const auto doc = small_site("liquid-to-liquid", 24);
+  FacilitySite site(doc.tree, std::nullopt);
+  const auto& phase = site.flows().phases().front();
+  const auto& layout = site.layout();
+  CHECK(phase.rack_flow.front() > phase.rack_flow[layout.racks_per_pod() - 1]);
+  for (std::size_t r = 0; r < layout.racks(); ++r) {
+    double sum = 0.0;
+    for (std::size_t g = r * layout.gpus_per_rack(); g < (r + 1) * layout.gpus_per_rack(); ++g) sum += phase.plate_flow[g];
+    CHECK(phase.rack_flow[r] == Approx(sum).epsilon(1e-14));
+  }
+}
+
+TEST_CASE("A pump failure: the standby takes over; losing all pumps reaches the thermal limit", "[models][facility]") {
+  SECTION("one of three pumps fails: N+1, flows unchanged") {
+    const auto doc = small_site("liquid-to-liquid", 6, "  pump_failures:\n    - {time: 20 s, pod: 1, failed: 1}\n");
+    FacilitySite site(doc.tree, std::nullopt);
+    const auto& phases = site.flows().phases();
+    REQUIRE(phases.size() == 2);
+    CHECK(phases[1].start == 20.0);
+    CHECK(phases[1].pod_pumps_running[1] == phases[0].pod_pumps_running[1]);
+    CHECK(phases[1].rack_flow[6] == Approx(phases[0].rack_flow[6]).epsilon(1e-6));
+  }
+  SECTION("two of three fail: one pump left, less flow in that pod only") {
+    const auto doc = small_site("liquid-to-liquid", 6, "  pump_failures:\n    - {time: 20 s, pod: 1, failed: 2}\n");
+    FacilitySite site(doc.tree, std::nullopt);
+    const auto& phases = site.flows().phases();
+    CHECK(phases[1].pod_pumps_running[1] == 1);
+    CHECK(phases[1].rack_flow[6] < 0.999 * phases[0].rack_flow[6]);
+    CHECK(phases[1].rack_flow[0] == phases[0].rack_flow[0]);
+  }
+  SECTION("all pumps of a pod fail: its GPUs overheat and the time to the limit is reported") {
+    const auto doc = small_site("liquid-to-liquid", 6, "  pump_failures:\n    - {time: 20 s, pod: 0, failed: 3}\n",
+                                "  duration: 3 min\n  initial_state: steady_state\n");
+    FacilitySite site(doc.tree, std::nullopt);
+    CHECK(site.flows().phases()[1].rack_flow[0] == 0.0);
+    dctwin::solver::Simulator simulator(site.system(), site.settings());
+    Observer observer;
+    observer.site = &site;
+    const auto x0 = site.initial_state();
+    const auto status = simulator.run(x0, observer);
+    // Either the run reaches the end with GPUs above their limit, or the shutdown trip ends it.
+    const auto summary = site.summary(x0, simulator.final_state());
+    const double to_limit = figure(summary, "time_to_first_gpu_thermal_limit");
+    INFO(status.describe());
+    CHECK(to_limit > 0.0);
+    CHECK(to_limit < 160.0);
+    CHECK(figure(summary, "energy_balance_relative_error") <= 1e-6);
+  }
+}
+
+TEST_CASE("The manufacturing spread is seeded: same seed same GPUs, another seed others", "[models][facility]") {
+  using dctwin::models::facility::draw_spread;
+  using dctwin::models::facility::SpreadParameters;
+  const auto a = draw_spread(SpreadParameters{}, 1000, 7), b = draw_spread(SpreadParameters{}, 1000, 7),
+             c = draw_spread(SpreadParameters{}, 1000, 8);
+  double mean = 0.0, var = 0.0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    CHECK(a[i].power_scale == b[i].power_scale);
+    CHECK(a[i].leakage_scale == b[i].leakage_scale);
+    mean += a[i].resistance_scale;
+  }
+  mean /= 1000.0;
+  for (const auto& s : a) var += (s.resistance_scale - mean) * (s.resistance_scale - mean);
+  CHECK(mean == Approx(1.0).margin(0.01));                        // 4 standard errors of 0.05/sqrt(1000)
+  CHECK(std::sqrt(var / 999.0) == Approx(0.05).epsilon(0.1));     // sample standard deviation
+  CHECK(a[0].power_scale != c[0].power_scale);
+}
+
+TEST_CASE("The layout's static data maps every GPU to its rack", "[models][facility]") {
+  const auto doc = small_site("air");
+  FacilitySite site(doc.tree, std::nullopt);
+  const auto data = site.static_data();
+  REQUIRE(data.size() == 5);
+  CHECK(data[0].name == "rack_position");
+  CHECK(data[0].shape == std::vector<std::size_t>{12, 3});
+  CHECK(data[3].name == "gpu_rack");
+  CHECK(data[3].values[16] == 1.0);
+  CHECK(data[3].values.back() == 11.0);
+}
