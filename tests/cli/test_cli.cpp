@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -98,6 +99,10 @@ TEST_CASE("Malformed scenarios: exact located messages and exit codes", "[cli][s
       {"bad-choice.yaml", "bad-choice.yaml:18:9: simulation.mode = quick (must be one of: fast, reference)", 65},
       {"not-finite.yaml", "not-finite.yaml:46:18: workload.compute_power = .nan W (must be a finite number)", 65},
       {"missing.yaml", "missing.yaml: cannot open scenario file (No such file or directory)", 66},
+      {"facility-no-pump.yaml", "facility-no-pump.yaml:30:25: facility.pod_loop.pumps.duty_count = 0 (a pod loop with no running pump moves no coolant)", 65},
+      {"facility-disconnected-rack.yaml", "facility-disconnected-rack.yaml:30:5: facility.pod_loop: rack pod0/rack000 gets no coolant (disconnected: its valve is shut or it has no path)", 65},
+      {"facility-zero-flow-area.yaml", "facility-zero-flow-area.yaml:30:29: facility.pod_loop.supply_main.diameter = 0 mm (must be > 0)", 65},
+      {"facility-glycol-80.yaml", "facility-glycol-80.yaml:30:14: facility.pod_loop.coolant: glycol mass fraction 0.8 is outside the tabulated range 0-0.6", 65},
   };
   for (const auto& c : cases) {
     DYNAMIC_SECTION(c.file) {
@@ -118,6 +123,26 @@ TEST_CASE("check accepts the shipped scenario", "[cli]") {
   const Outcome o = run_dctwin({"check", single_node}, dir);
   CHECK(o.code == 0);
   CHECK(o.out.find(": OK, site 'single-node': 2 components, 34 states") != std::string::npos);
+  const Outcome facility = run_dctwin({"check", DCTWIN_SOURCE_DIR "/scenarios/llama3-24k-l2a.yaml"}, dir);
+  CHECK(facility.code == 0);
+  CHECK(facility.out.find("24576 gpus, 1536 racks, 8 pods") != std::string::npos);
+}
+
+TEST_CASE("The pod scenario runs and reports per-GPU temperatures that differ", "[cli][facility]") {
+  const auto dir = scratch("pod");
+  const Outcome o = run_dctwin({"run", DCTWIN_SOURCE_DIR "/scenarios/pod-l2a.yaml", "-o", "pod.h5", "-q", "--duration", "30 s"}, dir);
+  REQUIRE(o.code == 0);
+  const dctwin::io::ReportReader report(dir / "pod.h5");
+  CHECK(report.status() == "complete");
+  const auto tj = report.read_row("/gpu/junction_temperature", report.time().size() - 1);
+  REQUIRE(tj.size() == 3072);
+  const auto [low, high] = std::minmax_element(tj.begin(), tj.end());
+  CHECK(*high - *low > 1.0);
+  CHECK(report.read("/layout/gpu_rack").size() == 3072);
+  for (const auto& f : report.summary()) {
+    if (f.name == "energy_balance_relative_error") CHECK(f.value <= 1e-6);
+    if (f.name == "gpu_junction_temperature_max") CHECK(f.value < 273.15 + 87.0);
+  }
 }
 
 TEST_CASE("run writes a complete report that info reads", "[cli][report]") {

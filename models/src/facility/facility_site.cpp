@@ -41,16 +41,6 @@ SectionSchema facility_schema() {
   f.sections["layout"] = section("Pods, racks, servers and GPUs, and the hall's geometry", LayoutParameters::table());
   f.sections["spread"] = section("Manufacturing spread of the GPUs, drawn from simulation.seed", SpreadParameters::table());
   f.sections["gpu"] = section("GPU package thermal model", thermal::GpuPackageParameters::table());
-  f.sections["cold_plate"] = section("Cold plate on each GPU", thermal::ColdPlateParameters::table());
-  {
-    SectionSchema c;
-    c.doc = "Coolant of the GPU loops (properties from the fluid tables at one temperature)";
-    c.parameters.push_back(text_parameter("name", "water, PG<percent> or EG<percent>", std::string("PG25")));
-    auto t = real_parameter("property_temperature", "K", "Temperature at which the properties are taken", 313.15);
-    t.display_unit = "degC";
-    c.parameters.push_back(greater_than(t, 0.0));
-    f.sections["coolant"] = c;
-  }
   {
     SectionSchema s;
     s.doc = "Heat of each server that goes to its air, and its air flow";
@@ -298,16 +288,34 @@ FacilitySite::FacilitySite(const ParameterTree& scenario, std::optional<WeatherS
                                  " cold plates but a rack holds " + std::to_string(layout.gpus_per_rack()) +
                                  " GPUs (inconsistent topology)",
                              f.section("pod_loop").key_path("rack"));
-  pod_loop.rack.cold_plate = thermal::ColdPlateParameters::from(f.section("cold_plate"));
   pod_loop.validate(f.section("pod_loop").path);
+  if (pod_loop.pumps.duty_count == 0) {
+    const std::string key = f.section("pod_loop").section("pumps").key_path("duty_count");
+    throw solver::InputError(key + " = 0 (a pod loop with no running pump moves no coolant)", key);
+  }
   flows_ = std::make_unique<FlowPlan>(plan_flows(layout, pod_loop, f.list("pump_failures")));
+  {
+    const auto& first = flows_->phases().front();
+    const auto labels = layout.rack_labels();
+    for (std::size_t r = 0; r < layout.racks(); ++r) {
+      if (first.rack_flow[r] > 0.0) continue;
+      const std::string key = f.key_path("pod_loop");
+      throw solver::InputError(key + ": rack " + labels[r] + " gets no coolant (disconnected: its valve is shut or it has no path)",
+                               key);
+    }
+  }
   if (flows_->phases().size() > 1) first_failure_time_ = flows_->phases()[1].start;
 
-  // Coolant properties, constant at one temperature.
-  const auto coolant_model = fluid::Coolant::parse(f.section("coolant").text("name"));
-  const double property_temperature = f.section("coolant").number("property_temperature");
-  const CoolantConstants coolant{coolant_model.density(property_temperature),
-                                 coolant_model.specific_heat(property_temperature)};
+  // Coolant properties for the thermal part: the pod loop's coolant, constant at its temperature.
+  const ParameterTree& loop_tree = f.section("pod_loop");
+  CoolantConstants coolant;
+  try {
+    const auto coolant_model = fluid::Coolant::parse(pod_loop.coolant);
+    coolant = {coolant_model.density(pod_loop.coolant_temperature), coolant_model.specific_heat(pod_loop.coolant_temperature)};
+  } catch (const solver::InputError& e) {
+    throw solver::InputError(loop_tree.key_path("coolant") + " = " + pod_loop.coolant + " (" + e.what() + ")",
+                             loop_tree.key_path("coolant"));
+  }
 
   auto plates = std::make_unique<RackPlateCoolant>(layout, thermal::ColdPlate(pod_loop.rack.cold_plate), coolant,
                                                    *flows_, *gpus, initial_temperature_);
