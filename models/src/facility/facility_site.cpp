@@ -174,6 +174,7 @@ FlowPlan plan_flows(const FacilityLayout& layout, const hydraulic::PodLoopParame
       const auto& r = solve(pumps_failed[pod]);
       phase.rack_flow.insert(phase.rack_flow.end(), r.rack_flow.begin(), r.rack_flow.end());
       phase.plate_flow.insert(phase.plate_flow.end(), r.plate_flow.begin(), r.plate_flow.end());
+      phase.rack_pressure_drop.insert(phase.rack_pressure_drop.end(), r.rack_pressure_drop.begin(), r.rack_pressure_drop.end());
       phase.pod_pump_power.push_back(r.pumps.shaft_power);
       DCTWIN_DEMAND(r.plate_flow.size() == layout.racks_per_pod() * layout.gpus_per_rack(), "one flow per plate");
       phase.pod_pumps_running.push_back(r.pumps.running);

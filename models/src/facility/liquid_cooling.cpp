@@ -111,6 +111,7 @@ RackCoolantLoop::RackCoolantLoop(const FacilityLayout& layout, CoolantConstants 
   server_heat_ = declare_state_group({"server_air_heat", "J", "heat of CPUs, memory, NICs, PSU losses and fans into the air", 1, true});
   out_return_ = declare_output({"rack", "coolant_return_temperature", "K", "coolant leaving the rack's servers", "rack", racks});
   out_flow_ = declare_output({"rack", "coolant_flow", "m3/s", "coolant flow through the rack", "rack", racks});
+  out_pressure_ = declare_output({"rack", "coolant_pressure_drop", "Pa", "coolant pressure drop across the rack (tap to tap)", "rack", racks});
   if (door_) {
     door_water_ = declare_state_group({"door_water_temperature", "K", "coolant in each rear-door coil (door outlet)", racks});
     out_door_air_ = declare_output({"rack", "door_outlet_air_temperature", "K", "air leaving the rear door", "rack", racks});
@@ -262,6 +263,7 @@ void RackCoolantLoop::compute_outputs(const solver::EvalContext& ctx, const doub
   for (std::size_t r = 0; r < layout_.racks(); ++r) {
     values[out_return_][r] = x[return_index(r)];
     values[out_flow_][r] = phase.rack_flow[r];
+    values[out_pressure_][r] = phase.rack_pressure_drop[r];
     if (door_) {
       const double q = door_heat_to_air(r, ctx, x);
       values[out_door_heat_][r] = q;

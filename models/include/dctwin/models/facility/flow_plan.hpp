@@ -14,6 +14,7 @@ struct FlowPhase {
   double start = 0.0;                  ///< [s] time from which this phase holds
   std::vector<double> rack_flow;       ///< [m3/s] coolant through each rack
   std::vector<double> plate_flow;      ///< [m3/s] coolant through each GPU's cold plate
+  std::vector<double> rack_pressure_drop;  ///< [Pa] supply tap to return tap of each rack
   std::vector<double> pod_pump_power;  ///< [W] shaft power of each pod's pumps (heat into the coolant)
   std::vector<int> pod_pumps_running;  ///< pumps running in each pod
 };

@@ -162,7 +162,7 @@ class RackCoolantLoop final : public solver::Component, public HallAirSource {
   double initial_temperature_;
   std::vector<std::vector<double>> door_conductance_;  // [phase][rack]
   int return_ = 0, door_water_ = -1, server_heat_ = 0;
-  int out_return_ = 0, out_flow_ = 0, out_door_air_ = -1, out_door_heat_ = -1;
+  int out_return_ = 0, out_flow_ = 0, out_pressure_ = 0, out_door_air_ = -1, out_door_heat_ = -1;
 };
 
 class FacilityWaterPlant;
