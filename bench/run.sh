@@ -24,3 +24,5 @@ bench() {  # name, simulated seconds, dctwin arguments...
 
 bench "single node, 10 min" 600 run "$top/scenarios/single-node.yaml"
 bench "single node, 24 h, 10 s samples" 86400 run "$top/scenarios/single-node.yaml" --duration "24 h" --output-interval 10
+bench "pod (3,072 GPUs, liquid-to-air), 10 min" 600 run "$top/scenarios/pod-l2a.yaml"
+bench "24,576 GPUs (liquid-to-air), 3 min" 180 run "$top/scenarios/llama3-24k-l2a.yaml"
