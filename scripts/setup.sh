@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Set-up and the two everyday jobs of dctwin on Debian 12, as root (or with sudo):
 #
-#   bash scripts/setup.sh run    install missing packages, configure, build, run the default scenario
+#   bash scripts/setup.sh run    install missing packages, configure, build, run scenarios/llama3-24k-l2a.yaml
 #   bash scripts/setup.sh test   install missing packages, configure, build, run the whole test suite
 #
 # Idempotent: packages already installed are not touched; an existing build is reused.
@@ -26,6 +26,10 @@ packages=(
   libeigen3-dev libsundials-dev libhdf5-dev libyaml-cpp-dev libcli11-dev libfmt-dev
   libudunits2-dev udunits-bin libfftw3-dev
   catch2 python3 python3-h5py python3-numpy
+  # `dctwin sweep` across nodes (cmake -DDCTWIN_WITH_MPI=ON; the default build does not use MPI)
+  libopenmpi-dev openmpi-bin
+  # dctwin-gui (Qt 6 + VTK) and its tests under a virtual X server with Mesa's software OpenGL
+  qt6-base-dev libqt6opengl6-dev libvtk9-dev xvfb xauth
 )
 missing=()
 for p in "${packages[@]}"; do
@@ -48,7 +52,7 @@ cmake --build "$build_dir" -j "$jobs"
 
 # ---- 3. The job ---------------------------------------------------------------------------------
 if [[ "$job" == "run" ]]; then
-  scenario="${DCTWIN_SCENARIO:-scenarios/single-node.yaml}"
+  scenario="${DCTWIN_SCENARIO:-scenarios/llama3-24k-l2a.yaml}"
   report="${DCTWIN_REPORT:-report.h5}"
   "$build_dir/cli/dctwin" run "$scenario" -o "$report"
 else

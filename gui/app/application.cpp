@@ -1,0 +1,306 @@
+#include "application.hpp"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QElapsedTimer>
+#include <QFileInfo>
+#include <QMessageBox>
+#include <QTimer>
+
+#include <algorithm>
+#include <cstdio>
+#include <numeric>
+#include <vector>
+
+#include "charts_view.hpp"
+#include "compare_view.hpp"
+#include "dctwin/io/units.hpp"
+#include "hall_view.hpp"
+#include "main_window.hpp"
+#include "rack_panel.hpp"
+#include "vtk_view.hpp"
+
+namespace dctwin::gui {
+namespace {
+
+constexpr int exit_ok = 0;
+constexpr int exit_usage = 64;
+constexpr int exit_data = 65;
+constexpr int exit_no_input = 66;
+constexpr int exit_unavailable = 69;
+constexpr int exit_cannot_create = 73;
+
+void fail(const QString& message) { std::fprintf(stderr, "dctwin-gui: %s\n", message.toLocal8Bit().constData()); }
+
+/// Waits until every visible VTK view has rendered once (or cannot render), at most `ms`.
+void wait_for_frames(QWidget& window, int ms) {
+  QElapsedTimer clock;
+  clock.start();
+  auto views = window.findChildren<VtkView*>();
+  std::vector<int> frames(static_cast<std::size_t>(views.size()), 0);
+  std::vector<QMetaObject::Connection> connections;
+  for (qsizetype i = 0; i < views.size(); ++i) {
+    connections.push_back(QObject::connect(views[i], &VtkView::frame_rendered, [&frames, i] {
+      ++frames[static_cast<std::size_t>(i)];
+    }));
+    views[i]->update();
+  }
+  auto pending = [&] {
+    for (qsizetype i = 0; i < views.size(); ++i) {
+      if (views[i]->isVisible() && views[i]->gl_problem().isEmpty() && frames[static_cast<std::size_t>(i)] == 0) return true;
+    }
+    return false;
+  };
+  while (pending() && clock.elapsed() < ms) QApplication::processEvents(QEventLoop::AllEvents, 20);
+  for (int k = 0; k < 5; ++k) QApplication::processEvents(QEventLoop::AllEvents, 20);
+  for (auto& connection : connections) QObject::disconnect(connection);
+}
+
+QString visible_gl_problem(QWidget& window) {
+  for (auto* view : window.findChildren<VtkView*>()) {
+    if (view->isVisible() && !view->gl_problem().isEmpty()) return view->gl_problem();
+  }
+  return {};
+}
+
+double median(std::vector<double> values) {
+  if (values.empty()) return 0.0;
+  std::sort(values.begin(), values.end());
+  return values[values.size() / 2];
+}
+
+int benchmark(QApplication& app, MainWindow& window, int frames) {
+  (void)app;
+  HallView* hall = window.hall();
+  if (hall->report() == nullptr) {
+    fail(QStringLiteral("--benchmark needs a report"));
+    return exit_usage;
+  }
+  window.show_view(MainWindow::View::hall);
+  wait_for_frames(window, 30000);
+  if (const QString problem = visible_gl_problem(window); !problem.isEmpty()) {
+    fail(QStringLiteral("OpenGL unavailable: ") + problem);
+    return exit_unavailable;
+  }
+  VtkView* view = hall->vtk_view();
+  view->set_timing(true);
+  auto measure = [&](auto&& change) {
+    std::vector<double> render, whole;
+    for (int i = 0; i < frames; ++i) {
+      QElapsedTimer clock;
+      clock.start();
+      change(i);
+      view->repaint();
+      QApplication::processEvents();
+      whole.push_back(static_cast<double>(clock.nsecsElapsed()) * 1e-6);
+      render.push_back(view->last_frame_ms());
+    }
+    return std::make_pair(median(render), median(whole));
+  };
+  const auto rotate = measure([&](int) {
+    hall->scene().rotate_camera(360.0 / frames);
+  });
+  const std::size_t samples = hall->report()->time().size();
+  const auto step = measure([&](int i) { hall->set_time_index(static_cast<std::size_t>(i) % std::max<std::size_t>(samples, 1)); });
+  const auto& layout = hall->report()->layout();
+  std::printf("dctwin-gui benchmark: %zu racks, %zu GPUs, hall view %dx%d px, %d frames each\n",
+              layout.rack_count(), layout.gpu_labels.size(), view->width(), view->height(), frames);
+  std::printf("  orbit camera     : VTK render %.2f ms, whole frame %.2f ms (median; %.0f frames/s)\n",
+              rotate.first, rotate.second, 1000.0 / std::max(rotate.second, 1e-3));
+  std::printf("  change time step : VTK render %.2f ms, whole frame %.2f ms (median, incl. reading and reducing the field)\n",
+              step.first, step.second);
+  return exit_ok;
+}
+
+}  // namespace
+
+int run_application(int argc, char** argv) {
+  VtkView::set_default_surface_format();
+  QApplication app(argc, argv);
+  QApplication::setOrganizationName("dctwin");
+  QApplication::setApplicationName("dctwin-gui");
+  QApplication::setApplicationVersion(DCTWIN_VERSION);
+
+  QCommandLineParser parser;
+  parser.setApplicationDescription("dctwin-gui: the desktop application of the dctwin digital twin.");
+  parser.addHelpOption();
+  parser.addVersionOption();
+  parser.addPositionalArgument("file", "A report (.h5) or a scenario (.yaml) to open.", "[REPORT|SCENARIO]");
+  const QCommandLineOption screenshot({"s", "screenshot"}, "Render the window to a PNG FILE and exit.", "FILE");
+  const QCommandLineOption view_option("view", "View for the screenshot: hall, charts, scenario, compare (default hall).", "VIEW", "hall");
+  const QCommandLineOption field_option("field", "Field of the hall (path or name, e.g. junction_temperature), or comma-separated series of the charts.", "NAME");
+  const QCommandLineOption time_option("time", "Time shown in the hall, in s or with a unit (\"10 min\"); default: the end.", "T");
+  const QCommandLineOption reduction_option("reduction", "How GPU values make a rack's value: max, mean, count.", "HOW", "max");
+  const QCommandLineOption rack_option("rack", "Select a rack (label or index) and open its panel.", "RACK");
+  const QCommandLineOption camera_option("camera", "Camera preset: overview, top, front, side.", "PRESET", "overview");
+  const QCommandLineOption compare_option("compare", "Compare the report with REPORT_B (difference with --view compare).", "REPORT_B");
+  const QCommandLineOption difference_option("difference", "In the compare view, show A - B instead of side by side.");
+  const QCommandLineOption size_option("size", "Window size for screenshots and the benchmark (default 1400x900).", "WxH", "1400x900");
+  const QCommandLineOption browser_option("browser", "Keep the scenario browser in screenshots.");
+  const QCommandLineOption benchmark_option("benchmark", "Time N frames of the data hall and print the figures.", "N");
+  parser.addOptions({screenshot, view_option, field_option, time_option, reduction_option, rack_option,
+                     camera_option, compare_option, difference_option, size_option, browser_option,
+                     benchmark_option});
+  if (!parser.parse(QApplication::arguments())) {
+    fail(parser.errorText());
+    return exit_usage;
+  }
+  if (parser.isSet("help")) {
+    std::printf("%s", parser.helpText().toLocal8Bit().constData());
+    return exit_ok;
+  }
+  if (parser.isSet("version")) {
+    std::printf("dctwin-gui %s\n", DCTWIN_VERSION);
+    return exit_ok;
+  }
+  const QStringList files = parser.positionalArguments();
+  if (files.size() > 1) {
+    fail(QStringLiteral("one file at a time (got %1)").arg(files.size()));
+    return exit_usage;
+  }
+  const bool batch = parser.isSet(screenshot) || parser.isSet(benchmark_option);
+  if (batch && files.isEmpty()) {
+    fail(QStringLiteral("--screenshot and --benchmark need a REPORT"));
+    return exit_usage;
+  }
+  const QStringList size = parser.value(size_option).split('x');
+  const int width = size.size() == 2 ? size[0].toInt() : 0;
+  const int height = size.size() == 2 ? size[1].toInt() : 0;
+  if (width < 200 || height < 150) {
+    fail(QStringLiteral("--size %1: expected WIDTHxHEIGHT, at least 200x150").arg(parser.value(size_option)));
+    return exit_usage;
+  }
+
+  const QString gl_problem = VtkView::probe_opengl();
+  if (!gl_problem.isEmpty()) {
+    if (batch) {
+      fail(QStringLiteral("OpenGL unavailable: ") + gl_problem);
+      return exit_unavailable;
+    }
+    QMessageBox::warning(nullptr, "dctwin-gui",
+                         QStringLiteral("OpenGL is unavailable: %1\n\nThe 3-D hall and the charts cannot be drawn; "
+                                        "the scenario editor and runs still work.")
+                             .arg(gl_problem));
+  }
+
+  MainWindow window;
+  window.set_interactive(!batch);
+  if (batch && !parser.isSet(browser_option)) window.set_browser_visible(false);
+  window.resize(width, height);
+  if (!files.isEmpty()) {
+    const QString& file = files.front();
+    if (!QFileInfo::exists(file)) {
+      fail(QStringLiteral("%1: no such file").arg(file));
+      if (batch) return exit_no_input;
+    } else if (!window.open_file(file) && batch) {
+      fail(window.last_error());
+      return exit_data;
+    }
+  }
+
+  // Options that set the views up.
+  HallView* hall = window.hall();
+  const QString view = parser.value(view_option);
+  if (view != "hall" && view != "charts" && view != "scenario" && view != "compare") {
+    fail(QStringLiteral("--view %1: expected hall, charts, scenario or compare").arg(view));
+    return exit_usage;
+  }
+  const QString how = parser.value(reduction_option);
+  if (how != "max" && how != "mean" && how != "count") {
+    fail(QStringLiteral("--reduction %1: expected max, mean or count").arg(how));
+    return exit_usage;
+  }
+  hall->set_reduction(how == "mean" ? Reduction::mean : how == "count" ? Reduction::count_nonzero : Reduction::max);
+  if (parser.isSet(field_option)) {
+    const QString field = parser.value(field_option);
+    if (view == "charts") {
+      if (window.charts()->set_checked(field.split(',', Qt::SkipEmptyParts)) == 0) {
+        fail(QStringLiteral("--field %1: no such series (series: %2)").arg(field, window.charts()->available().join(", ")));
+        return exit_usage;
+      }
+    } else if (!hall->set_field(field)) {
+      QStringList names;
+      if (hall->report() != nullptr) {
+        for (const auto& info : hall->report()->hall_fields()) names << QString::fromStdString(info.path);
+      }
+      fail(QStringLiteral("--field %1: no such field in the report (fields: %2)").arg(field, names.join(", ")));
+      return exit_usage;
+    }
+  }
+  if (hall->report() != nullptr && !hall->report()->time().empty()) {
+    hall->set_time_index(hall->report()->time().size() - 1);
+  }
+  if (parser.isSet(time_option)) {
+    try {
+      const auto quantity = io::parse_quantity(parser.value(time_option).toStdString());
+      const double seconds = quantity.unit.empty() ? quantity.number : io::convert(quantity.number, quantity.unit, "s");
+      hall->set_time(seconds);
+      window.compare()->set_time(seconds);
+    } catch (const std::exception& e) {
+      fail(QStringLiteral("--time %1: %2").arg(parser.value(time_option), QString::fromStdString(e.what())));
+      return exit_usage;
+    }
+  }
+  if (parser.isSet(rack_option) && hall->report() != nullptr) {
+    const QString rack = parser.value(rack_option);
+    const auto& labels = hall->report()->layout().rack_labels;
+    std::optional<std::size_t> index;
+    for (std::size_t r = 0; r < labels.size(); ++r) {
+      if (QString::fromStdString(labels[r]) == rack) index = r;
+    }
+    bool number = false;
+    const int n = rack.toInt(&number);
+    if (!index && number && n >= 0 && static_cast<std::size_t>(n) < labels.size()) index = static_cast<std::size_t>(n);
+    if (!index) {
+      fail(QStringLiteral("--rack %1: no such rack").arg(rack));
+      return exit_usage;
+    }
+    hall->select_rack(index);
+  }
+  const QString camera = parser.value(camera_option);
+  const CameraPreset preset = camera == "top" ? CameraPreset::top : camera == "front" ? CameraPreset::front
+                              : camera == "side" ? CameraPreset::side : CameraPreset::overview;
+  hall->apply_camera(preset);
+  if (parser.isSet(compare_option)) {
+    if (!window.compare_with(parser.value(compare_option)) && batch) {
+      fail(window.last_error());
+      return exit_data;
+    }
+    if (parser.isSet(field_option)) window.compare()->set_field(parser.value(field_option));
+    if (hall->report() != nullptr && !hall->report()->time().empty()) window.compare()->set_time(hall->time());
+    if (parser.isSet(difference_option)) window.compare()->set_mode(CompareView::Mode::difference);
+  }
+  const MainWindow::View shown = view == "charts" ? MainWindow::View::charts
+                                 : view == "scenario" ? MainWindow::View::scenario
+                                 : view == "compare" ? MainWindow::View::compare
+                                                     : MainWindow::View::hall;
+  if (batch || parser.isSet(view_option)) window.show_view(shown);
+  window.show();
+
+  if (parser.isSet(benchmark_option)) {
+    bool ok = false;
+    const int frames = parser.value(benchmark_option).toInt(&ok);
+    if (!ok || frames < 1) {
+      fail(QStringLiteral("--benchmark %1: expected a number of frames").arg(parser.value(benchmark_option)));
+      return exit_usage;
+    }
+    return benchmark(app, window, frames);
+  }
+  if (parser.isSet(screenshot)) {
+    wait_for_frames(window, 30000);
+    const QImage image = window.grab().toImage();
+    const QString problem = visible_gl_problem(window);
+    if (!image.save(parser.value(screenshot), "PNG")) {
+      fail(QStringLiteral("%1: cannot write the screenshot").arg(parser.value(screenshot)));
+      return exit_cannot_create;
+    }
+    if (!problem.isEmpty()) {
+      fail(QStringLiteral("OpenGL unavailable: ") + problem);
+      return exit_unavailable;
+    }
+    return exit_ok;
+  }
+  return QApplication::exec();
+}
+
+}  // namespace dctwin::gui

@@ -1,0 +1,44 @@
+// Two reports compared in the data hall: side by side (same field, time and camera, one colour
+// scale) or as the difference A - B per rack on a diverging scale.
+#pragma once
+
+#include <QWidget>
+
+#include <memory>
+
+#include "dctwin/gui/report_model.hpp"
+
+namespace dctwin::gui {
+
+class HallScene;
+class VtkView;
+
+class CompareView : public QWidget {
+  Q_OBJECT
+
+ public:
+  enum class Mode { side_by_side, difference };
+
+  explicit CompareView(QWidget* parent = nullptr);
+  ~CompareView() override;
+
+  void set_reports(std::shared_ptr<const ReportModel> a, std::shared_ptr<const ReportModel> b);
+  bool set_field(const QString& path_or_name);
+  void set_mode(Mode mode);
+  void set_time(double t);
+  [[nodiscard]] Mode mode() const;
+  [[nodiscard]] QString field() const;
+  /// Per-rack values shown on the left (A, or A - B), in display units.
+  [[nodiscard]] const std::vector<double>& left_values() const;
+  [[nodiscard]] VtkView* left_view() const;
+  [[nodiscard]] VtkView* right_view() const;
+  /// Why the reports cannot be compared ("" when they can).
+  [[nodiscard]] QString problem() const;
+
+ private:
+  void refresh();
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace dctwin::gui

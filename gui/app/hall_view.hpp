@@ -1,0 +1,72 @@
+// The 3-D data hall: racks coloured by a field at a time, with field and reduction choosers, a time
+// slider with playback, camera presets, and the rack panel that opens when a rack is picked.
+#pragma once
+
+#include <QWidget>
+
+#include <memory>
+#include <optional>
+
+#include "dctwin/gui/hall_scene.hpp"
+#include "dctwin/gui/report_model.hpp"
+
+class QComboBox;
+class QLabel;
+class QSlider;
+class QToolButton;
+
+namespace dctwin::gui {
+
+class RackPanel;
+class VtkView;
+
+class HallView : public QWidget {
+  Q_OBJECT
+
+ public:
+  explicit HallView(QWidget* parent = nullptr);
+  ~HallView() override;
+
+  void set_report(std::shared_ptr<const ReportModel> report);
+  [[nodiscard]] const ReportModel* report() const;
+
+  /// Path of the field shown ("" when none).
+  [[nodiscard]] QString field() const;
+  /// Shows a field by path or dataset name; false when the report has no such field.
+  bool set_field(const QString& path_or_name);
+  [[nodiscard]] Reduction reduction() const;
+  void set_reduction(Reduction reduction);
+  [[nodiscard]] std::size_t time_index() const;
+  [[nodiscard]] double time() const;  ///< [s]
+  void set_time_index(std::size_t index);
+  /// Moves to the sample nearest to `t` [s].
+  void set_time(double t);
+  [[nodiscard]] std::optional<std::size_t> selected_rack() const;
+  void select_rack(std::optional<std::size_t> rack);
+  void apply_camera(CameraPreset preset);
+  void set_playing(bool playing);
+  [[nodiscard]] bool playing() const;
+
+  [[nodiscard]] VtkView* vtk_view() const;
+  [[nodiscard]] HallScene& scene() const;
+  [[nodiscard]] RackPanel* rack_panel() const;
+  /// Widget position of the top of a rack in the 3-D view (for tests and tooltips).
+  [[nodiscard]] QPoint rack_position_in_view(std::size_t rack) const;
+  /// The per-rack values shown, in display units.
+  [[nodiscard]] const std::vector<double>& shown_values() const;
+  /// Legend title (with the display unit).
+  [[nodiscard]] QString legend_title() const;
+
+ Q_SIGNALS:
+  void field_changed(const QString& path);
+  void time_changed(double t);
+  void rack_selected(int rack);  ///< -1 when the selection is cleared
+
+ private:
+  void refresh();
+  void on_clicked(QPoint position);
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace dctwin::gui

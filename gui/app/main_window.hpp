@@ -1,0 +1,56 @@
+// The main window: a scenario browser (scenarios/ and recent files), and tabs for the data hall,
+// the charts, the scenario editor (with runs), the comparison of two reports and the validation
+// view (not available until telemetry import exists).
+#pragma once
+
+#include <QMainWindow>
+
+#include <memory>
+
+namespace dctwin::gui {
+
+class ChartsView;
+class CompareView;
+class HallView;
+class ScenarioEditor;
+
+class MainWindow : public QMainWindow {
+  Q_OBJECT
+
+ public:
+  enum class View { hall, charts, scenario, compare, validation };
+
+  explicit MainWindow(QWidget* parent = nullptr);
+  ~MainWindow() override;
+
+  /// Opens a report (.h5) or a scenario (.yaml/.yml). Errors go to a dialog when interactive, and
+  /// to `last_error()` in any case.
+  bool open_file(const QString& file);
+  bool open_report(const QString& file);
+  bool open_scenario(const QString& file);
+  /// Opens a second report and shows the comparison with the current one.
+  bool compare_with(const QString& file);
+  void show_view(View view);
+  [[nodiscard]] View current_view() const;
+  [[nodiscard]] QString last_error() const;
+  [[nodiscard]] QStringList recent_files() const;
+  /// Dialogs on errors (on by default; off for screenshots and tests).
+  void set_interactive(bool interactive);
+  void set_scenarios_directory(const QString& directory);
+  /// Shows or hides the scenario browser (hidden in screenshots unless asked for).
+  void set_browser_visible(bool visible);
+
+  [[nodiscard]] HallView* hall() const;
+  [[nodiscard]] ChartsView* charts() const;
+  [[nodiscard]] ScenarioEditor* editor() const;
+  [[nodiscard]] CompareView* compare() const;
+
+ private:
+  void add_recent(const QString& file);
+  void refresh_browser();
+  void report_error(const QString& message);
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace dctwin::gui

@@ -1,0 +1,73 @@
+// The 3-D data hall as a VTK scene, without widgets: one box per rack drawn by a glyph mapper
+// (instanced rendering: the 1,536 racks of the facility are one draw call), coloured by per-rack
+// values through a lookup table with a scalar bar legend, pod floor tiles, an outline around the
+// selected rack, a caption, camera presets and picking by ray casting against the racks' boxes.
+//
+// The scene only needs a vtkRenderer; the widget that hosts it owns the render window.
+#pragma once
+
+#include <array>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+
+#include "dctwin/gui/report_model.hpp"
+
+class vtkRenderer;
+
+namespace dctwin::gui {
+
+enum class CameraPreset { overview, top, front, side };
+[[nodiscard]] const char* camera_preset_name(CameraPreset preset);
+
+/// Colour maps of the legend: sequential for values, diverging (centred on zero) for differences.
+enum class ColourMap { sequential, diverging };
+
+class HallScene {
+ public:
+  HallScene();
+  ~HallScene();
+  HallScene(const HallScene&) = delete;
+  HallScene& operator=(const HallScene&) = delete;
+
+  [[nodiscard]] vtkRenderer* renderer() const;
+
+  /// Builds the racks, pod floors and labels of a layout and frames the camera (overview).
+  void set_layout(const HallLayout& layout);
+  /// Colours the racks: one value per rack in display units (NaN: no data, grey), mapped over
+  /// [lo, hi]. `legend_title` is the scalar bar's title, e.g. "GPU junction temperature, max
+  /// per rack [degC]".
+  void set_values(std::span<const double> values, double lo, double hi, const std::string& legend_title,
+                  ColourMap map = ColourMap::sequential);
+  /// Text in the upper left corner (report, time).
+  void set_caption(const std::string& text);
+  void set_selected(std::optional<std::size_t> rack);
+  [[nodiscard]] std::optional<std::size_t> selected() const;
+  void set_legend_visible(bool visible);
+
+  void apply_camera(CameraPreset preset);
+  /// Turns the camera about the vertical axis by `degrees` (for the benchmark).
+  void rotate_camera(double degrees);
+
+  /// The rack under a display position (VTK display coordinates: pixels, origin at the bottom left
+  /// of the render window), or nothing. Needs a render window of the right size.
+  [[nodiscard]] std::optional<std::size_t> pick(double display_x, double display_y) const;
+  /// Display position of the top centre of a rack (for tests and tooltips).
+  [[nodiscard]] std::array<double, 2> rack_display_position(std::size_t rack) const;
+  /// Colour [0, 1] the lookup table gives to a display value.
+  [[nodiscard]] std::array<double, 3> colour_of(double value) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+/// Where a ray from `origin` along `direction` first enters an axis-aligned box [lo, hi], as the
+/// ray parameter, or nothing when it misses (pure geometry; exposed for tests).
+[[nodiscard]] std::optional<double> ray_box_entry(const std::array<double, 3>& origin,
+                                                  const std::array<double, 3>& direction,
+                                                  const std::array<double, 3>& lo,
+                                                  const std::array<double, 3>& hi);
+
+}  // namespace dctwin::gui

@@ -1,0 +1,143 @@
+#include "facility_report.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "dctwin/io/report.hpp"
+
+namespace dctwin::gui::testing {
+namespace {
+
+/// A deterministic value in [0, 1) from an integer (a hash, for the spread between GPUs).
+double spread(std::uint64_t k) {
+  k ^= k >> 33;
+  k *= 0xff51afd7ed558ccdULL;
+  k ^= k >> 33;
+  k *= 0xc4ceb9fe1a85ec53ULL;
+  k ^= k >> 33;
+  return static_cast<double>(k >> 11) * 0x1.0p-53;
+}
+
+std::string label(const char* format, int a, int b = 0, int c = 0, int d = 0) {
+  char buffer[96];
+  std::snprintf(buffer, sizeof buffer, format, a, b, c, d);
+  return buffer;
+}
+
+}  // namespace
+
+void write_facility_report(const std::filesystem::path& path, const FacilityReportOptions& options) {
+  const int racks = options.pods * options.racks_per_pod;
+  const int gpus_per_rack = options.servers_per_rack * options.gpus_per_server;
+  const int gpus = racks * gpus_per_rack;
+  const auto rack_count = static_cast<solver::Index>(racks);
+  const auto gpu_count = static_cast<solver::Index>(gpus);
+
+  io::ReportLayout layout;
+  layout.scenario_name = "synthetic-facility";
+  layout.scenario_file = "synthetic-facility.yaml";
+  solver::EntityTable gpu_table{"gpu", {}}, rack_table{"rack", {}};
+  for (int p = 0; p < options.pods; ++p) {
+    for (int r = 0; r < options.racks_per_pod; ++r) {
+      rack_table.labels.push_back(label("pod%d/rack%03d", p, r));
+      for (int s = 0; s < options.servers_per_rack; ++s) {
+        for (int g = 0; g < options.gpus_per_server; ++g) {
+          gpu_table.labels.push_back(label("pod%d/rack%03d/server%d/gpu%d", p, r, s, g));
+        }
+      }
+    }
+  }
+  layout.entities = {gpu_table, rack_table};
+
+  // Pods in a grid of 4 columns; in a pod, rows of racks 0.6 m wide, 1.2 m deep, rows 2.4 m apart.
+  const double width = 0.6, depth = 1.2, height = 2.2, row_pitch = 2.4;
+  const int rows = (options.racks_per_pod + options.racks_per_row - 1) / options.racks_per_row;
+  const double pod_x = options.racks_per_row * width + 4.0;
+  const double pod_y = rows * row_pitch + 4.0;
+  std::vector<double> position, pod_of_rack, gpu_rack;
+  for (int rack = 0; rack < racks; ++rack) {
+    const int p = rack / options.racks_per_pod, r = rack % options.racks_per_pod;
+    const int column = p % 4, line = p / 4;
+    position.push_back(column * pod_x + (r % options.racks_per_row + 0.5) * width);
+    position.push_back(line * pod_y + (r / options.racks_per_row) * row_pitch + depth / 2);
+    position.push_back(0.0);
+    pod_of_rack.push_back(p);
+  }
+  for (int g = 0; g < gpus; ++g) gpu_rack.push_back(g / gpus_per_rack);
+  layout.static_data = {
+      {"layout", "rack_position", "m", "centre of the rack's footprint", "rack", {std::size_t(racks), 3}, position},
+      {"layout", "rack_size", "m", "rack width, depth and height", "", {3}, {width, depth, height}},
+      {"layout", "rack_pod", "1", "pod of the rack", "rack", {std::size_t(racks)}, pod_of_rack},
+      {"layout", "gpu_rack", "1", "rack holding the GPU", "gpu", {std::size_t(gpus)}, gpu_rack},
+  };
+
+  std::size_t offset = 0;
+  auto add = [&](std::string group, std::string name, std::string unit, std::string long_name,
+                 std::string entity, solver::Index count) {
+    layout.outputs.push_back({{std::move(group), std::move(name), std::move(unit), std::move(long_name),
+                               std::move(entity), count},
+                              offset});
+    offset += static_cast<std::size_t>(count);
+  };
+  add("gpu", "junction_temperature", "K", "GPU junction temperature", "gpu", gpu_count);
+  add("gpu", "power", "W", "GPU board power", "gpu", gpu_count);
+  add("gpu", "throttle_reasons", "1", "GPU throttle reasons (NVML bitmask)", "gpu", gpu_count);
+  add("rack", "coolant_supply_temperature", "K", "Rack coolant supply temperature", "rack", rack_count);
+  add("rack", "coolant_return_temperature", "K", "Rack coolant return temperature", "rack", rack_count);
+  add("rack", "door_outlet_air_temperature", "K", "Rear-door outlet air temperature", "rack", rack_count);
+  add("coolant", "return_temperature", "K", "Facility coolant return temperature", "", 1);
+  add("grid", "power", "W", "Power at the grid connection", "", 1);
+  add("grid", "frequency", "Hz", "Grid frequency", "", 1);
+  add("job", "mfu", "1", "Model FLOPs utilisation", "", 1);
+
+  io::ReportWriter writer(path, layout);
+  std::vector<double> values(offset);
+  const double hall_x = 4 * pod_x, hall_y = ((options.pods + 3) / 4) * pod_y;
+  for (int k = 0; k < options.samples; ++k) {
+    const double t = k * options.interval;
+    const double phase = static_cast<double>(k) / std::max(1, options.samples - 1);
+    // The warm region travels diagonally across the hall; load ramps up over the first samples.
+    const double hx = hall_x * (0.15 + 0.7 * phase), hy = hall_y * (0.2 + 0.6 * phase);
+    const double load = 0.55 + 0.45 * std::min(1.0, phase * 2.0);
+    double total_power = 0.0, hottest_return = 0.0;
+    for (int rack = 0; rack < racks; ++rack) {
+      const double x = position[3 * std::size_t(rack)], y = position[3 * std::size_t(rack) + 1];
+      const double d2 = ((x - hx) * (x - hx) + (y - hy) * (y - hy)) / (0.18 * hall_x * 0.18 * hall_x);
+      const double warm = std::exp(-d2);
+      const int pod = rack / options.racks_per_pod;
+      const double supply = 305.15 + 1.5 * warm + 0.3 * spread(std::uint64_t(rack) * 7 + 1);
+      double rack_power = 0.0;
+      for (int j = 0; j < gpus_per_rack; ++j) {
+        const int g = rack * gpus_per_rack + j;
+        const double own = spread(std::uint64_t(g) * 13 + 5);
+        const double power = 250.0 + 450.0 * load * (0.9 + 0.1 * own);
+        const double tj = supply + 8.0 + 0.035 * power + 14.0 * warm * load + 3.0 * own +
+                          (pod == 2 ? options.pod2_offset : 0.0);
+        values[std::size_t(g)] = tj;
+        values[gpu_count + std::size_t(g)] = power;
+        values[2 * gpu_count + std::size_t(g)] = tj > 356.15 ? 4.0 : 0.0;  // 83 degC: thermal slowdown
+        rack_power += power;
+      }
+      const double rise = rack_power / (0.4 * 3979.0);  // 0.4 kg/s of PG25 per rack
+      const std::size_t base = 3 * std::size_t(gpu_count);
+      values[base + std::size_t(rack)] = supply;
+      values[base + rack_count + std::size_t(rack)] = supply + rise;
+      values[base + 2 * rack_count + std::size_t(rack)] = 297.15 + 0.6 * rise + 2.0 * warm;
+      total_power += rack_power * 1.25;
+      hottest_return = std::max(hottest_return, supply + rise);
+    }
+    const std::size_t scalars = 3 * std::size_t(gpu_count) + 3 * std::size_t(rack_count);
+    values[scalars] = hottest_return - 1.0;
+    values[scalars + 1] = total_power;
+    values[scalars + 2] = 50.0 - 0.02 * std::sin(t / 40.0) * load;
+    values[scalars + 3] = 0.38 + 0.05 * load - 0.04 * phase;
+    writer.append_sample(t, values);
+  }
+  io::RunInfo run;
+  run.status.time = (options.samples - 1) * options.interval;
+  writer.finish(run, {{"gpu_junction_temperature_max", 360.0, "K", "hottest GPU junction"}});
+}
+
+}  // namespace dctwin::gui::testing
