@@ -290,6 +290,11 @@ FacilitySite::FacilitySite(const ParameterTree& scenario, std::optional<WeatherS
                                  " GPUs (inconsistent topology)",
                              f.section("pod_loop").key_path("rack"));
   pod_loop.validate(f.section("pod_loop").path);
+  if (pod_loop.rack.plates != hydraulic::PlateArrangement::parallel) {
+    const std::string key = f.section("pod_loop").section("rack").key_path("plates");
+    throw solver::InputError(key + " = series_pairs is not supported by the facility's thermal model yet "
+                             "(each plate is fed from the pod supply; use parallel)", key);
+  }
   if (pod_loop.pumps.duty_count == 0) {
     const std::string key = f.section("pod_loop").section("pumps").key_path("duty_count");
     throw solver::InputError(key + " = 0 (a pod loop with no running pump moves no coolant)", key);
