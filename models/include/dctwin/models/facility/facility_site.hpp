@@ -60,7 +60,7 @@ class FacilitySite final : public Site {
   double last_t_ = 0.0;
   double junction_max_ = 0.0, hbm_max_ = 0.0, supply_max_ = 0.0, cold_aisle_max_ = 0.0;
   double time_to_limit_ = -1.0;  // first sample with a junction above its max operating temperature
-  double it_energy_ = 0.0, plant_energy_ = 0.0, fan_energy_ = 0.0;  // trapezoid over samples [J]
+  double it_energy_ = 0.0, plant_energy_ = 0.0;  // trapezoid over samples [J]
   double last_it_power_ = 0.0, last_cooling_power_ = 0.0;
   double junction_spread_ = 0.0;  // hottest minus coolest junction at the last sample [K]
 };
