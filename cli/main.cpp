@@ -10,6 +10,7 @@
 
 #include "commands.hpp"
 #include "exit_codes.hpp"
+#include "sweep_command.hpp"
 
 namespace {
 
@@ -60,6 +61,25 @@ int main(int argc, char** argv) {
   info_cmd->add_option("report", info_report, "Report file (HDF5)")->required();
   info_cmd->add_flag("--attributes", info_all, "Also list every root attribute");
 
+  SweepArguments sweep;
+  auto* sweep_cmd = app.add_subcommand(
+      "sweep",
+      "Run the members of a sweep (a base scenario and parameters to vary) and gather an index.\n"
+      "Members run on a local thread pool (-j), across MPI ranks under mpirun (when built with\n"
+      "DCTWIN_WITH_MPI), or a range of them per Slurm array task (--member-range). Completed\n"
+      "members are skipped when the sweep runs again. See docs/sweeps.md.\n"
+      "Exit codes: 0 every member complete, 3 some member ended early or failed (see the index),\n"
+      "64 usage, 65 bad sweep file or base scenario, 66 missing input, 73/74 output errors,\n"
+      "130/143 interrupted (finished members are kept).");
+  sweep_cmd->add_option("sweep", sweep.sweep, "Sweep file (YAML)");
+  sweep_cmd->add_option("-o,--output", sweep.output, "Output directory (default: the sweep file's name without .yaml)");
+  sweep_cmd->add_option("-j,--jobs", sweep.jobs, "Members run at once on this machine (0: one per CPU)")->capture_default_str();
+  sweep_cmd->add_option("--member-range", sweep.member_range, "Run members A to B-1 only (A:B, A:, :B or A), e.g. per Slurm array task");
+  sweep_cmd->add_option("--collect", sweep.collect, "Only rebuild DIR/index.h5 from the member reports in DIR");
+  sweep_cmd->add_flag("--dry-run", sweep.dry_run, "Check every member's scenario and list the members; run nothing");
+  sweep_cmd->add_flag("--rerun-failed", sweep.rerun_failed, "Also run again members that failed or ended early");
+  sweep_cmd->add_flag("-q,--quiet", sweep.quiet, "No progress lines");
+
   auto* schema_cmd = app.add_subcommand("schema", "Print the scenario reference (every key, unit, default, range) as Markdown");
 
   try {
@@ -78,6 +98,13 @@ int main(int argc, char** argv) {
   if (*run_cmd) {
     install_signal_handlers();
     const int code = run_command(run, stop_requested);
+    if (stop_requested.load() && code == exit_interrupted_sigint && stop_signal == SIGTERM)
+      return exit_interrupted_sigterm;
+    return code;
+  }
+  if (*sweep_cmd) {
+    install_signal_handlers();
+    const int code = sweep_command(sweep, stop_requested);
     if (stop_requested.load() && code == exit_interrupted_sigint && stop_signal == SIGTERM)
       return exit_interrupted_sigterm;
     return code;

@@ -1,0 +1,1158 @@
+// Sweep files: checking, designs, member scenarios and member error messages (see sweep.hpp).
+#include "dctwin/io/sweep.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <map>
+#include <memory>
+#include <random>
+#include <system_error>
+#include <utility>
+
+#include "dctwin/io/units.hpp"
+#include "dctwin/solver/check.hpp"
+#include "sweep_internal.hpp"
+
+namespace dctwin::io {
+
+namespace {
+
+using solver::ParameterKind;
+using solver::ParameterSpec;
+using solver::SectionSchema;
+using solver::SourceLocation;
+
+constexpr std::size_t max_members = 10'000'000;
+
+// ---- text helpers ----------------------------------------------------------------------------
+
+std::string format_location(const SourceLocation& location) {
+  if (location.line <= 0) return location.file;
+  return location.file + ":" + std::to_string(location.line) + ":" + std::to_string(location.column);
+}
+
+std::string join_words(const std::vector<std::string>& words, const char* separator = ", ") {
+  std::string text;
+  for (const auto& word : words) text += (text.empty() ? "" : separator) + word;
+  return text;
+}
+
+std::string trimmed(std::string_view text) {
+  const auto first = text.find_first_not_of(" \t\r\n");
+  if (first == std::string_view::npos) return {};
+  const auto last = text.find_last_not_of(" \t\r\n");
+  return std::string(text.substr(first, last - first + 1));
+}
+
+std::size_t levenshtein(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> previous(b.size() + 1);
+  std::vector<std::size_t> current(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) previous[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    current[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t substitution = previous[j - 1] + (a[i - 1] == b[j - 1] ? 0U : 1U);
+      current[j] = std::min({previous[j] + 1, current[j - 1] + 1, substitution});
+    }
+    std::swap(previous, current);
+  }
+  return previous[b.size()];
+}
+
+/// `unknown key (did you mean 'x'?)`, `unknown key (valid keys: ...)` or `unknown key`, with the
+/// scenario checker's rules for "close".
+std::string unknown_key_problem(const std::vector<std::string>& keys, const std::string& name,
+                                const char* what = "unknown key") {
+  const std::size_t limit = std::max<std::size_t>(2, name.size() / 3);
+  const std::string* best = nullptr;
+  std::size_t best_distance = 0;
+  for (const auto& key : keys) {
+    const std::size_t distance = levenshtein(name, key);
+    if (distance <= limit && distance < name.size() && (best == nullptr || distance < best_distance)) {
+      best = &key;
+      best_distance = distance;
+    }
+  }
+  if (best != nullptr) return std::string(what) + " (did you mean '" + *best + "'?)";
+  if (!keys.empty() && keys.size() <= 8) return std::string(what) + " (valid keys: " + join_words(keys) + ")";
+  return what;
+}
+
+const char* node_kind(const YAML::Node& node) {
+  switch (node.Type()) {
+    case YAML::NodeType::Map:
+      return "a mapping";
+    case YAML::NodeType::Sequence:
+      return "a list";
+    case YAML::NodeType::Scalar:
+      return "a single value";
+    default:
+      return "empty";
+  }
+}
+
+bool is_dimensionless(const std::string& unit) { return unit.empty() || unit == "1"; }
+
+const std::string& shown_unit(const ParameterSpec& spec) {
+  return spec.display_unit.empty() ? spec.unit : spec.display_unit;
+}
+
+const char* kind_name(ParameterKind kind) {
+  switch (kind) {
+    case ParameterKind::real:
+      return "a real number";
+    case ParameterKind::integer:
+      return "an integer";
+    case ParameterKind::boolean:
+      return "true or false";
+    case ParameterKind::choice:
+      return "a choice";
+    case ParameterKind::text:
+      return "text";
+  }
+  return "a value";
+}
+
+// ---- ranges, as the scenario checker words them ------------------------------------------------
+
+std::pair<std::string, bool> bound_text(const ParameterSpec& spec, double si_bound) {
+  if (spec.kind != ParameterKind::real) return {format_number(si_bound), false};
+  double shown = si_bound;
+  try {
+    shown = convert(si_bound, spec.unit, shown_unit(spec));
+  } catch (const UnitError&) {
+    shown = si_bound;
+  }
+  if (std::abs(shown) < 1e-300) return {"0", false};
+  return {format_number(shown), !is_dimensionless(shown_unit(spec))};
+}
+
+std::string range_rule(const ParameterSpec& spec) {
+  const bool has_min = std::isfinite(spec.min);
+  const bool has_max = std::isfinite(spec.max);
+  std::string unit = shown_unit(spec);
+  try {
+    (void)convert(0.0, spec.unit, unit);
+  } catch (const UnitError&) {
+    unit = spec.unit;
+  }
+  if (has_min && has_max) {
+    const auto low = bound_text(spec, spec.min);
+    const auto high = bound_text(spec, spec.max);
+    std::string rule = "must be in ";
+    rule += spec.min_inclusive ? "[" : "(";
+    rule += low.first + ", " + high.first;
+    rule += spec.max_inclusive ? "]" : ")";
+    if (low.second || high.second) rule += " " + unit;
+    return rule;
+  }
+  const bool lower = has_min;
+  const auto bound = bound_text(spec, lower ? spec.min : spec.max);
+  std::string rule = "must be ";
+  rule += lower ? (spec.min_inclusive ? ">= " : "> ") : (spec.max_inclusive ? "<= " : "< ");
+  rule += bound.first;
+  if (bound.second) rule += " " + unit;
+  return rule;
+}
+
+bool in_range(const ParameterSpec& spec, double value) {
+  const bool above = value > spec.min || (spec.min_inclusive && value == spec.min);
+  const bool below = value < spec.max || (spec.max_inclusive && value == spec.max);
+  return above && below;
+}
+
+
+std::string number_rule(const ParameterSpec& spec) {
+  if (is_dimensionless(spec.unit) && spec.display_unit.empty()) return "must be a number";
+  return "must be a number, optionally with a unit convertible to " + shown_unit(spec);
+}
+
+std::optional<std::int64_t> parse_integer_literal(const std::string& text) {
+  std::string_view digits = text;
+  if (!digits.empty() && digits.front() == '+') {
+    digits.remove_prefix(1);
+    if (!digits.empty() && digits.front() == '-') return std::nullopt;
+  }
+  if (digits.empty()) return std::nullopt;
+  std::int64_t value = 0;
+  const auto result = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+  if (result.ec != std::errc{} || result.ptr != digits.data() + digits.size()) return std::nullopt;
+  return value;
+}
+
+/// The SI value of a written scenario value, or NaN when it is not a number of the right kind.
+double numeric_value(const ParameterSpec& spec, const std::string& written) {
+  const std::string text = trimmed(written);
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  switch (spec.kind) {
+    case ParameterKind::real:
+      try {
+        return parse_to_si(text, spec.unit);
+      } catch (const solver::InputError&) {
+        return nan;
+      }
+    case ParameterKind::integer: {
+      const auto value = parse_integer_literal(text);
+      return value ? static_cast<double>(*value) : nan;
+    }
+    case ParameterKind::boolean:
+      if (text == "true" || text == "True" || text == "TRUE") return 1.0;
+      if (text == "false" || text == "False" || text == "FALSE") return 0.0;
+      return nan;
+    case ParameterKind::choice:
+    case ParameterKind::text:
+      return nan;
+  }
+  return nan;
+}
+
+/// A sampled value as member scenarios carry it: the exact SI double and the SI unit.
+std::string si_text(const ParameterSpec& spec, double value) {
+  std::string text = format_number_exact(value);
+  if (!is_dimensionless(spec.unit)) text += " " + spec.unit;
+  return text;
+}
+
+std::string display_text(const ParameterSpec& spec, double value) {
+  try {
+    return format_quantity(value, spec.unit, spec.display_unit);
+  } catch (const UnitError&) {
+    return format_quantity(value, spec.unit, {});
+  }
+}
+
+// ---- random numbers: a fixed, documented generator so that a seed means the same members on
+// every platform (std:: distributions are implementation-defined) ------------------------------
+
+class Random {
+ public:
+  explicit Random(std::uint64_t seed) : engine_(seed) {}
+  /// Uniform in [0, 1).
+  double uniform() { return static_cast<double>(engine_() >> 11) * 0x1.0p-53; }
+  /// Uniform in (0, 1).
+  double open_uniform() { return (static_cast<double>(engine_() >> 11) + 0.5) * 0x1.0p-53; }
+  /// Uniform in {0, ..., n - 1}, without modulo bias.
+  std::size_t index(std::size_t n) {
+    const std::uint64_t range = n;
+    const std::uint64_t threshold = (0 - range) % range;
+    std::uint64_t draw = 0;
+    do {
+      draw = engine_();
+    } while (draw < threshold);
+    return static_cast<std::size_t>(draw % range);
+  }
+  /// Standard normal (Box-Muller, two uniforms per value).
+  double normal() {
+    const double u1 = open_uniform();
+    const double u2 = uniform();
+    return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * 3.14159265358979323846 * u2);
+  }
+
+ private:
+  std::mt19937_64 engine_;
+};
+
+// ---- key paths -------------------------------------------------------------------------------
+
+bool is_name_start(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
+bool is_name_char(char c) { return is_name_start(c) || (c >= '0' && c <= '9'); }
+
+/// `server.gpus[5].power_scale` -> steps; nullopt when it is not a key path.
+std::optional<std::vector<detail::KeyStep>> split_key(const std::string& text) {
+  std::vector<detail::KeyStep> steps;
+  std::size_t pos = 0;
+  while (true) {
+    if (pos >= text.size() || !is_name_start(text[pos])) return std::nullopt;
+    detail::KeyStep step;
+    while (pos < text.size() && is_name_char(text[pos])) step.name += text[pos++];
+    if (pos < text.size() && text[pos] == '[') {
+      ++pos;
+      const std::size_t first = pos;
+      while (pos < text.size() && text[pos] >= '0' && text[pos] <= '9') ++pos;
+      if (pos == first || pos >= text.size() || text[pos] != ']') return std::nullopt;
+      std::size_t index = 0;
+      const auto result = std::from_chars(text.data() + first, text.data() + pos, index);
+      if (result.ec != std::errc{}) return std::nullopt;
+      step.index = index;
+      ++pos;
+    }
+    steps.push_back(std::move(step));
+    if (pos == text.size()) return steps;
+    if (text[pos] != '.') return std::nullopt;
+    ++pos;
+  }
+}
+
+std::string join_key(const std::vector<detail::KeyStep>& steps, std::size_t count) {
+  std::string text;
+  for (std::size_t i = 0; i < count && i < steps.size(); ++i) {
+    if (i > 0) text += '.';
+    text += steps[i].name;
+    if (steps[i].index) text += "[" + std::to_string(*steps[i].index) + "]";
+  }
+  return text;
+}
+
+std::vector<std::string> schema_keys(const SectionSchema& schema) {
+  std::vector<std::string> keys;
+  for (const auto& spec : schema.parameters) keys.push_back(spec.name);
+  for (const auto& entry : schema.sections) keys.push_back(entry.first);
+  for (const auto& entry : schema.lists) keys.push_back(entry.first);
+  return keys;
+}
+
+const ParameterSpec* find_parameter(const SectionSchema& schema, const std::string& name) {
+  for (const auto& spec : schema.parameters)
+    if (spec.name == name) return &spec;
+  return nullptr;
+}
+
+// ---- YAML ------------------------------------------------------------------------------------
+
+SourceLocation where(const std::string& file, const YAML::Mark& mark) {
+  if (mark.is_null()) return SourceLocation{file, 0, 0};
+  return SourceLocation{file, mark.line + 1, mark.column + 1};
+}
+
+/// The value node of `key` in mapping `map`, with the key's mark; an invalid node when absent.
+std::pair<YAML::Node, YAML::Mark> find_entry(const YAML::Node& map, const std::string& key) {
+  if (!map.IsMap()) return {YAML::Node(YAML::NodeType::Undefined), YAML::Mark::null_mark()};
+  for (auto it = map.begin(); it != map.end(); ++it)
+    if (it->first.IsScalar() && it->first.Scalar() == key) return {it->second, it->first.Mark()};
+  return {YAML::Node(YAML::NodeType::Undefined), YAML::Mark::null_mark()};
+}
+
+/// The first duplicate key anywhere below `node`: (second key's mark, first line, key path).
+struct Duplicate {
+  YAML::Mark mark;
+  int first_line = 0;
+  std::string path;
+};
+std::optional<Duplicate> find_duplicate(const YAML::Node& node, const std::string& path) {
+  if (node.IsMap()) {
+    std::map<std::string, int> seen;
+    for (auto it = node.begin(); it != node.end(); ++it) {
+      if (!it->first.IsScalar()) continue;
+      const std::string name = it->first.Scalar();
+      const std::string key_path = path.empty() ? name : path + "." + name;
+      const auto [entry, inserted] = seen.emplace(name, it->first.Mark().line + 1);
+      if (!inserted) return Duplicate{it->first.Mark(), entry->second, key_path};
+      if (auto inner = find_duplicate(it->second, key_path)) return inner;
+    }
+  } else if (node.IsSequence()) {
+    std::size_t index = 0;
+    for (const auto& entry : node) {
+      if (auto inner = find_duplicate(entry, path + "[" + std::to_string(index) + "]")) return inner;
+      ++index;
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+namespace detail {
+
+std::optional<std::string> apply_override(YAML::Node& root, const std::vector<KeyStep>& steps,
+                                          const std::string& value) {
+  YAML::Node current;
+  current.reset(root);
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    const KeyStep& step = steps[i];
+    const bool last = i + 1 == steps.size();
+    if (!current.IsMap()) return "the base scenario's " + join_key(steps, i) + " is not a mapping";
+    YAML::Node child = current[step.name];
+    if (last && !step.index) {
+      if (child.IsDefined() && (child.IsMap() || child.IsSequence()))
+        return "the base scenario's " + join_key(steps, i + 1) + " is not a single value";
+      child = value;
+      return std::nullopt;
+    }
+    if (step.index) {
+      const std::string list_path = join_key(steps, i) + (i > 0 ? "." : "") + step.name;
+      if (!child.IsDefined() || child.IsNull()) return "the base scenario has no entries in " + list_path;
+      if (!child.IsSequence()) return "the base scenario's " + list_path + " is not a list";
+      if (*step.index >= child.size())
+        return "the base scenario has " + std::to_string(child.size()) + " entr" +
+               (child.size() == 1 ? "y" : "ies") + " in " + list_path;
+      YAML::Node entry = child[*step.index];
+      if (entry.IsNull()) entry = YAML::Node(YAML::NodeType::Map);
+      if (!entry.IsMap()) return "the base scenario's " + join_key(steps, i + 1) + " is not a mapping";
+      current.reset(entry);
+    } else {
+      if (!child.IsDefined() || child.IsNull()) child = YAML::Node(YAML::NodeType::Map);
+      if (!child.IsMap()) return "the base scenario's " + join_key(steps, i + 1) + " is not a mapping";
+      current.reset(child);
+    }
+  }
+  return std::nullopt;
+}
+
+std::vector<YamlPlace> locate_in_yaml(const std::string& text, const std::string& file, const std::string& key_path) {
+  std::vector<YamlPlace> places;
+  YAML::Node node;
+  try {
+    node = YAML::Load(text);
+  } catch (const YAML::Exception&) {
+    return places;
+  }
+  places.push_back({where(file, node.Mark()), where(file, node.Mark())});
+  const auto steps = split_key(key_path);
+  if (!steps) return places;
+  for (const auto& step : *steps) {
+    auto [value, key_mark] = find_entry(node, step.name);
+    if (!value.IsDefined()) break;
+    if (step.index) {
+      if (!value.IsSequence() || *step.index >= value.size()) break;
+      key_mark = value[*step.index].Mark();
+      value.reset(value[*step.index]);
+    }
+    const SourceLocation key = where(file, key_mark);
+    places.push_back({key, value.IsNull() ? key : where(file, value.Mark())});
+    node.reset(value);
+  }
+  return places;
+}
+
+}  // namespace detail
+
+namespace {
+
+// ---- the reader ------------------------------------------------------------------------------
+
+const std::vector<std::string> top_keys = {"name", "description", "base", "design", "set", "parameters"};
+const std::vector<std::string> design_keys = {"type", "samples", "seed"};
+const std::vector<std::string> design_names = {"grid", "list", "latin_hypercube", "monte_carlo"};
+
+/// A mapping entry: its value and where its key is.
+struct KeyedNode {
+  YAML::Node value;
+  SourceLocation key;
+};
+
+class SweepReader {
+ public:
+  SweepReader(std::string file, const SectionSchema& schema) : file_(std::move(file)), schema_(schema) {}
+
+  [[nodiscard]] SourceLocation where(const YAML::Mark& mark) const { return dctwin::io::where(file_, mark); }
+
+  [[noreturn]] void fail(const SourceLocation& location, const std::string& path, const std::string& problem) const {
+    std::string message = format_location(location) + ": ";
+    if (!path.empty()) message += path + ": ";
+    message += problem;
+    throw SweepError(message, location, path);
+  }
+
+  [[noreturn]] void fail_value(const SourceLocation& location, const std::string& path, const std::string& written,
+                               const std::string& rule) const {
+    const std::string shown = written.empty() ? "\"\"" : written;
+    throw SweepError(format_location(location) + ": " + path + " = " + shown + " (" + rule + ")", location, path);
+  }
+
+  /// The entries of a mapping with plain, unique keys out of `allowed`.
+  std::map<std::string, KeyedNode> entries(const YAML::Node& map, const std::string& path,
+                                           const std::vector<std::string>& allowed) const {
+    std::map<std::string, KeyedNode> found;
+    for (auto it = map.begin(); it != map.end(); ++it) {
+      const SourceLocation key_location = where(it->first.Mark());
+      if (!it->first.IsScalar()) fail(key_location, path, "keys must be plain names");
+      const std::string name = it->first.Scalar();
+      const std::string key_path = path.empty() ? name : path + "." + name;
+      if (auto seen = found.find(name); seen != found.end())
+        fail(key_location, key_path, "duplicate key (first at line " + std::to_string(seen->second.key.line) + ")");
+      if (std::find(allowed.begin(), allowed.end(), name) == allowed.end())
+        fail(key_location, key_path, unknown_key_problem(allowed, name));
+      found[name] = KeyedNode{it->second, key_location};
+    }
+    return found;
+  }
+
+  /// A scalar's text; fails for an empty value or a mapping/list.
+  std::string scalar(const KeyedNode& entry, const std::string& path, const std::string& detail) const {
+    if (entry.value.IsNull()) fail(entry.key, path, "value is missing (" + detail + ")");
+    if (!entry.value.IsScalar())
+      fail(where(entry.value.Mark()), path, std::string("must be a single value, not ") + node_kind(entry.value));
+    return entry.value.Scalar();
+  }
+
+  std::int64_t integer(const KeyedNode& entry, const std::string& path, std::int64_t minimum) const {
+    const std::string written = scalar(entry, path, "integer");
+    const auto value = parse_integer_literal(trimmed(written));
+    const SourceLocation location = where(entry.value.Mark());
+    if (!value) fail_value(location, path, written, "must be an integer");
+    if (*value < minimum) fail_value(location, path, written, "must be >= " + std::to_string(minimum));
+    return *value;
+  }
+
+  /// A quantity converted to the parameter's SI unit; `difference`: a spread (no offset).
+  double quantity(const KeyedNode& entry, const std::string& path, const ParameterSpec& spec,
+                  bool difference = false) const {
+    const std::string detail = is_dimensionless(shown_unit(spec)) ? "dimensionless" : shown_unit(spec);
+    const std::string written = scalar(entry, path, detail);
+    const SourceLocation location = where(entry.value.Mark());
+    Quantity q;
+    try {
+      q = parse_quantity(trimmed(written));
+    } catch (const UnitError& error) {
+      fail_value(location, path, written,
+                 error.reason() == UnitError::Reason::not_finite ? "must be a finite number" : number_rule(spec));
+    }
+    try {
+      if (!difference) return to_si(q, spec.unit);
+      if (q.unit.empty()) return q.number;
+      const double value = convert(q.number, q.unit, spec.unit) - convert(0.0, q.unit, spec.unit);
+      if (!std::isfinite(value)) throw UnitError(UnitError::Reason::not_finite, "not finite");
+      return value;
+    } catch (const UnitError& error) {
+      fail_value(location, path, written,
+                 error.reason() == UnitError::Reason::not_finite ? "must be a finite number" : std::string(error.what()));
+    }
+  }
+
+  /// A scenario key path (`parameters.<key>` or `set.<key>`) checked against the schema.
+  std::pair<std::vector<detail::KeyStep>, const ParameterSpec*> scenario_key(const std::string& raw,
+                                                                              const SourceLocation& location,
+                                                                              const std::string& section) const {
+    const std::string path = section + "." + raw;
+    const auto steps = split_key(raw);
+    if (!steps)
+      fail(location, path, "not a scenario key path (write it like loop.pump.speed or server.gpus[5].power_scale)");
+    const SectionSchema* schema = &schema_;
+    for (std::size_t i = 0; i < steps->size(); ++i) {
+      const auto& step = (*steps)[i];
+      const bool last = i + 1 == steps->size();
+      const std::string here = join_key(*steps, i + 1);
+      const std::string here_plain = join_key(*steps, i) + (i > 0 ? "." : "") + step.name;
+      if (const ParameterSpec* spec = find_parameter(*schema, step.name)) {
+        if (step.index) fail(location, path, here_plain + " is a parameter, not a list");
+        if (!last) fail(location, path, here + " is a parameter, not a section");
+        return {*steps, spec};
+      }
+      if (auto sub = schema->sections.find(step.name); sub != schema->sections.end()) {
+        if (step.index) fail(location, path, here_plain + " is a section, not a list");
+        if (last) fail(location, path, here + " is a section, not a parameter");
+        schema = &sub->second;
+        continue;
+      }
+      if (auto list = schema->lists.find(step.name); list != schema->lists.end()) {
+        if (!step.index) fail(location, path, here + " is a list (name an entry, e.g. " + here + "[0])");
+        if (last) fail(location, path, here + " is a list entry, not a parameter");
+        schema = &list->second;
+        continue;
+      }
+      fail(location, path, unknown_key_problem(schema_keys(*schema), step.name, "unknown scenario key"));
+    }
+    fail(location, path, "not a scenario key path");
+  }
+
+ private:
+  std::string file_;
+  const SectionSchema& schema_;
+};
+
+YAML::Node single_document(const std::string& text, const std::string& label, const char* what) {
+  const auto fail = [&](const YAML::Mark& mark, const std::string& problem) {
+    const SourceLocation location = where(label, mark);
+    throw SweepError(format_location(location) + ": " + problem, location, {});
+  };
+  std::vector<YAML::Node> documents;
+  try {
+    documents = YAML::LoadAll(text);
+  } catch (const YAML::Exception& error) {
+    fail(error.mark, "YAML syntax error: " + error.msg);
+  }
+  if (documents.empty() || documents.front().IsNull()) {
+    const SourceLocation whole{label, 0, 0};
+    throw SweepError(label + ": " + what + " file is empty", whole, {});
+  }
+  for (std::size_t i = 1; i < documents.size(); ++i)
+    if (!documents[i].IsNull())
+      fail(documents[i].Mark(), std::string("a ") + what + " file holds one YAML document (another starts here)");
+  if (!documents.front().IsMap())
+    fail(documents.front().Mark(), std::string("the ") + what + " must be a mapping, not " + node_kind(documents.front()));
+  return documents.front();
+}
+
+/// A whole file; on failure, `failure` says what went wrong ("cannot open", "cannot read") and
+/// `error_number` why.
+std::optional<std::string> read_text(const std::filesystem::path& file, std::string& failure, int& error_number) {
+  errno = 0;
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> stream(std::fopen(file.c_str(), "rb"), &std::fclose);
+  if (!stream) {
+    failure = "cannot open";
+    error_number = errno;
+    return std::nullopt;
+  }
+  std::string text;
+  char buffer[65536];
+  while (true) {
+    const std::size_t count = std::fread(buffer, 1, sizeof buffer, stream.get());
+    text.append(buffer, count);
+    if (count < sizeof buffer) break;
+  }
+  if (std::ferror(stream.get()) != 0) {
+    failure = "cannot read";
+    error_number = errno != 0 ? errno : EIO;
+    return std::nullopt;
+  }
+  return text;
+}
+
+/// A message of the scenario checker for a document labelled `label`, split into the position it
+/// names (line 0 when none) and the rest.
+struct LocatedMessage {
+  int line = 0;
+  int column = 0;
+  std::string rest;
+};
+
+/// Removes the location prefix that the scenario checker put before `message` (`label:L:C: ` or
+/// `label: `). Returns nullopt when there is none.
+std::optional<LocatedMessage> strip_location(const std::string& message, const std::string& label) {
+  if (message.compare(0, label.size(), label) != 0) return std::nullopt;
+  LocatedMessage located;
+  std::size_t pos = label.size();
+  const auto number = [&](std::size_t at, int& value) {
+    std::size_t end = at;
+    while (end < message.size() && message[end] >= '0' && message[end] <= '9') ++end;
+    if (end == at || std::from_chars(message.data() + at, message.data() + end, value).ec != std::errc{}) return at;
+    return end;
+  };
+  if (pos < message.size() && message[pos] == ':') {
+    const std::size_t line_end = number(pos + 1, located.line);
+    if (line_end > pos + 1 && line_end < message.size() && message[line_end] == ':') {
+      const std::size_t column_end = number(line_end + 1, located.column);
+      if (column_end > line_end + 1) pos = column_end;
+      else located.line = 0;
+    } else {
+      located.line = 0;
+    }
+  }
+  if (message.compare(pos, 2, ": ") != 0) return std::nullopt;
+  located.rest = message.substr(pos + 2);
+  return located;
+}
+
+/// Where in the base scenario a problem lies that the checker found at `path` of the composed text
+/// (the base plus the sweep's values): the same key or value along the path, matched by the position
+/// the message names; else the innermost part of the path written in the base.
+SourceLocation base_location(const SweepPlan& plan, const std::string& composed, const std::string& path,
+                             const LocatedMessage& located) {
+  const auto in_base = detail::locate_in_yaml(plan.base_text, plan.base_file, path);
+  if (in_base.empty()) return SourceLocation{plan.base_file, 0, 0};
+  const auto in_composed = detail::locate_in_yaml(composed, {}, path);
+  const auto same = [&](const SourceLocation& l) { return l.line == located.line && l.column == located.column; };
+  for (std::size_t depth = in_composed.size(); depth-- > 0;) {
+    if (depth >= in_base.size()) continue;
+    if (same(in_composed[depth].key)) return in_base[depth].key;
+    if (same(in_composed[depth].value)) return in_base[depth].value;
+  }
+  return in_base.back().value;
+}
+
+std::string error_path(const solver::InputError& error) {
+  if (const auto* scenario = dynamic_cast<const ScenarioError*>(&error)) return scenario->path();
+  return error.key_path();
+}
+
+std::string escape_comment(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '\n') out += "\\n";
+    else if (c == '\r') out += "\\r";
+    else out += c;
+  }
+  return out;
+}
+
+/// Base scenario with the `set:` values and `values` (one per parameter, or none) applied.
+std::string compose(const SweepPlan& plan, const std::vector<std::string>* values, const std::string& header) {
+  YAML::Node root = YAML::Load(plan.base_text);
+  for (const auto& setting : plan.settings) {
+    const auto steps = split_key(setting.key);
+    const auto problem = detail::apply_override(root, *steps, setting.value);
+    DCTWIN_DEMAND(!problem, "a sweep setting no longer applies to its base scenario");
+  }
+  if (values != nullptr) {
+    for (std::size_t p = 0; p < plan.parameters.size(); ++p) {
+      const auto steps = split_key(plan.parameters[p].key);
+      const auto problem = detail::apply_override(root, *steps, (*values)[p]);
+      DCTWIN_DEMAND(!problem, "a sweep parameter no longer applies to its base scenario");
+    }
+  }
+  YAML::Emitter out;
+  out << root;
+  DCTWIN_DEMAND(out.good(), out.GetLastError().c_str());
+  return header + out.c_str() + "\n";
+}
+
+std::string member_id(std::size_t index, std::size_t count) {
+  const std::size_t width = std::max<std::size_t>(4, std::to_string(count > 0 ? count - 1 : 0).size());
+  std::string id = std::to_string(index);
+  if (id.size() < width) id.insert(0, width - id.size(), '0');
+  return id;
+}
+
+}  // namespace
+
+const char* to_string(SweepDesign design) noexcept {
+  switch (design) {
+    case SweepDesign::grid:
+      return "grid";
+    case SweepDesign::list:
+      return "list";
+    case SweepDesign::latin_hypercube:
+      return "latin_hypercube";
+    case SweepDesign::monte_carlo:
+      return "monte_carlo";
+  }
+  return "unknown";
+}
+
+std::string SweepPlan::design_text() const {
+  switch (design) {
+    case SweepDesign::grid: {
+      std::vector<std::string> sizes;
+      for (const auto& p : parameters)
+        sizes.push_back(std::to_string(p.distribution == SweepDistribution::spaced ? p.count : p.values.size()));
+      return "grid " + join_words(sizes, " x ");
+    }
+    case SweepDesign::list:
+      return "list of " + std::to_string(members.size());
+    case SweepDesign::latin_hypercube:
+    case SweepDesign::monte_carlo:
+      return std::string(to_string(design)) + ", " + std::to_string(samples) + " samples, seed " + std::to_string(seed);
+  }
+  return {};
+}
+
+SweepPlan parse_sweep(std::string_view text, std::string file_label, const SectionSchema& schema,
+                      const std::optional<SweepBase>& base) {
+  SweepPlan plan;
+  plan.file = std::move(file_label);
+  plan.source_text = std::string(text);
+  const SweepReader reader(plan.file, schema);
+
+  const YAML::Node root = single_document(plan.source_text, plan.file, "sweep");
+  const SourceLocation root_location = reader.where(root.Mark());
+  auto top = reader.entries(root, {}, top_keys);
+  const auto required = [&](const char* key, const std::string& detail) -> const KeyedNode& {
+    const auto it = top.find(key);
+    if (it == top.end()) reader.fail(root_location, key, "required key is missing (" + detail + ")");
+    return it->second;
+  };
+
+  plan.name = reader.scalar(required("name", "text"), "name", "text");
+  if (auto it = top.find("description"); it != top.end()) plan.description = reader.scalar(it->second, "description", "text");
+
+  // The base scenario.
+  const KeyedNode& base_entry = required("base", "path of the base scenario, relative to the sweep file");
+  plan.base_written = reader.scalar(base_entry, "base", "path of the base scenario, relative to the sweep file");
+  if (base) {
+    plan.base_text = base->text;
+    plan.base_file = base->label;
+  } else {
+    std::filesystem::path path(trimmed(plan.base_written));
+    if (path.is_relative()) path = std::filesystem::path(plan.file).parent_path() / path;
+    path = path.lexically_normal();
+    plan.base_file = path.string();
+    std::string failure;
+    int error_number = 0;
+    auto base_text = read_text(path, failure, error_number);
+    if (!base_text)
+      throw MissingInputError(format_location(reader.where(base_entry.value.Mark())) + ": base = " +
+                              plan.base_written + " (" + failure + " scenario file " + plan.base_file + ": " +
+                              std::generic_category().message(error_number) + ")");
+    plan.base_text = std::move(*base_text);
+  }
+  YAML::Node base_root = single_document(plan.base_text, plan.base_file, "scenario");
+  if (const auto duplicate = find_duplicate(base_root, {})) {
+    const SourceLocation location = where(plan.base_file, duplicate->mark);
+    throw SweepError(format_location(location) + ": " + duplicate->path + ": duplicate key (first at line " +
+                         std::to_string(duplicate->first_line) + ")",
+                     location, duplicate->path);
+  }
+
+  // The design.
+  const KeyedNode& design_entry = required("design", "grid, list, latin_hypercube or monte_carlo");
+  std::map<std::string, KeyedNode> design;
+  std::string type_path = "design";
+  KeyedNode type_entry = design_entry;
+  SourceLocation design_location = design_entry.key;
+  if (design_entry.value.IsMap()) {
+    design = reader.entries(design_entry.value, "design", design_keys);
+    design_location = reader.where(design_entry.value.Mark());
+    type_path = "design.type";
+    const auto it = design.find("type");
+    if (it == design.end()) reader.fail(design_location, "design.type", "required key is missing (grid, list, latin_hypercube or monte_carlo)");
+    type_entry = it->second;
+  } else if (design_entry.value.IsSequence()) {
+    reader.fail(reader.where(design_entry.value.Mark()), "design",
+                "must be a design name or a mapping {type, samples, seed}, not a list");
+  }
+  const std::string type = trimmed(reader.scalar(type_entry, type_path, "grid, list, latin_hypercube or monte_carlo"));
+  if (type == "grid") plan.design = SweepDesign::grid;
+  else if (type == "list") plan.design = SweepDesign::list;
+  else if (type == "latin_hypercube") plan.design = SweepDesign::latin_hypercube;
+  else if (type == "monte_carlo") plan.design = SweepDesign::monte_carlo;
+  else reader.fail_value(reader.where(type_entry.value.Mark()), type_path, type_entry.value.Scalar(),
+                         "must be one of: " + join_words(design_names));
+  const bool sampled = plan.design == SweepDesign::latin_hypercube || plan.design == SweepDesign::monte_carlo;
+  for (const char* key : {"samples", "seed"}) {
+    const auto it = design.find(key);
+    if (!sampled && it != design.end())
+      reader.fail(it->second.key, std::string("design.") + key, std::string("not used by a ") + to_string(plan.design) + " design");
+  }
+  if (sampled) {
+    const auto samples = design.find("samples");
+    if (samples == design.end()) reader.fail(design_location, "design.samples", "required key is missing (integer)");
+    const auto count = reader.integer(samples->second, "design.samples", 1);
+    if (static_cast<std::uint64_t>(count) > max_members)
+      reader.fail_value(reader.where(samples->second.value.Mark()), "design.samples", samples->second.value.Scalar(),
+                        "must be <= " + std::to_string(max_members));
+    plan.samples = static_cast<std::size_t>(count);
+    if (const auto seed = design.find("seed"); seed != design.end())
+      plan.seed = static_cast<std::uint64_t>(reader.integer(seed->second, "design.seed", 0));
+  }
+
+  // Values fixed for every member.
+  std::map<std::string, int> fixed_lines;
+  if (auto it = top.find("set"); it != top.end() && !it->second.value.IsNull()) {
+    const YAML::Node& set = it->second.value;
+    if (!set.IsMap()) reader.fail(reader.where(set.Mark()), "set", std::string("must be a mapping, not ") + node_kind(set));
+    std::map<std::string, int> first;
+    for (auto entry = set.begin(); entry != set.end(); ++entry) {
+      const SourceLocation key_location = reader.where(entry->first.Mark());
+      if (!entry->first.IsScalar()) reader.fail(key_location, "set", "keys must be plain names");
+      const auto resolved = reader.scenario_key(entry->first.Scalar(), key_location, "set");
+      const auto& steps = resolved.first;
+      const ParameterSpec* spec = resolved.second;
+      const std::string key = join_key(steps, steps.size());
+      const std::string path = "set." + entry->first.Scalar();
+      if (auto seen = fixed_lines.find(key); seen != fixed_lines.end())
+        reader.fail(key_location, path, "duplicate key (first at line " + std::to_string(seen->second) + ")");
+      fixed_lines.emplace(key, key_location.line);
+      const KeyedNode node{entry->second, key_location};
+      SweepSetting setting;
+      setting.key = key;
+      setting.value = reader.scalar(node, path, kind_name(spec->kind));
+      setting.location = reader.where(entry->second.Mark());
+      YAML::Node probe = YAML::Clone(base_root);
+      if (const auto problem = detail::apply_override(probe, steps, setting.value)) reader.fail(key_location, path, *problem);
+      plan.settings.push_back(std::move(setting));
+    }
+  }
+
+  // The parameters.
+  const KeyedNode& parameters_entry = required("parameters", "scenario keys to vary");
+  const YAML::Node& parameters = parameters_entry.value;
+  if (parameters.IsNull() || (parameters.IsMap() && parameters.size() == 0))
+    reader.fail(parameters_entry.key, "parameters", "must name at least one scenario key");
+  if (!parameters.IsMap())
+    reader.fail(reader.where(parameters.Mark()), "parameters", std::string("must be a mapping, not ") + node_kind(parameters));
+  std::map<std::string, int> varied_lines;
+  for (auto entry = parameters.begin(); entry != parameters.end(); ++entry) {
+    const SourceLocation key_location = reader.where(entry->first.Mark());
+    if (!entry->first.IsScalar()) reader.fail(key_location, "parameters", "keys must be plain names");
+    const std::string raw = entry->first.Scalar();
+    const std::string path = "parameters." + raw;
+    const auto resolved = reader.scenario_key(raw, key_location, "parameters");
+    const auto& steps = resolved.first;
+    const ParameterSpec* spec = resolved.second;
+    SweepParameter parameter;
+    parameter.key = join_key(steps, steps.size());
+    parameter.spec = *spec;
+    parameter.location = key_location;
+    if (auto seen = varied_lines.find(parameter.key); seen != varied_lines.end())
+      reader.fail(key_location, path, "duplicate key (first at line " + std::to_string(seen->second) + ")");
+    if (auto fixed = fixed_lines.find(parameter.key); fixed != fixed_lines.end())
+      reader.fail(key_location, path, "also fixed by set (line " + std::to_string(fixed->second) + ")");
+    varied_lines.emplace(parameter.key, key_location.line);
+    {
+      YAML::Node probe = YAML::Clone(base_root);
+      if (const auto problem = detail::apply_override(probe, steps, "0")) reader.fail(key_location, path, *problem);
+    }
+
+    const YAML::Node& value = entry->second;
+    const std::string design_name = to_string(plan.design);
+    const auto require_real = [&](const std::string& why) {
+      if (spec->kind != ParameterKind::real)
+        reader.fail(key_location, path, why + " (" + parameter.key + " is " + kind_name(spec->kind) + ")");
+    };
+    const auto check_bound = [&](const KeyedNode& node, const std::string& bound_path, double si) {
+      if (!in_range(*spec, si))
+        reader.fail_value(reader.where(node.value.Mark()), bound_path, node.value.Scalar(),
+                          range_rule(*spec) + ", the range of " + parameter.key);
+    };
+    const auto range = [&](const std::map<std::string, KeyedNode>& keys, const SourceLocation& at) {
+      for (const char* bound : {"min", "max"})
+        if (keys.find(bound) == keys.end())
+          reader.fail(at, path + "." + bound,
+                      "required key is missing (" + (is_dimensionless(shown_unit(*spec)) ? std::string("dimensionless") : shown_unit(*spec)) + ")");
+      const KeyedNode& low = keys.at("min");
+      const KeyedNode& high = keys.at("max");
+      parameter.a = reader.quantity(low, path + ".min", *spec);
+      parameter.b = reader.quantity(high, path + ".max", *spec);
+      check_bound(low, path + ".min", parameter.a);
+      check_bound(high, path + ".max", parameter.b);
+      if (!(parameter.b > parameter.a))
+        reader.fail_value(reader.where(high.value.Mark()), path + ".max", high.value.Scalar(), "must be > min");
+    };
+
+    if (value.IsNull()) reader.fail(key_location, path, "value is missing (values of " + parameter.key + ")");
+    if (plan.design == SweepDesign::grid || plan.design == SweepDesign::list) {
+      if (value.IsScalar())
+        reader.fail(reader.where(value.Mark()), path,
+                    "a " + design_name + " design needs a list of values or {min, max, count}, not a single value");
+      if (value.IsSequence()) {
+        if (value.size() == 0) reader.fail(reader.where(value.Mark()), path, "the list of values is empty");
+        std::size_t index = 0;
+        for (const auto& item : value) {
+          const std::string item_path = path + "[" + std::to_string(index++) + "]";
+          const SourceLocation item_location = reader.where(item.Mark());
+          if (item.IsNull()) reader.fail(item_location, item_path, "value is missing");
+          if (!item.IsScalar())
+            reader.fail(item_location, item_path, std::string("must be a single value, not ") + node_kind(item));
+          parameter.values.push_back(item.Scalar());
+          parameter.value_locations.push_back(item_location);
+        }
+        parameter.distribution = SweepDistribution::values;
+      } else {
+        const auto keys = reader.entries(value, path, {"min", "max", "count"});
+        require_real("evenly spaced values need a real-valued key; list the values instead");
+        const SourceLocation at = reader.where(value.Mark());
+        range(keys, at);
+        const auto count = keys.find("count");
+        if (count == keys.end()) reader.fail(at, path + ".count", "required key is missing (integer)");
+        const auto n = reader.integer(count->second, path + ".count", 2);
+        if (static_cast<std::uint64_t>(n) > max_members)
+          reader.fail_value(reader.where(count->second.value.Mark()), path + ".count", count->second.value.Scalar(),
+                            "must be <= " + std::to_string(max_members));
+        parameter.count = static_cast<std::size_t>(n);
+        parameter.distribution = SweepDistribution::spaced;
+      }
+    } else {
+      const std::string form = plan.design == SweepDesign::latin_hypercube
+                                   ? "a range {min, max}"
+                                   : "a distribution {min, max} or {distribution: normal, mean, std}";
+      if (!value.IsMap())
+        reader.fail(reader.where(value.Mark()), path,
+                    "a " + design_name + " design needs " + form + ", not " + node_kind(value));
+      require_real("a " + design_name + " design samples real-valued keys only");
+      const SourceLocation at = reader.where(value.Mark());
+      if (plan.design == SweepDesign::latin_hypercube) {
+        range(reader.entries(value, path, {"min", "max"}), at);
+        parameter.distribution = SweepDistribution::uniform;
+      } else {
+        std::string distribution = "uniform";
+        if (const auto [node, key_mark] = find_entry(value, "distribution"); node.IsDefined()) {
+          const KeyedNode written{node, reader.where(key_mark)};
+          distribution = trimmed(reader.scalar(written, path + ".distribution", "uniform or normal"));
+          if (distribution != "uniform" && distribution != "normal")
+            reader.fail_value(reader.where(node.Mark()), path + ".distribution", node.Scalar(),
+                              "must be one of: uniform, normal");
+        }
+        const auto all = reader.entries(value, path,
+                                        distribution == "uniform"
+                                            ? std::vector<std::string>{"distribution", "min", "max"}
+                                            : std::vector<std::string>{"distribution", "mean", "std"});
+        if (distribution == "uniform") {
+          range(all, at);
+          parameter.distribution = SweepDistribution::uniform;
+        } else {
+          for (const char* key : {"mean", "std"})
+            if (all.find(key) == all.end())
+              reader.fail(at, path + "." + key,
+                          "required key is missing (" + (is_dimensionless(shown_unit(*spec)) ? std::string("dimensionless") : shown_unit(*spec)) + ")");
+          parameter.a = reader.quantity(all.at("mean"), path + ".mean", *spec);
+          parameter.b = reader.quantity(all.at("std"), path + ".std", *spec, true);
+          if (!(parameter.b > 0.0))
+            reader.fail_value(reader.where(all.at("std").value.Mark()), path + ".std", all.at("std").value.Scalar(),
+                              "must be > 0");
+          parameter.distribution = SweepDistribution::normal;
+        }
+      }
+    }
+    plan.parameters.push_back(std::move(parameter));
+  }
+
+  // Members.
+  const std::size_t dims = plan.parameters.size();
+  const auto level_count = [](const SweepParameter& p) {
+    return p.distribution == SweepDistribution::spaced ? p.count : p.values.size();
+  };
+  const auto level = [](const SweepParameter& p, std::size_t k, std::string& written, double& si, std::string& shown,
+                        SourceLocation& location) {
+    if (p.distribution == SweepDistribution::values) {
+      written = p.values[k];
+      si = numeric_value(p.spec, written);
+      shown = trimmed(written);
+      location = p.value_locations[k];
+    } else {
+      si = k + 1 == p.count ? p.b : p.a + (p.b - p.a) * static_cast<double>(k) / static_cast<double>(p.count - 1);
+      written = si_text(p.spec, si);
+      shown = display_text(p.spec, si);
+      location = p.location;
+    }
+  };
+  std::size_t count = 0;
+  if (plan.design == SweepDesign::grid) {
+    count = 1;
+    for (const auto& p : plan.parameters) {
+      const std::size_t n = level_count(p);
+      if (count > max_members / n)
+        reader.fail(parameters_entry.key, "parameters", "the grid has more than " + std::to_string(max_members) + " members");
+      count *= n;
+    }
+  } else if (plan.design == SweepDesign::list) {
+    count = level_count(plan.parameters.front());
+    for (std::size_t p = 1; p < dims; ++p) {
+      const std::size_t n = level_count(plan.parameters[p]);
+      if (n != count)
+        reader.fail(plan.parameters[p].location, "parameters." + plan.parameters[p].key,
+                    "a list design pairs the i-th values of every parameter: " + std::to_string(n) + " value" +
+                        (n == 1 ? "" : "s") + " here, " + std::to_string(count) + " in parameters." +
+                        plan.parameters.front().key);
+    }
+  } else {
+    count = plan.samples;
+  }
+  plan.members.resize(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    SweepMember& member = plan.members[i];
+    member.id = member_id(i, count);
+    member.written.resize(dims);
+    member.si.resize(dims);
+    member.shown.resize(dims);
+    member.where.resize(dims);
+  }
+  if (plan.design == SweepDesign::grid) {
+    for (std::size_t i = 0; i < count; ++i) {
+      std::size_t rest = i;
+      for (std::size_t p = dims; p-- > 0;) {
+        const std::size_t n = level_count(plan.parameters[p]);
+        auto& m = plan.members[i];
+        level(plan.parameters[p], rest % n, m.written[p], m.si[p], m.shown[p], m.where[p]);
+        rest /= n;
+      }
+    }
+  } else if (plan.design == SweepDesign::list) {
+    for (std::size_t i = 0; i < count; ++i)
+      for (std::size_t p = 0; p < dims; ++p) {
+        auto& m = plan.members[i];
+        level(plan.parameters[p], i, m.written[p], m.si[p], m.shown[p], m.where[p]);
+      }
+  } else {
+    Random random(plan.seed);
+    const auto assign = [&](std::size_t i, std::size_t p, double si) {
+      auto& m = plan.members[i];
+      const auto& parameter = plan.parameters[p];
+      m.si[p] = si;
+      m.written[p] = si_text(parameter.spec, si);
+      m.shown[p] = display_text(parameter.spec, si);
+      m.where[p] = parameter.location;
+    };
+    if (plan.design == SweepDesign::latin_hypercube) {
+      std::vector<std::size_t> strata(count);
+      for (std::size_t p = 0; p < dims; ++p) {
+        for (std::size_t k = 0; k < count; ++k) strata[k] = k;
+        for (std::size_t k = count; k-- > 1;) std::swap(strata[k], strata[random.index(k + 1)]);
+        const auto& parameter = plan.parameters[p];
+        for (std::size_t i = 0; i < count; ++i) {
+          const double t = (static_cast<double>(strata[i]) + random.open_uniform()) / static_cast<double>(count);
+          assign(i, p, parameter.a + (parameter.b - parameter.a) * t);
+        }
+      }
+    } else {
+      for (std::size_t i = 0; i < count; ++i)
+        for (std::size_t p = 0; p < dims; ++p) {
+          const auto& parameter = plan.parameters[p];
+          const double si = parameter.distribution == SweepDistribution::normal
+                                ? parameter.a + parameter.b * random.normal()
+                                : parameter.a + (parameter.b - parameter.a) * random.uniform();
+          assign(i, p, si);
+        }
+    }
+  }
+
+  // The base with the fixed values must pass the scenario checker at every key the sweep does
+  // not vary; a problem there is a problem of the sweep, not of one member.
+  const std::string check_label = plan.file + " (base scenario)";
+  try {
+    (void)parse_scenario(compose(plan, nullptr, {}), check_label, schema);
+  } catch (const ScenarioError& error) {
+    const std::string& path = error.path();
+    const bool varied = std::any_of(plan.parameters.begin(), plan.parameters.end(),
+                                    [&](const SweepParameter& p) { return p.key == path; });
+    if (!varied) {
+      const std::string composed = compose(plan, nullptr, {});
+      const auto located = strip_location(error.what(), check_label).value_or(LocatedMessage{0, 0, error.what()});
+      SourceLocation location = base_location(plan, composed, path, located);
+      for (const auto& setting : plan.settings)
+        if (setting.key == path) location = setting.location;
+      throw SweepError(format_location(location) + ": " + located.rest, location, path);
+    }
+  }
+  return plan;
+}
+
+SweepPlan load_sweep(const std::filesystem::path& file, const SectionSchema& schema) {
+  std::string failure;
+  int error_number = 0;
+  const auto text = read_text(file, failure, error_number);
+  if (!text)
+    throw MissingInputError(file.string() + ": " + failure + " sweep file (" +
+                            std::generic_category().message(error_number) + ")");
+  return parse_sweep(*text, file.string(), schema);
+}
+
+std::string member_label(const SweepPlan& plan, std::size_t index) {
+  return plan.base_file + " [sweep member " + plan.members.at(index).id + "]";
+}
+
+std::string member_scenario_text(const SweepPlan& plan, std::size_t index) {
+  const SweepMember& member = plan.members.at(index);
+  std::string header = "# dctwin sweep '" + escape_comment(plan.name) + "', member " + member.id + " (" +
+                       std::to_string(index + 1) + " of " + std::to_string(plan.members.size()) + ")\n";
+  for (std::size_t p = 0; p < plan.parameters.size(); ++p)
+    header += "#   " + plan.parameters[p].key + " = " + escape_comment(member.shown[p]) + "\n";
+  return compose(plan, &member.written, header);
+}
+
+std::string describe_member_error(const SweepPlan& plan, std::size_t index, const solver::InputError& error) {
+  const SweepMember& member = plan.members.at(index);
+  const std::string message = error.what();
+  const auto located = strip_location(message, member_label(plan, index));
+  if (!located) return plan.file + ": member " + member.id + ": " + message;
+  const std::string path = error_path(error);
+  SourceLocation location{plan.file, 0, 0};
+  bool found = false;
+  for (std::size_t p = 0; p < plan.parameters.size() && !found && !path.empty(); ++p)
+    if (plan.parameters[p].key == path) {
+      location = member.where[p];
+      found = true;
+    }
+  for (std::size_t s = 0; s < plan.settings.size() && !found && !path.empty(); ++s)
+    if (plan.settings[s].key == path) {
+      location = plan.settings[s].location;
+      found = true;
+    }
+  if (!found && !path.empty()) location = base_location(plan, member_scenario_text(plan, index), path, *located);
+  return format_location(location) + ": member " + member.id + ": " + located->rest;
+}
+
+ScenarioDocument load_sweep_member(const SweepPlan& plan, std::size_t index, const SectionSchema& schema) {
+  try {
+    return parse_scenario(member_scenario_text(plan, index), member_label(plan, index), schema);
+  } catch (const solver::InputError& error) {
+    throw solver::InputError(describe_member_error(plan, index, error));
+  }
+}
+
+}  // namespace dctwin::io
