@@ -26,6 +26,8 @@ solver::ParameterTable LayoutParameters::table() {
   t.push_back(at_most(p, 16.0));
   p = integer_parameter("rows_per_pod", "Rows the racks of a pod stand in", 8.0, "Assumed hall layout (24 racks per row)");
   t.push_back(at_least(p, 1.0));
+  p = integer_parameter("pods_per_row", "Pods side by side before the next row of pods", 4.0, "Assumed hall layout (4 x 2 pods)");
+  t.push_back(at_least(p, 1.0));
   p = real_parameter("rack_width", "m", "Rack width", 0.6, "Open Rack v3 (600 mm)");
   t.push_back(greater_than(p, 0.0));
   p = real_parameter("rack_depth", "m", "Rack depth", 1.2, "Open Rack v3 class");
@@ -47,6 +49,7 @@ LayoutParameters LayoutParameters::from(const solver::ParameterTree& s) {
   p.servers_per_rack = s.integer("servers_per_rack");
   p.gpus_per_server = s.integer("gpus_per_server");
   p.rows_per_pod = s.integer("rows_per_pod");
+  p.pods_per_row = s.integer("pods_per_row");
   p.rack_width = s.number("rack_width");
   p.rack_depth = s.number("rack_depth");
   p.rack_height = s.number("rack_height");
@@ -97,18 +100,22 @@ std::vector<std::string> FacilityLayout::pod_labels() const {
 }
 
 std::vector<solver::StaticData> FacilityLayout::static_data() const {
-  // Pods side by side along x; in a pod, rows along y, racks along x within a row.
+  // Pods in rows of `pods_per_row` (x), rows of pods along y; in a pod, rows of racks along y,
+  // racks along x within a row.
   const std::size_t rows = static_cast<std::size_t>(std::max<std::int64_t>(1, p_.rows_per_pod));
   const std::size_t per_row = (racks_per_pod_ + rows - 1) / rows;
+  const std::size_t pods_across = static_cast<std::size_t>(std::max<std::int64_t>(1, p_.pods_per_row));
   const double pod_width = static_cast<double>(per_row) * p_.rack_width + p_.pod_gap;
-  std::vector<double> position, pod, gpu_rack, gpu_server;
+  const double pod_depth = static_cast<double>(rows) * p_.row_pitch + p_.pod_gap;
+  std::vector<double> position, rack_pod, gpu_rack, gpu_server;
   for (std::size_t r = 0; r < racks_; ++r) {
     const std::size_t k = r % racks_per_pod_;
-    const double x = static_cast<double>(pod_of_rack(r)) * pod_width +
+    const std::size_t pod = pod_of_rack(r);
+    const double x = static_cast<double>(pod % pods_across) * pod_width +
                      (static_cast<double>(k % per_row) + 0.5) * p_.rack_width;
-    const double y = static_cast<double>(k / per_row) * p_.row_pitch;
+    const double y = static_cast<double>(pod / pods_across) * pod_depth + static_cast<double>(k / per_row) * p_.row_pitch;
     position.insert(position.end(), {x, y, 0.0});
-    pod.push_back(static_cast<double>(pod_of_rack(r)));
+    rack_pod.push_back(static_cast<double>(pod));
   }
   for (std::size_t g = 0; g < gpus_; ++g) {
     gpu_rack.push_back(static_cast<double>(rack_of_gpu(g)));
@@ -118,7 +125,7 @@ std::vector<solver::StaticData> FacilityLayout::static_data() const {
       {"layout", "rack_position", "m", "centre of each rack's footprint (x along a row, y across rows)", "rack",
        {racks_, 3}, position},
       {"layout", "rack_size", "m", "rack width, depth and height", "", {3}, {p_.rack_width, p_.rack_depth, p_.rack_height}},
-      {"layout", "rack_pod", "1", "pod index of each rack", "rack", {racks_}, pod},
+      {"layout", "rack_pod", "1", "pod index of each rack", "rack", {racks_}, rack_pod},
       {"layout", "gpu_rack", "1", "rack index of each GPU", "gpu", {gpus_}, gpu_rack},
       {"layout", "gpu_server", "1", "server index of each GPU", "gpu", {gpus_}, gpu_server},
   };

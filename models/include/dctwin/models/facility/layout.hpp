@@ -21,6 +21,7 @@ struct LayoutParameters {
   std::int64_t servers_per_rack = 2;
   std::int64_t gpus_per_server = 8;
   std::int64_t rows_per_pod = 8;     ///< racks of a pod stand in this many rows
+  std::int64_t pods_per_row = 4;     ///< pods side by side along x before the next row of pods
   double rack_width = 0.6;           ///< [m]
   double rack_depth = 1.2;           ///< [m]
   double rack_height = 2.2;          ///< [m]
