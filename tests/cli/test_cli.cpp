@@ -128,6 +128,26 @@ TEST_CASE("check accepts the shipped scenario", "[cli]") {
   CHECK(facility.out.find("24576 gpus, 1536 racks, 8 pods") != std::string::npos);
 }
 
+TEST_CASE("Losing every pump of a pod trips its GPUs: exit 3 and the time to the limit", "[cli][facility]") {
+  const auto dir = scratch("pump-failure");
+  const Outcome o =
+      run_dctwin({"run", DCTWIN_SOURCE_DIR "/scenarios/pod-l2l-pump-failure.yaml", "-o", "pf.h5", "-q"}, dir);
+  CHECK(o.code == 3);
+  CHECK(o.err.find("reached the shutdown temperature 92.00 degC") != std::string::npos);
+  const dctwin::io::ReportReader report(dir / "pf.h5");
+  CHECK(report.status() == "incomplete");
+  CHECK(report.end_time() > 240.0);  // after the last pump failed at 4 min
+  CHECK(report.end_time() < 300.0);
+  bool found = false;
+  for (const auto& f : report.summary()) {
+    if (f.name != "time_to_first_gpu_thermal_limit") continue;
+    found = true;
+    CHECK(f.value > 60.0);
+    CHECK(f.unit == "s");
+  }
+  CHECK(found);
+}
+
 TEST_CASE("The pod scenario runs and reports per-GPU temperatures that differ", "[cli][facility]") {
   const auto dir = scratch("pod");
   const Outcome o = run_dctwin({"run", DCTWIN_SOURCE_DIR "/scenarios/pod-l2a.yaml", "-o", "pod.h5", "-q", "--duration", "30 s"}, dir);
