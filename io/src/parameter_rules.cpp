@@ -1,5 +1,6 @@
 #include "parameter_rules.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "dctwin/io/units.hpp"
@@ -8,6 +9,7 @@ namespace dctwin::io::rules {
 
 using solver::ParameterKind;
 using solver::ParameterSpec;
+using solver::SourceLocation;
 
 const std::string& shown_unit(const ParameterSpec& spec) {
   return spec.display_unit.empty() ? spec.unit : spec.display_unit;
@@ -64,6 +66,56 @@ bool in_range(const ParameterSpec& spec, double value) {
 std::string number_rule(const ParameterSpec& spec) {
   if (is_dimensionless(spec.unit) && spec.display_unit.empty()) return "must be a number";
   return "must be a number, optionally with a unit convertible to " + shown_unit(spec);
+}
+
+std::string format_location(const SourceLocation& location) {
+  if (location.line <= 0) return location.file;
+  return location.file + ":" + std::to_string(location.line) + ":" + std::to_string(location.column);
+}
+
+std::string join_words(const std::vector<std::string>& words, const char* separator) {
+  std::string text;
+  for (const auto& word : words) text += (text.empty() ? "" : separator) + word;
+  return text;
+}
+
+std::string trimmed(std::string_view text) {
+  const auto first = text.find_first_not_of(" \t\r\n");
+  if (first == std::string_view::npos) return {};
+  const auto last = text.find_last_not_of(" \t\r\n");
+  return std::string(text.substr(first, last - first + 1));
+}
+
+std::size_t levenshtein(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> previous(b.size() + 1);
+  std::vector<std::size_t> current(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) previous[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    current[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t substitution = previous[j - 1] + (a[i - 1] == b[j - 1] ? 0U : 1U);
+      current[j] = std::min({previous[j] + 1, current[j - 1] + 1, substitution});
+    }
+    std::swap(previous, current);
+  }
+  return previous[b.size()];
+}
+
+std::string unknown_key_problem(const std::vector<std::string>& keys, const std::string& name,
+                                const char* what) {
+  const std::size_t limit = std::max<std::size_t>(2, name.size() / 3);
+  const std::string* best = nullptr;
+  std::size_t best_distance = 0;
+  for (const auto& key : keys) {
+    const std::size_t distance = levenshtein(name, key);
+    if (distance <= limit && distance < name.size() && (best == nullptr || distance < best_distance)) {
+      best = &key;
+      best_distance = distance;
+    }
+  }
+  if (best != nullptr) return std::string(what) + " (did you mean '" + *best + "'?)";
+  if (!keys.empty() && keys.size() <= 8) return std::string(what) + " (valid keys: " + join_words(keys) + ")";
+  return what;
 }
 
 }  // namespace dctwin::io::rules

@@ -1,9 +1,12 @@
-// How parameter rules are worded in messages, shared by the scenario checker and sweeps, so a
-// value from a sweep file is judged and reported exactly like one in a scenario file.
+// How parameter rules and file problems are worded in messages, shared by the scenario checker
+// and sweeps, so a value from a sweep file is judged and reported exactly like one in a scenario.
 #pragma once
 
+#include <cstddef>
 #include <string>
+#include <string_view>
 #include <utility>
+#include <vector>
 
 #include "dctwin/solver/parameters.hpp"
 
@@ -19,5 +22,19 @@ std::string range_rule(const solver::ParameterSpec& spec);
 bool in_range(const solver::ParameterSpec& spec, double value);
 /// "must be a number" or "must be a number, optionally with a unit convertible to kW".
 std::string number_rule(const solver::ParameterSpec& spec);
+
+// ---- text shared by the file checkers (scenario, sweep) ----------------------------------------
+
+/// "file:line:col", or just "file" when the line is unknown.
+std::string format_location(const solver::SourceLocation& location);
+std::string join_words(const std::vector<std::string>& words, const char* separator = ", ");
+/// Without leading and trailing blanks.
+std::string trimmed(std::string_view text);
+/// Edit distance, for did-you-mean suggestions.
+std::size_t levenshtein(const std::string& a, const std::string& b);
+/// "unknown key (did you mean 'gpu_count'?)" when a key is within max(2, len/3) edits,
+/// "unknown key (valid keys: ...)" when there are at most 8, else `what` alone.
+std::string unknown_key_problem(const std::vector<std::string>& keys, const std::string& name,
+                                const char* what = "unknown key");
 
 }  // namespace dctwin::io::rules

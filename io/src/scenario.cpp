@@ -21,11 +21,14 @@
 namespace dctwin::io {
 
 using rules::bound_text;
+using rules::format_location;
 using rules::in_range;
 using rules::is_dimensionless;
+using rules::join_words;
 using rules::number_rule;
 using rules::range_rule;
 using rules::shown_unit;
+using rules::trimmed;
 
 namespace {
 
@@ -44,39 +47,9 @@ std::string indexed_path(const std::string& path, std::size_t index) {
   return path + "[" + std::to_string(index) + "]";
 }
 
-std::string format_location(const SourceLocation& location) {
-  if (location.line <= 0) return location.file;
-  return location.file + ":" + std::to_string(location.line) + ":" +
-         std::to_string(location.column);
-}
 
-std::string join_words(const std::vector<std::string>& words) {
-  std::string text;
-  for (const auto& word : words) text += (text.empty() ? "" : ", ") + word;
-  return text;
-}
 
-std::string trimmed(const std::string& text) {
-  const auto first = text.find_first_not_of(" \t\r\n");
-  if (first == std::string::npos) return {};
-  const auto last = text.find_last_not_of(" \t\r\n");
-  return text.substr(first, last - first + 1);
-}
 
-std::size_t levenshtein(const std::string& a, const std::string& b) {
-  std::vector<std::size_t> previous(b.size() + 1);
-  std::vector<std::size_t> current(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) previous[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    current[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t substitution = previous[j - 1] + (a[i - 1] == b[j - 1] ? 0U : 1U);
-      current[j] = std::min({previous[j] + 1, current[j - 1] + 1, substitution});
-    }
-    std::swap(previous, current);
-  }
-  return previous[b.size()];
-}
 
 /// The unit a real parameter is shown in: its display unit, else its SI unit.
 
@@ -237,21 +210,7 @@ class Resolver {
     for (const auto& spec : schema.parameters) keys.push_back(spec.name);
     for (const auto& entry : schema.sections) keys.push_back(entry.first);
     for (const auto& entry : schema.lists) keys.push_back(entry.first);
-    const std::size_t limit = std::max<std::size_t>(2, name.size() / 3);
-    const std::string* best = nullptr;
-    std::size_t best_distance = 0;
-    for (const auto& key : keys) {
-      const std::size_t distance = levenshtein(name, key);
-      if (distance <= limit && distance < name.size() &&
-          (best == nullptr || distance < best_distance)) {
-        best = &key;
-        best_distance = distance;
-      }
-    }
-    if (best != nullptr) return "unknown key (did you mean '" + *best + "'?)";
-    if (!keys.empty() && keys.size() <= 8)
-      return "unknown key (valid keys: " + join_words(keys) + ")";
-    return "unknown key";
+    return rules::unknown_key_problem(keys, name);
   }
 
   [[nodiscard]] ParameterValue default_value(const ParameterSpec& spec) const {

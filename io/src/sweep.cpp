@@ -23,11 +23,15 @@
 namespace dctwin::io {
 
 using rules::bound_text;
+using rules::format_location;
 using rules::in_range;
 using rules::is_dimensionless;
+using rules::join_words;
 using rules::number_rule;
 using rules::range_rule;
 using rules::shown_unit;
+using rules::trimmed;
+using rules::unknown_key_problem;
 
 namespace {
 
@@ -40,57 +44,12 @@ constexpr std::size_t max_members = 10'000'000;
 
 // ---- text helpers ----------------------------------------------------------------------------
 
-std::string format_location(const SourceLocation& location) {
-  if (location.line <= 0) return location.file;
-  return location.file + ":" + std::to_string(location.line) + ":" + std::to_string(location.column);
-}
 
-std::string join_words(const std::vector<std::string>& words, const char* separator = ", ") {
-  std::string text;
-  for (const auto& word : words) text += (text.empty() ? "" : separator) + word;
-  return text;
-}
 
-std::string trimmed(std::string_view text) {
-  const auto first = text.find_first_not_of(" \t\r\n");
-  if (first == std::string_view::npos) return {};
-  const auto last = text.find_last_not_of(" \t\r\n");
-  return std::string(text.substr(first, last - first + 1));
-}
 
-std::size_t levenshtein(const std::string& a, const std::string& b) {
-  std::vector<std::size_t> previous(b.size() + 1);
-  std::vector<std::size_t> current(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) previous[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    current[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t substitution = previous[j - 1] + (a[i - 1] == b[j - 1] ? 0U : 1U);
-      current[j] = std::min({previous[j] + 1, current[j - 1] + 1, substitution});
-    }
-    std::swap(previous, current);
-  }
-  return previous[b.size()];
-}
 
 /// `unknown key (did you mean 'x'?)`, `unknown key (valid keys: ...)` or `unknown key`, with the
 /// scenario checker's rules for "close".
-std::string unknown_key_problem(const std::vector<std::string>& keys, const std::string& name,
-                                const char* what = "unknown key") {
-  const std::size_t limit = std::max<std::size_t>(2, name.size() / 3);
-  const std::string* best = nullptr;
-  std::size_t best_distance = 0;
-  for (const auto& key : keys) {
-    const std::size_t distance = levenshtein(name, key);
-    if (distance <= limit && distance < name.size() && (best == nullptr || distance < best_distance)) {
-      best = &key;
-      best_distance = distance;
-    }
-  }
-  if (best != nullptr) return std::string(what) + " (did you mean '" + *best + "'?)";
-  if (!keys.empty() && keys.size() <= 8) return std::string(what) + " (valid keys: " + join_words(keys) + ")";
-  return what;
-}
 
 const char* node_kind(const YAML::Node& node) {
   switch (node.Type()) {
