@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <numbers>
 
+#include "dctwin/models/random.hpp"
 #include "dctwin/solver/check.hpp"
 
 namespace dctwin::models::facility {
@@ -153,35 +153,8 @@ SpreadParameters SpreadParameters::from(const solver::ParameterTree& s) {
   return {s.number("power_sigma"), s.number("resistance_sigma"), s.number("leakage_sigma")};
 }
 
-namespace {
-
-/// SplitMix64 (Steele, Lea, Flood 2014): a small, fast generator with a fixed definition.
-class SplitMix64 {
- public:
-  explicit SplitMix64(std::uint64_t seed) : state_(seed) {}
-  std::uint64_t next() {
-    std::uint64_t z = (state_ += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
-  /// Uniform on (0, 1).
-  double uniform() { return (static_cast<double>(next() >> 11) + 0.5) * (1.0 / 9007199254740992.0); }
-  /// Standard normal by Box-Muller, truncated at +-4.
-  double normal() {
-    const double u1 = uniform(), u2 = uniform();
-    const double z = std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2);
-    return std::clamp(z, -4.0, 4.0);
-  }
-
- private:
-  std::uint64_t state_;
-};
-
-}  // namespace
-
 std::vector<thermal::GpuSpread> draw_spread(const SpreadParameters& p, std::size_t count, std::uint64_t seed) {
-  SplitMix64 rng(seed ^ 0x6470747769736eull);  // a fixed salt so that seed 0 is not special
+  models::SplitMix64 rng(seed ^ 0x6470747769736eull);  // a fixed salt so that seed 0 is not special
   std::vector<thermal::GpuSpread> spread(count);
   for (auto& s : spread) {
     s.power_scale = std::max(0.0, 1.0 + p.power_sigma * rng.normal());

@@ -1,0 +1,103 @@
+// The DVFS governor of one GPU: a sampled controller, as GPU firmware runs, that sets the SM clock
+// from the power limit and the die and memory temperatures, and reports why the clock is below
+// what the work asks for with NVML's clock-event ("throttle") reason bits.
+//
+// Each update (period dt) it takes the junction and HBM temperatures, the activity of the phase
+// the GPU is in and its leakage power, and:
+//  1. Hardware thermal slowdown (latched with hysteresis): set when T_j >= T_hw, cleared when
+//     T_j <= T_hw - dT_hw. While set, the clock is at most hw_slowdown_factor f_max (halved).
+//  2. Software thermal slowdown: an integral controller on a clock ceiling f_th,
+//        e = max(T_j - T_max,op, T_hbm - T_hbm,max)
+//        e > 0:          f_th <- f_th - k_th e dt          (cut in proportion to the overshoot)
+//        e < -dT_sw:     f_th <- f_th + r_up dt            (recover at a fixed rate)
+//        otherwise:      f_th held                          (hysteresis band)
+//     clamped to [f_min, f_max]. The reason is active while f_th < f_max.
+//  3. Power cap: the highest clock whose board power P_static + L + P_dyn(a, f) fits the limit
+//     (GpuPowerModel::clock_for_dynamic_power). The reason is active while the power at the
+//     other limits' clock would exceed P_limit, and clears only once it is below P_limit - dP.
+//  4. The clock is the least of the demand (f_max when working, f_idle when idle) and the
+//     ceilings above, never below f_min.
+// A junction at or above the shutdown temperature shuts the GPU down (`shut_down`); that is a
+// failure of the job, handled by the caller.
+//
+// NVML reason bits (nvmlClocksEventReasons, FACTS.md): 0x1 GpuIdle, 0x4 SwPowerCap, 0x8
+// HwSlowdown, 0x20 SwThermalSlowdown, 0x40 HwThermalSlowdown. Hardware thermal slowdown sets both
+// 0x8 and 0x40, as NVML documents HwSlowdown to include it.
+#pragma once
+
+#include <cstdint>
+
+#include "dctwin/models/workload/gpu_power.hpp"
+#include "dctwin/solver/parameters.hpp"
+
+namespace dctwin::models::workload {
+
+/// NVML clock-event reason bits (nvml.h, nvmlClocksEventReason*).
+namespace throttle_reason {
+inline constexpr std::uint32_t gpu_idle = 0x1;
+inline constexpr std::uint32_t applications_clocks_setting = 0x2;
+inline constexpr std::uint32_t sw_power_cap = 0x4;
+inline constexpr std::uint32_t hw_slowdown = 0x8;
+inline constexpr std::uint32_t sync_boost = 0x10;
+inline constexpr std::uint32_t sw_thermal_slowdown = 0x20;
+inline constexpr std::uint32_t hw_thermal_slowdown = 0x40;
+inline constexpr std::uint32_t hw_power_brake_slowdown = 0x80;
+inline constexpr std::uint32_t display_clock_setting = 0x100;
+}  // namespace throttle_reason
+
+/// Temperature limits of one GPU (from the package's parameters) [K].
+struct GpuThermalLimits {
+  double max_operating = 360.15;      ///< T_max,op: software slowdown target (87 degC)
+  double hw_slowdown = 362.15;        ///< T_hw (89 degC)
+  double shutdown = 365.15;           ///< (92 degC)
+  double hbm_max_operating = 368.15;  ///< T_hbm,max (95 degC)
+};
+
+struct DvfsGovernorParameters {
+  double update_period = 0.1;            ///< dt [s]
+  double thermal_gain = 20e6;            ///< k_th [Hz/(K s)]
+  double thermal_recovery_rate = 100e6;  ///< r_up [Hz/s]
+  double thermal_hysteresis = 2.0;       ///< dT_sw [K]
+  double hw_slowdown_hysteresis = 3.0;   ///< dT_hw [K]
+  double hw_slowdown_factor = 0.5;       ///< clock ceiling during hardware slowdown, share of f_max
+  double power_cap_hysteresis = 5.0;     ///< dP [W]
+
+  static solver::ParameterTable table();
+  static DvfsGovernorParameters from(const solver::ParameterTree& section);
+};
+
+/// What the governor reads at an update.
+struct GovernorInputs {
+  double junction_temperature = 300.0;  ///< T_j [K]
+  double hbm_temperature = 300.0;       ///< T_hbm [K]
+  double activity = 0.0;                ///< a of the current phase [1]
+  double leakage_power = 0.0;           ///< L(T_j) [W]
+  bool working = true;                  ///< false: no work (the clock drops to f_idle, GpuIdle set)
+};
+
+/// The governor's memory, one per GPU.
+struct GovernorState {
+  double clock = 1.98e9;                ///< SM clock in effect until the next update [Hz]
+  double thermal_ceiling = 1.98e9;      ///< f_th [Hz]
+  std::uint32_t reasons = 0;            ///< NVML bits in effect
+  bool shut_down = false;
+};
+
+class DvfsGovernor {
+ public:
+  DvfsGovernor(DvfsGovernorParameters p, GpuPowerModel power, GpuThermalLimits limits);
+  /// The state of a GPU that is cool and working: clock f_max, no reasons.
+  [[nodiscard]] GovernorState initial_state() const;
+  /// One update: the state that holds until the next one.
+  [[nodiscard]] GovernorState update(const GovernorState& previous, const GovernorInputs& in) const;
+  [[nodiscard]] const DvfsGovernorParameters& parameters() const { return p_; }
+  [[nodiscard]] const GpuPowerModel& power() const { return power_; }
+  [[nodiscard]] const GpuThermalLimits& limits() const { return limits_; }
+
+ private:
+  DvfsGovernorParameters p_;
+  GpuPowerModel power_;
+  GpuThermalLimits limits_;
+};
+
+}  // namespace dctwin::models::workload
