@@ -5,20 +5,28 @@
 // Each update (period dt) it takes the junction and HBM temperatures, the activity of the phase
 // the GPU is in and its leakage power, and:
 //  1. Hardware thermal slowdown (latched with hysteresis): set when T_j >= T_hw, cleared when
-//     T_j <= T_hw - dT_hw. While set, the clock is at most hw_slowdown_factor f_max (halved).
+//     T_j <= T_hw - dT_hw. While set, the clock is at most hw_slowdown_factor f_max (halved),
+//     never below f_min.
 //  2. Software thermal slowdown: an integral controller on a clock ceiling f_th,
 //        e = max(T_j - T_max,op, T_hbm - T_hbm,max)
-//        e > 0:          f_th <- f_th - k_th e dt          (cut in proportion to the overshoot)
-//        e < -dT_sw:     f_th <- f_th + r_up dt            (recover at a fixed rate)
-//        otherwise:      f_th held                          (hysteresis band)
-//     clamped to [f_min, f_max]. The reason is active while f_th < f_max.
+//        e > 0:          f_th <- min(f_th, f_work) - k_th e dt   (cut in proportion to the overshoot)
+//        e < -dT_sw:     f_th <- f_th + r_up dt                  (recover at a fixed rate)
+//        otherwise:      f_th held                               (hysteresis band)
+//     clamped to [f_min, f_max], where f_work = min(f_max, hardware ceiling, power-cap clock) is
+//     the clock the other limits allow for work: a cut starts from the clock actually running
+//     (anti-windup), not from a ceiling that binds nothing. The reason is active while
+//     f_th < f_max.
 //  3. Power cap: the highest clock whose board power P_static + L + P_dyn(a, f) fits the limit
 //     (GpuPowerModel::clock_for_dynamic_power). The reason is active while the power at the
-//     other limits' clock would exceed P_limit, and clears only once it is below P_limit - dP.
+//     other limits' clock would exceed P_limit, and clears only once it is below P_limit - dP;
+//     while it is active the clock is held at or below the power-cap clock.
 //  4. The clock is the least of the demand (f_max when working, f_idle when idle) and the
-//     ceilings above, never below f_min.
-// A junction at or above the shutdown temperature shuts the GPU down (`shut_down`); that is a
-// failure of the job, handled by the caller.
+//     ceilings above, never below f_min. Not working sets GpuIdle; the thermal and hardware
+//     logic runs as usual, so their ceilings and bits still apply to the idle clock.
+// A junction at or above the shutdown temperature shuts the GPU down (`shut_down`, clock 0, no
+// reason bits); that is a failure of the job, handled by the caller. A shut-down state is
+// returned unchanged by later updates: a restarted GPU starts again from initial_state().
+// update() allocates nothing.
 //
 // NVML reason bits (nvmlClocksEventReasons, FACTS.md): 0x1 GpuIdle, 0x4 SwPowerCap, 0x8
 // HwSlowdown, 0x20 SwThermalSlowdown, 0x40 HwThermalSlowdown. Hardware thermal slowdown sets both
@@ -55,10 +63,10 @@ struct GpuThermalLimits {
 
 struct DvfsGovernorParameters {
   double update_period = 0.1;            ///< dt [s]
-  double thermal_gain = 20e6;            ///< k_th [Hz/(K s)]
-  double thermal_recovery_rate = 100e6;  ///< r_up [Hz/s]
+  double thermal_gain = 100e6;           ///< k_th [Hz/(K s)]
+  double thermal_recovery_rate = 25e6;   ///< r_up [Hz/s]
   double thermal_hysteresis = 2.0;       ///< dT_sw [K]
-  double hw_slowdown_hysteresis = 3.0;   ///< dT_hw [K]
+  double hw_slowdown_hysteresis = 1.0;   ///< dT_hw [K] (< T_hw - T_max,op, so it clears while f_th holds)
   double hw_slowdown_factor = 0.5;       ///< clock ceiling during hardware slowdown, share of f_max
   double power_cap_hysteresis = 5.0;     ///< dP [W]
 

@@ -24,7 +24,7 @@ namespace dctwin::models::workload {
 /// One root-cause class with its count in the reference snapshot.
 struct InterruptionClass {
   std::string name;      ///< e.g. "faulty_gpu"
-  std::string category;  ///< "gpu", "hardware" (other), "software", "network", "host", "planned"
+  std::string category;  ///< "gpu", "hardware" (other), "software", "network", "host", "unknown", "planned"
   double count = 0.0;    ///< interruptions in the reference snapshot
 };
 
@@ -61,5 +61,15 @@ std::vector<double> interruption_rates(const InterruptionParameters& p, const st
 /// every platform for the same arguments (models::SplitMix64).
 std::vector<Interruption> draw_interruptions(const std::vector<double>& rates, std::size_t gpus, double horizon,
                                              std::uint64_t seed);
+
+/// Checkpoint reload after a restart [s]: checkpoint_bytes / read_bandwidth.
+double reload_time(const InterruptionParameters& p, double checkpoint_bytes);
+/// Time one interruption keeps the job from training, lost work aside [s]: detection + restart + reload.
+double interruption_downtime(const InterruptionParameters& p, double checkpoint_bytes);
+/// Expected effective training time [1] (kept training time over wall-clock time) of a job whose
+/// faults arrive at `total_rate` [1/s] while it runs, each costing `downtime` [s] plus the work since
+/// the last checkpoint, with a checkpoint every `checkpoint_period` [s] of running time:
+///   E = lambda tau / ((1 + lambda D) (exp(lambda tau) - 1))       (1 when lambda = 0)
+double expected_effective_training_fraction(double total_rate, double downtime, double checkpoint_period);
 
 }  // namespace dctwin::models::workload
