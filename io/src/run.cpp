@@ -134,7 +134,7 @@ RunResult run_scenario(const ScenarioDocument& document, const std::filesystem::
   result.status = simulator.run(x0, observer, callbacks.cancel);
   result.statistics = simulator.statistics();
   result.wall_time_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
-  result.summary = site->summary(x0, simulator.final_state());
+  result.summary = site->summary(x0, simulator.final_state(), simulator.final_discrete());
   writer.finish({result.status, result.statistics, result.wall_time_seconds}, result.summary);
   return result;
 }

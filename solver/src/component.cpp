@@ -49,7 +49,11 @@ int Component::declare_discrete_group(DiscreteGroupSpec spec) {
 
 void Component::initial_discrete(double*) const {}
 
-void Component::update_discrete(const EvalContext&, const double*, double*) const {}
+bool Component::update_discrete(const EvalContext&, const double*, double*) const { return false; }
+
+double Component::next_scheduled_update(double, const double*) const { return std::numeric_limits<double>::infinity(); }
+
+bool Component::scheduled_update(const EvalContext&, const double*, double*) const { return false; }
 
 int Component::declare_state_group(StateGroupSpec spec) {
   DCTWIN_DEMAND(!assembled(), "states must be declared before assembly");

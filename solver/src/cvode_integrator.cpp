@@ -220,6 +220,15 @@ void CvodeIntegrator::restart(double t, const std::vector<double>& x, double seg
   x_ = x;
 }
 
+void CvodeIntegrator::extend(double segment_end) {
+  Impl& m = *impl_;
+  DCTWIN_DEMAND(m.initialised, "call restart() before extend()");
+  DCTWIN_DEMAND(segment_end > t_, "a segment must end after the current time");
+  m.segment_end = segment_end;
+  // CVODE disables the stop time once it has returned there; setting a new one re-arms it.
+  m.check(CVodeSetStopTime(m.cvode, segment_end), "CVodeSetStopTime");
+}
+
 AdvanceResult CvodeIntegrator::advance(double t_out) {
   Impl& m = *impl_;
   DCTWIN_DEMAND(m.initialised, "call restart() before advance()");

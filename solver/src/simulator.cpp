@@ -89,27 +89,60 @@ SimulationStatus Simulator::run(std::vector<double> x, SimulationObserver& obser
     return status;
   };
 
+  // Self-scheduled update times of each component, asked again after every update.
+  const auto& components = system_.components();
+  std::vector<double> scheduled(components.size(), std::numeric_limits<double>::infinity());
+  auto reschedule = [&] {
+    for (std::size_t k = 0; k < components.size(); ++k) {
+      scheduled[k] = components[k]->next_scheduled_update(t, discrete.data());
+      DCTWIN_DEMAND(!(scheduled[k] <= t), "next_scheduled_update must be strictly later than t");
+    }
+  };
+  reschedule();
+  bool restart_needed = true;  // the first segment starts the integrator
+  double forcing_edge = -std::numeric_limits<double>::infinity();
+
   while (true) {
-    // A new smooth segment starts at t. Samples due exactly here see the forcing of this segment
-    // (outputs are right-continuous at forcing edges).
-    segment_start = t;
-    // Discrete updates due now, all reading the discrete state as it was.
+    // t ends the previous piece of integration. Discrete updates due now run first: periodic ones
+    // (all reading the discrete state as it was), then self-scheduled ones (reading the result).
+    // The integrator restarts only when the forcing may have changed: at a forcing edge, or when
+    // an update says so; otherwise it goes on with its history.
+    if (t >= forcing_edge) restart_needed = true;
     bool updated = false;
     for (auto& c : clocks) {
       if (c.next(settings_.start_time) > t) continue;
-      c.component->update_discrete(EvalContext{t, t, discrete.data()}, x.data(), discrete_next.data());
+      restart_needed |= c.component->update_discrete(EvalContext{t, t, discrete.data()}, x.data(), discrete_next.data());
       ++c.k;
       updated = true;
     }
     if (updated) discrete = discrete_next;
+    bool scheduled_ran = false;
+    for (std::size_t k = 0; k < components.size(); ++k) {
+      if (scheduled[k] > t) continue;
+      restart_needed |=
+          components[k]->scheduled_update(EvalContext{t, t, discrete.data()}, x.data(), discrete_next.data());
+      scheduled_ran = true;
+    }
+    if (scheduled_ran) discrete = discrete_next;
+    if (updated || scheduled_ran) reschedule();
+    // A new smooth segment starts at t when the integrator restarts. Samples due exactly here see
+    // the forcing of this segment (outputs are right-continuous at forcing edges).
+    if (restart_needed) segment_start = t;
     if (!clock.done() && clock.next() == t) {
       sample(t);
       clock.advance();
     }
     if (t >= settings_.end_time) break;
-    const double segment_end =
-        std::min({system_.next_discontinuity(t), next_update(), settings_.end_time});
-    integrator.restart(t, x, segment_end, discrete.data());
+    forcing_edge = system_.next_discontinuity(t);
+    const double next_scheduled =
+        scheduled.empty() ? settings_.end_time : *std::min_element(scheduled.begin(), scheduled.end());
+    const double segment_end = std::min({forcing_edge, next_update(), next_scheduled, settings_.end_time});
+    if (restart_needed) {
+      integrator.restart(t, x, segment_end, discrete.data());
+      restart_needed = false;
+    } else {
+      integrator.extend(segment_end);
+    }
 
     while (t < segment_end) {
       const double target = clock.done() ? segment_end : std::min(clock.next(), segment_end);

@@ -97,7 +97,7 @@ TEST_CASE("Malformed scenarios: exact located messages and exit codes", "[cli][s
       {"inconsistent-topology.yaml", "inconsistent-topology.yaml:53:21: loop.plates_in_series = 3 does not divide server.gpu_count = 8 (inconsistent topology: equal branches)", 65},
       {"gpu-list-mismatch.yaml", "gpu-list-mismatch.yaml:22:3: server.gpus has 8 entries but server.gpu_count = 6 (inconsistent topology: one entry per GPU)", 65},
       {"bad-choice.yaml", "bad-choice.yaml:18:9: simulation.mode = quick (must be one of: fast, reference)", 65},
-      {"not-finite.yaml", "not-finite.yaml:46:18: workload.compute_power = .nan W (must be a finite number)", 65},
+      {"not-finite.yaml", "not-finite.yaml:49:17: workload.startup_time = .nan s (must be a finite number)", 65},
       {"missing.yaml", "missing.yaml: cannot open scenario file (No such file or directory)", 66},
       {"facility-no-pump.yaml", "facility-no-pump.yaml:30:25: facility.pod_loop.pumps.duty_count = 0 (a pod loop with no running pump moves no coolant)", 65},
       {"facility-disconnected-rack.yaml", "facility-disconnected-rack.yaml:30:5: facility.pod_loop: rack pod0/rack000 gets no coolant (disconnected: its valve is shut or it has no path)", 65},
@@ -122,7 +122,7 @@ TEST_CASE("check accepts the shipped scenario", "[cli]") {
   const auto dir = scratch("check");
   const Outcome o = run_dctwin({"check", single_node}, dir);
   CHECK(o.code == 0);
-  CHECK(o.out.find(": OK, site 'single-node': 2 components, 34 states") != std::string::npos);
+  CHECK(o.out.find(": OK, site 'single-node': 3 components, 34 states") != std::string::npos);
   const Outcome facility = run_dctwin({"check", DCTWIN_SOURCE_DIR "/scenarios/llama3-24k-l2a.yaml"}, dir);
   CHECK(facility.code == 0);
   CHECK(facility.out.find("24576 gpus, 1536 racks, 8 pods") != std::string::npos);
@@ -209,9 +209,10 @@ TEST_CASE("A protection trip ends the run early: exit 3, report marked incomplet
   const auto at = text.find("supply_temperature: 32 degC");
   REQUIRE(at != std::string::npos);
   text.replace(at, 27, "supply_temperature: 60 degC");
-  const auto at_power = text.find("compute_power: 490 W");
-  REQUIRE(at_power != std::string::npos);
-  text.replace(at_power, 20, "compute_power: 700 W");
+  // Leakage 8x the calibrated value runs away even at the lowest clock the governor can set.
+  const auto at_leakage = text.find("leakage_power_at_reference: 50 W");
+  REQUIRE(at_leakage != std::string::npos);
+  text.replace(at_leakage, 32, "leakage_power_at_reference: 400 W");
   std::ofstream(dir / "hot.yaml") << text;
   const Outcome o = run_dctwin({"run", "hot.yaml", "-o", "hot.h5", "-q"}, dir);
   CHECK(o.code == 3);

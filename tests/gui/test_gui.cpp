@@ -412,7 +412,7 @@ TEST_CASE("editor: a bad value is rejected with the message `dctwin check` gives
            {"loop.pump.max_flow", "-20 L/min"},
            {"loop.supply_temperature", "32 degF/s"},
            {"server.gpu_count", "8.5"},
-           {"workload.compute_power", "lots"}}) {
+           {"workload.job.compute_efficiency", "lots"}}) {
     ScenarioEditor bad;
     REQUIRE(bad.open(file));
     REQUIRE(bad.set_value(key, value));

@@ -19,7 +19,8 @@ dctwin::io::ScenarioDocument small_site(const std::string& cooling, int racks = 
                      (simulation.empty() ? std::string("  duration: 60 s\n") : simulation) +
                      "facility:\n  cooling: " + cooling + "\n  layout: {pods: 2, racks_per_pod: " + std::to_string(racks) +
                      "}\n  pod_loop: {rack_count: " + std::to_string(racks) + "}\n" +
-                     "  gpu: {leakage_power_at_reference: 50 W}\n" + extra;
+                     "  gpu: {leakage_power_at_reference: 50 W}\n" + extra +
+                     "workload:\n  job: {pipeline_parallel: 2}\n";
   return dctwin::io::parse_scenario(text, "small.yaml", dctwin::models::facility::scenario_schema());
 }
 
@@ -38,7 +39,7 @@ std::vector<dctwin::solver::SummaryFigure> run(FacilitySite& site, std::vector<d
   const auto status = simulator.run(x0, observer);
   REQUIRE(status.finished());
   if (final_state != nullptr) *final_state = simulator.final_state();
-  return site.summary(x0, simulator.final_state());
+  return site.summary(x0, simulator.final_state(), simulator.final_discrete());
 }
 
 double figure(const std::vector<dctwin::solver::SummaryFigure>& summary, const std::string& name) {
@@ -132,7 +133,7 @@ TEST_CASE("A pump failure: the standby takes over; losing all pumps reaches the 
     const auto x0 = site.initial_state();
     const auto status = simulator.run(x0, observer);
     // Either the run reaches the end with GPUs above their limit, or the shutdown trip ends it.
-    const auto summary = site.summary(x0, simulator.final_state());
+    const auto summary = site.summary(x0, simulator.final_state(), simulator.final_discrete());
     const double to_limit = figure(summary, "time_to_first_gpu_thermal_limit");
     INFO(status.describe());
     CHECK(to_limit > 0.0);

@@ -53,7 +53,7 @@ TEST_CASE("Steady state equals the hand calculation (parallel and series plates)
       const auto doc = scenario("plates_in_series: 1", series);
       SingleNodeSite site(doc.tree);
       const auto x = dctwin::solver::solve_steady_state(site.system(), 0.0);
-      const auto hand = site.hand_steady_junction_temperatures(0.0);
+      const auto hand = site.hand_steady_junction_temperatures(site.system().initial_discrete());
       for (std::size_t i = 0; i < site.gpus().count(); ++i)
         CHECK(std::abs(x[static_cast<std::size_t>(site.gpus().junction_index(i))] - hand[i]) <= 1e-9);
     }
@@ -64,7 +64,9 @@ TEST_CASE("Eight plates in series starve the loop: leakage runs away and there i
           "[models][single-node]") {
   // Series plates multiply the pressure drop, the pump's flow collapses, the coolant heats up
   // plate after plate and the exponential leakage has no fixed point.
-  const auto doc = scenario("plates_in_series: 1", "plates_in_series: 8");
+  // (The steady state holds the clocks at the top clock: the governor is not part of it.)
+  auto doc = scenario("plates_in_series: 1", "plates_in_series: 8");
+  doc.tree.sections.at("server").sections.at("gpu").values.at("leakage_power_at_reference").number = 80.0;
   SingleNodeSite site(doc.tree);
   CHECK(site.coolant().total_flow() < 5.0 / 60000.0);
   CHECK_THROWS_WITH(dctwin::solver::solve_steady_state(site.system(), 0.0),
@@ -73,8 +75,11 @@ TEST_CASE("Eight plates in series starve the loop: leakage runs away and there i
 }
 
 TEST_CASE("A long run at constant power settles on the hand calculation to 1e-6 K", "[models][single-node]") {
-  // Same power in both phases, reference tolerances, 40 slowest time constants.
-  auto doc = scenario("communication_power: 200 W", "communication_power: 490 W");
+  // Same activity in every phase (so the same power), reference tolerances, 40 slowest time
+  // constants.
+  auto doc = scenario("    batch_size_per_replica: 2\n",
+                      "    batch_size_per_replica: 2\n    bubble_activity: 0.72\n    communication_activity: 0.72\n"
+                      "    optimizer_activity: 0.72\n    stall_activity: 0.72\n");
   auto& sim = doc.tree.sections.at("simulation");
   sim.values.at("duration").number = 1200.0;
   sim.values.at("output_interval").number = 600.0;
@@ -89,7 +94,7 @@ TEST_CASE("A long run at constant power settles on the hand calculation to 1e-6 
       REQUIRE(simulator.run(recorder).finished());
       const auto& x = simulator.final_state();
       double worst = 0.0;
-      const auto hand = site.hand_steady_junction_temperatures(0.0);
+      const auto hand = site.hand_steady_junction_temperatures(site.system().initial_discrete());
       for (std::size_t i = 0; i < site.gpus().count(); ++i)
         worst = std::max(worst, std::abs(x[static_cast<std::size_t>(site.gpus().junction_index(i))] - hand[i]));
       INFO("worst deviation " << worst << " K");
@@ -110,12 +115,37 @@ TEST_CASE("Energy is conserved: generated = removed + stored change to 1e-6", "[
       recorder.site = &site;
       const auto x0 = site.initial_state();
       REQUIRE(simulator.run(x0, recorder).finished());
-      const auto summary = site.summary(x0, simulator.final_state());
+      const auto summary = site.summary(x0, simulator.final_state(), simulator.final_discrete());
       CHECK(figure(summary, "energy_balance_relative_error") <= 1e-6);
-      // The generated heat is the exact integral of the schedule over 600 s.
-      const auto& schedule = site.gpus().schedule();
-      const double exact = schedule.energy(600.0) * (7.0 + 1.04);
+      // The generated heat is the exact integral of the phases' power over 600 s: no GPU throttles
+      // at a 32 degC supply, so every phase lasts its planned time at the top clock.
+      const auto& job = site.job();
+      const auto& plan = job.plan();
+      const auto& jp = job.parameters().job;
+      const double p_dyn = job.power_model().dynamic_power(1.0, job.power_model().parameters().max_clock);
+      const double stall = job.parameters().checkpoint.stall_time(jp.model_parameters);
+      struct Piece { double duration, activity; };
+      const std::vector<Piece> step = {{plan.compute_time, jp.compute_activity},
+                                       {plan.bubble_time, jp.bubble_activity},
+                                       {plan.communication_time, jp.communication_activity},
+                                       {plan.optimizer_time, jp.optimizer_activity}};
+      double t = 0.0, activity_integral = 0.0;
+      for (int n = 1; t < 600.0; ++n) {
+        for (const auto& piece : step) {
+          const double d = std::min(piece.duration, 600.0 - t);
+          activity_integral += d * piece.activity;
+          t += d;
+        }
+        if (n % job.parameters().checkpoint.interval_steps == 0 && t < 600.0) {
+          const double d = std::min(stall, 600.0 - t);
+          activity_integral += d * jp.stall_activity;
+          t += d;
+        }
+      }
+      const double statics = 8.0 * job.power_model().parameters().static_power * 600.0;
+      const double exact = statics + (7.0 + 1.04) * p_dyn * activity_integral;
       CHECK(figure(summary, "heat_generated") == Approx(exact).epsilon(1e-6));
+      CHECK(figure(summary, "steps_completed") == Approx(std::floor(600.0 / (plan.step_time() + stall / 50.0))).margin(1.0));
     }
   }
 }

@@ -142,10 +142,11 @@ class SampledLoop final : public Component {
   void initial_state(double* x) const override { x[index(x_)] = 0.0; }
   void initial_discrete(double* d) const override { d[discrete_index(u_)] = 0.0; }
   double update_period() const override { return period_; }
-  void update_discrete(const EvalContext& ctx, const double* x, double* d_next) const override {
+  bool update_discrete(const EvalContext& ctx, const double* x, double* d_next) const override {
     // The old command is readable through ctx.discrete; the new one depends on x only.
-    (void)ctx.discrete[discrete_index(u_)];
+    const double old = ctx.discrete[discrete_index(u_)];
     d_next[discrete_index(u_)] = gain_ * (setpoint_ - x[index(x_)]);
+    return d_next[discrete_index(u_)] != old;
   }
   void derivatives(const EvalContext& ctx, const double* x, double* xdot) const override {
     xdot[index(x_)] += (ctx.discrete[discrete_index(u_)] - x[index(x_)]) / tau_;

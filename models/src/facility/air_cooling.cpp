@@ -129,8 +129,9 @@ void AirCooledServers::initial_discrete(double* d) const {
   }
 }
 
-void AirCooledServers::update_discrete(const solver::EvalContext& ctx, const double* x, double* d_next) const {
+bool AirCooledServers::update_discrete(const solver::EvalContext& ctx, const double* x, double* d_next) const {
   const std::size_t n = layout_.gpus_per_server();
+  bool changed = false;
   for (std::size_t s = 0; s < layout_.servers(); ++s) {
     const auto i = static_cast<Index>(s);
     double hottest = x[gpus_.junction_index(s * n)];
@@ -145,8 +146,10 @@ void AirCooledServers::update_discrete(const solver::EvalContext& ctx, const dou
       const auto op = fans_.operating_point(speed);
       d_next[discrete_index(flow_, i)] = op.flow;
       d_next[discrete_index(power_, i)] = op.power;
+      changed = true;
     }
   }
+  return changed;
 }
 
 void AirCooledServers::derivatives(const solver::EvalContext& ctx, const double* x, double* xdot) const {

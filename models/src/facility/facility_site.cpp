@@ -227,10 +227,13 @@ FacilitySite::FacilitySite(const ParameterTree& scenario, std::optional<WeatherS
   // GPUs with their seeded spread.
   const auto seed = static_cast<std::uint64_t>(sim.integer("seed"));
   auto spread = draw_spread(SpreadParameters::from(f.section("spread")), layout.gpus(), seed);
-  workload::TwoPhaseSchedule schedule(workload::TwoPhaseScheduleParameters::from(scenario.section("workload")));
   auto gpus = std::make_unique<thermal::GpuPackageArray>("gpus", thermal::GpuPackageParameters::from(f.section("gpu")),
-                                                         std::move(spread), schedule, layout.gpu_labels(),
-                                                         initial_temperature_);
+                                                         std::move(spread), layout.gpu_labels(), initial_temperature_);
+  const auto workload_parameters = workload::WorkloadParameters::from(scenario.section("workload"));
+  gpus->stop_on_shutdown(workload_parameters.on_gpu_shutdown == "end_run");
+  auto job = std::make_unique<workload::TrainingJob>("job", workload_parameters,
+                                                     *gpus, settings_.end_time, seed, "workload");
+  gpus->connect(*job);
   const ParameterTree& server = f.section("server");
   thermal::RoomAir room(thermal::RoomAirParameters::from(f.section("room")), thermal::CrahParameters::from(f.section("crah")));
   const ParameterTree& plant_tree = f.section("plant");
@@ -272,7 +275,8 @@ FacilitySite::FacilitySite(const ParameterTree& scenario, std::optional<WeatherS
     air_source_ = servers_;
     hall_ = &system_.add(std::move(hall));
     plant_ = &system_.add(std::move(plant));
-    system_.assemble();
+    job_ = &system_.add(std::move(job));
+    finish_assembly();
     return;
   }
 
@@ -357,7 +361,14 @@ FacilitySite::FacilitySite(const ParameterTree& scenario, std::optional<WeatherS
   pods_ = &system_.add(std::move(pods));
   hall_ = &system_.add(std::move(hall));
   plant_ = &system_.add(std::move(plant));
+  job_ = &system_.add(std::move(job));
+  finish_assembly();
+}
+
+void FacilitySite::finish_assembly() {
   system_.assemble();
+  for (const auto& slot : system_.outputs())
+    if (slot.spec.group == "gpu" && slot.spec.name == "total_power") gpu_total_power_slot_ = slot.first_value;
 }
 
 std::vector<double> FacilitySite::initial_state() const {
@@ -383,15 +394,14 @@ double FacilitySite::heat_generated(const std::vector<double>& x) const {
 void FacilitySite::observe(double t, const std::vector<double>& x, const std::vector<double>& outputs) {
   const double* v = x.data();
   double hottest = v[gpus_->junction_index(0)], coolest = hottest, hbm = v[gpus_->hbm_index(0)];
-  double gpu_power = 0.0;
   for (std::size_t g = 0; g < gpus_->count(); ++g) {
     const double tj = v[gpus_->junction_index(g)];
     hottest = std::max(hottest, tj);
     coolest = std::min(coolest, tj);
     hbm = std::max(hbm, v[gpus_->hbm_index(g)]);
-    // Samples on a phase edge show the phase that starts there (outputs are right-continuous).
-    gpu_power += gpus_->scheduled_power(g, t) + gpus_->leakage_power(g, tj);
   }
+  // Samples on a phase edge show the phase that starts there (outputs are right-continuous).
+  const double gpu_power = outputs[gpu_total_power_slot_];
   double cold = v[hall_->cold_index(0)];
   for (std::size_t p = 1; p < layout_->pods(); ++p) cold = std::max(cold, v[hall_->cold_index(p)]);
   // The coolant supplied to the IT equipment: pod coolant (liquid) or facility water (air).
@@ -440,7 +450,8 @@ void FacilitySite::observe(double t, const std::vector<double>& x, const std::ve
   last_cooling_power_ = cooling_power;
 }
 
-std::vector<solver::SummaryFigure> FacilitySite::summary(const std::vector<double>& x0, const std::vector<double>& x) const {
+std::vector<solver::SummaryFigure> FacilitySite::summary(const std::vector<double>& x0, const std::vector<double>& x,
+                                                         const std::vector<double>& discrete) const {
   const double generated = heat_generated(x);
   const double rejected = x[static_cast<std::size_t>(plant_->heat_rejected_index())];
   const double stored_change = stored_energy(x) - stored_energy(x0);
@@ -476,6 +487,7 @@ std::vector<solver::SummaryFigure> FacilitySite::summary(const std::vector<doubl
   if (first_failure_time_ >= 0.0)
     s.push_back({"time_to_first_gpu_thermal_limit", time_to_limit_, "s",
                  "time from the first pump failure to the first GPU above its max operating temperature (-1: never)"});
+  for (auto& figure : job_->summary(discrete.data(), duration)) s.push_back(std::move(figure));
   return s;
 }
 

@@ -350,14 +350,17 @@ void PodCoolantLoop::initial_discrete(double* d) const {
   }
 }
 
-void PodCoolantLoop::update_discrete(const solver::EvalContext& ctx, const double* x, double* d_next) const {
+bool PodCoolantLoop::update_discrete(const solver::EvalContext& ctx, const double* x, double* d_next) const {
+  bool changed = false;
   for (std::size_t p = 0; p < layout_.pods(); ++p) {
     const auto i = static_cast<Index>(p);
     hx::PiState s{ctx.discrete[discrete_index(integral_, i)], ctx.discrete[discrete_index(opening_, i)]};
     cdu_->control(s, supply_setpoint_, x[supply_index(p)]);
+    changed |= s.output != ctx.discrete[discrete_index(opening_, i)];
     d_next[discrete_index(opening_, i)] = s.output;
     d_next[discrete_index(integral_, i)] = s.integral;
   }
+  return changed;
 }
 
 void PodCoolantLoop::derivatives(const solver::EvalContext& ctx, const double* x, double* xdot) const {

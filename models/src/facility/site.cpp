@@ -59,8 +59,7 @@ solver::SectionSchema scenario_schema() {
                                              std::string("single-node")));
   root.sections["simulation"] = simulation_schema();
   root.sections["server"] = single_node_server_schema();
-  root.sections["workload"] = SectionSchema{"Training step as compute / communication phases",
-                                            workload::TwoPhaseScheduleParameters::table(), {}, {}, false};
+  root.sections["workload"] = workload::WorkloadParameters::schema();
   root.sections["loop"] = single_node_loop_schema();
   root.sections["facility"] = facility_schema();
   return root;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 
 #include "dctwin/solver/check.hpp"
 
@@ -50,6 +51,10 @@ solver::ParameterTable GpuPackageParameters::table() {
                      "H100 SXM5 HBM3: 95 degC (FACTS.md)");
   p.display_unit = "degC";
   t.push_back(greater_than(p, 273.15));
+  p = real_parameter("hw_slowdown_temperature", "K", "Junction temperature at which hardware thermal slowdown halves the clock",
+                     362.15, "H100 SXM5: 89 degC (FACTS.md)");
+  p.display_unit = "degC";
+  t.push_back(greater_than(p, 273.15));
   p = real_parameter("shutdown_temperature", "K", "Junction temperature at which the GPU shuts down", 365.15,
                      "H100 SXM5: 92 degC (FACTS.md)");
   p.display_unit = "degC";
@@ -70,6 +75,7 @@ GpuPackageParameters GpuPackageParameters::from(const solver::ParameterTree& s) 
   p.leakage_temperature_coefficient = s.number("leakage_temperature_coefficient");
   p.max_operating_temperature = s.number("max_operating_temperature");
   p.hbm_max_operating_temperature = s.number("hbm_max_operating_temperature");
+  p.hw_slowdown_temperature = s.number("hw_slowdown_temperature");
   p.shutdown_temperature = s.number("shutdown_temperature");
   return p;
 }
@@ -77,7 +83,7 @@ GpuPackageParameters GpuPackageParameters::from(const solver::ParameterTree& s) 
 solver::ParameterTable GpuSpread::table() {
   using namespace solver;
   ParameterTable t;
-  auto p = real_parameter("power_scale", "1", "This GPU's scheduled power relative to the schedule", 1.0, "");
+  auto p = real_parameter("power_scale", "1", "This GPU's dynamic power relative to nominal (same clock and activity)", 1.0, "");
   t.push_back(at_least(p, 0.0));
   p = real_parameter("resistance_scale", "1", "This GPU's junction-to-base resistance relative to nominal", 1.0, "");
   t.push_back(greater_than(p, 0.0));
@@ -91,12 +97,11 @@ GpuSpread GpuSpread::from(const solver::ParameterTree& s) {
 }
 
 GpuPackageArray::GpuPackageArray(std::string name, GpuPackageParameters parameters,
-                                 std::vector<GpuSpread> spread, workload::TwoPhaseSchedule schedule,
-                                 std::vector<std::string> labels, double initial_temperature)
+                                 std::vector<GpuSpread> spread, std::vector<std::string> labels,
+                                 double initial_temperature)
     : Component(std::move(name)),
       p_(parameters),
       spread_(std::move(spread)),
-      schedule_(schedule),
       labels_(std::move(labels)),
       initial_temperature_(initial_temperature) {
   DCTWIN_DEMAND(!spread_.empty() && labels_.size() == spread_.size(), "one label per GPU");
@@ -108,14 +113,17 @@ GpuPackageArray::GpuPackageArray(std::string name, GpuPackageParameters paramete
   out_junction_ = declare_output({"gpu", "junction_temperature", "K", "GPU junction temperature", "gpu", n});
   out_hbm_ = declare_output({"gpu", "hbm_temperature", "K", "GPU HBM temperature", "gpu", n});
   out_base_ = declare_output({"gpu", "base_temperature", "K", "GPU base temperature", "gpu", n});
-  out_power_ = declare_output({"gpu", "power", "W", "GPU board power (scheduled plus leakage)", "gpu", n});
+  out_power_ = declare_output({"gpu", "power", "W", "GPU board power (static, dynamic and leakage)", "gpu", n});
   out_total_power_ = declare_output({"gpu", "total_power", "W", "total power of all GPUs", "", 1});
   declare_entity_table({"gpu", labels_});
   declare_event("junction_shutdown");
 }
 
-double GpuPackageArray::scheduled_power(std::size_t i, double segment_start) const {
-  return spread_[i].power_scale * schedule_.power(segment_start);
+double GpuPowerSource::next_change(double) const { return std::numeric_limits<double>::infinity(); }
+
+double GpuPackageArray::board_power(std::size_t i, const solver::EvalContext& ctx, const double* x) const {
+  if (!source_->powered(i, ctx)) return 0.0;
+  return source_->power(i, ctx) + leakage_power(i, x[junction_index(i)]);
 }
 
 double GpuPackageArray::leakage_power(std::size_t i, double tj) const {
@@ -143,15 +151,16 @@ void GpuPackageArray::initial_state(double* x) const {
 
 void GpuPackageArray::derivatives(const solver::EvalContext& ctx, const double* x, double* xdot) const {
   DCTWIN_DEMAND(environment_ != nullptr, "GPU packages are not connected to an environment");
-  const double scheduled = schedule_.power(ctx.segment_start);
+  DCTWIN_DEMAND(source_ != nullptr, "GPU packages are not connected to a power source");
   const double f_h = p_.hbm_power_fraction;
   double total = 0.0;
   for (std::size_t i = 0; i < count(); ++i) {
     const double tj = x[junction_index(i)], th = x[hbm_index(i)], tb = x[base_index(i)];
     const auto terms = environment_->environment_terms(i);
     const double te = terms[0].second * x[terms[0].first] + terms[1].second * x[terms[1].first];
-    const double p = spread_[i].power_scale * scheduled;
-    const double leak = leakage_power(i, tj);
+    const bool on = source_->powered(i, ctx);
+    const double p = on ? source_->power(i, ctx) : 0.0;
+    const double leak = on ? leakage_power(i, tj) : 0.0;
     const double q_jb = (tj - tb) / (spread_[i].resistance_scale * p_.junction_to_base_resistance);
     const double q_hb = (th - tb) / p_.hbm_to_base_resistance;
     const double q_be = (tb - te) / environment_->environment_resistance(i, ctx);
@@ -188,7 +197,8 @@ void GpuPackageArray::jacobian(const solver::EvalContext& ctx, const double* x, 
     const double g_hb = 1.0 / p_.hbm_to_base_resistance;
     const double g_be = 1.0 / environment_->environment_resistance(i, ctx);
     // dL/dT_j = k L.
-    const double dleak = p_.leakage_temperature_coefficient * leakage_power(i, x[j]);
+    const double dleak =
+        source_->powered(i, ctx) ? p_.leakage_temperature_coefficient * leakage_power(i, x[j]) : 0.0;
     jac.add(j, j, (dleak - g_jb) / p_.junction_capacitance);
     jac.add(j, b, g_jb / p_.junction_capacitance);
     jac.add(h, h, -g_hb / p_.hbm_capacitance);
@@ -202,7 +212,7 @@ void GpuPackageArray::jacobian(const solver::EvalContext& ctx, const double* x, 
   }
 }
 
-double GpuPackageArray::next_discontinuity(double t) const { return schedule_.next_edge(t); }
+double GpuPackageArray::next_discontinuity(double t) const { return source_->next_change(t); }
 
 void GpuPackageArray::compute_outputs(const solver::EvalContext& ctx, const double* x, double* const* values) const {
   double total = 0.0;
@@ -210,7 +220,7 @@ void GpuPackageArray::compute_outputs(const solver::EvalContext& ctx, const doub
     values[out_junction_][i] = x[junction_index(i)];
     values[out_hbm_][i] = x[hbm_index(i)];
     values[out_base_][i] = x[base_index(i)];
-    values[out_power_][i] = scheduled_power(i, ctx.segment_start) + leakage_power(i, x[junction_index(i)]);
+    values[out_power_][i] = board_power(i, ctx, x);
     total += values[out_power_][i];
   }
   values[out_total_power_][0] = total;
@@ -223,14 +233,14 @@ void GpuPackageArray::event_functions(const solver::EvalContext&, const double* 
 }
 
 solver::EventOutcome GpuPackageArray::on_event(int, bool rising, const solver::EvalContext&, const double* x) const {
-  if (!rising) return {solver::EventAction::proceed, "junction temperatures back below shutdown"};
+  if (!rising) return {solver::EventAction::proceed, "GPU junction temperatures back below the shutdown temperature"};
   std::size_t hottest = 0;
   for (std::size_t i = 1; i < count(); ++i)
     if (x[junction_index(i)] > x[junction_index(hottest)]) hottest = i;
   char text[200];
   std::snprintf(text, sizeof text, "%s reached the shutdown temperature %.2f degC", labels_[hottest].c_str(),
                 p_.shutdown_temperature - 273.15);
-  return {solver::EventAction::stop, text};
+  return {stop_on_shutdown_ ? solver::EventAction::stop : solver::EventAction::proceed, text};
 }
 
 }  // namespace dctwin::models::thermal

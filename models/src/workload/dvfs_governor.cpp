@@ -60,6 +60,11 @@ solver::ParameterTable DvfsGovernorParameters::table() {
                      "Estimate (uncertain): about 1 % of the 700 W limit, the order of the 1-s power reading's "
                      "jitter (FACTS.md, H100 SXM5)");
   t.push_back(at_least(p, 0.0));
+  p = real_parameter("clock_step", "Hz", "Clocks are multiples of this step (rounded down); 0 = any clock", d.clock_step,
+                     "Estimate (uncertain): H100 lists its supported SM clocks in steps of about 15 MHz "
+                     "(nvidia-smi -q -d SUPPORTED_CLOCKS); 1980, 345 and 210 MHz are multiples of 15 MHz");
+  p.display_unit = "MHz";
+  t.push_back(at_least(p, 0.0));
   return t;
 }
 
@@ -72,6 +77,7 @@ DvfsGovernorParameters DvfsGovernorParameters::from(const solver::ParameterTree&
   p.hw_slowdown_hysteresis = s.number("hw_slowdown_hysteresis");
   p.hw_slowdown_factor = s.number("hw_slowdown_factor");
   p.power_cap_hysteresis = s.number("power_cap_hysteresis");
+  p.clock_step = s.number("clock_step");
   return p;
 }
 
@@ -90,6 +96,8 @@ DvfsGovernor::DvfsGovernor(DvfsGovernorParameters p, GpuPowerModel power, GpuThe
   check.in_half_open_range("hw_slowdown_factor", p_.hw_slowdown_factor, 0.0, 1.0, "");
   check.at_least("power_cap_hysteresis", p_.power_cap_hysteresis, 0.0, "W");
   finite(check, "power_cap_hysteresis", p_.power_cap_hysteresis);
+  check.at_least("clock_step", p_.clock_step / hertz_per_megahertz, 0.0, "MHz");
+  finite(check, "clock_step", p_.clock_step);
 
   const GpuThermalLimits& l = limits_;
   for (const double t : {l.max_operating, l.hw_slowdown, l.shutdown, l.hbm_max_operating})
@@ -108,6 +116,14 @@ GovernorState DvfsGovernor::initial_state() const {
 }
 
 GovernorState DvfsGovernor::update(const GovernorState& previous, const GovernorInputs& in) const {
+  return advance(previous, in, p_.update_period);
+}
+
+GovernorState DvfsGovernor::reclock(const GovernorState& previous, const GovernorInputs& in) const {
+  return advance(previous, in, 0.0);
+}
+
+GovernorState DvfsGovernor::advance(const GovernorState& previous, const GovernorInputs& in, double dt) const {
   if (previous.shut_down) return previous;
   DCTWIN_DEMAND(std::isfinite(in.junction_temperature) && std::isfinite(in.hbm_temperature),
                 "DVFS governor needs finite temperatures");
@@ -144,11 +160,10 @@ GovernorState DvfsGovernor::update(const GovernorState& previous, const Governor
   //    cutting, the integration starts from the clock the other limits already impose on work
   //    (anti-windup): a ceiling above the running clock would cut nothing.
   const double e = std::max(tj - limits_.max_operating, in.hbm_temperature - limits_.hbm_max_operating);
-  const double dt = p_.update_period;
   double f_th = previous.thermal_ceiling;
-  if (e > 0.0)
+  if (e > 0.0 && dt > 0.0)
     f_th = std::min({f_th, hw_ceiling, f_cap}) - p_.thermal_gain * e * dt;
-  else if (e < -p_.thermal_hysteresis)
+  else if (e < -p_.thermal_hysteresis && dt > 0.0)
     f_th += p_.thermal_recovery_rate * dt;
   f_th = std::clamp(f_th, f_min, f_max);
   const bool sw_thermal = f_th < f_max;
@@ -163,6 +178,8 @@ GovernorState DvfsGovernor::update(const GovernorState& previous, const Governor
   else if (p_other < pp.power_limit - p_.power_cap_hysteresis)
     capped = false;
   double clock = capped ? std::min(f_other, f_cap) : f_other;
+  // Down to the clock ladder (a clock within 1 Hz of a rung counts as on it).
+  if (p_.clock_step > 0.0) clock = std::floor((clock + 1.0) / p_.clock_step) * p_.clock_step;
   clock = std::max(clock, f_min);
 
   std::uint32_t reasons = 0;

@@ -302,7 +302,7 @@ TEST_CASE("A member that trips ends early and is recorded as incomplete with the
   const auto dir = scratch("trip");
   std::ofstream(dir / "hot.yaml") << sweep_text("list",
                                                 "  loop.supply_temperature: [32 degC, 60 degC]\n"
-                                                "  workload.compute_power: [490 W, 700 W]\n",
+                                                "  server.gpu.leakage_power_at_reference: [50 W, 400 W]\n",
                                                 "10 min");
   const Outcome o = run_dctwin({"sweep", "hot.yaml", "-o", "hot"}, dir);
   INFO(o.out << o.err);

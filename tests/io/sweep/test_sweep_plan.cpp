@@ -33,7 +33,9 @@ constexpr const char* base_text =
     "loop:\n"                           // 12
     "  supply_temperature: 32 degC\n"   // 13
     "  pump:\n"                         // 14
-    "    speed: 1\n";                   // 15
+    "    speed: 1\n"                    // 15
+    "workload:\n"                       // 16
+    "  job: {model_parameters: 8e9, tensor_parallel: 1, pipeline_parallel: 1}\n";
 
 const dctwin::solver::SectionSchema& schema() {
   static const auto s = dctwin::models::facility::scenario_schema();
@@ -120,7 +122,7 @@ TEST_CASE("Member scenarios: a header naming the member, then the base with the 
                             "design: list\n"
                             "set:\n"
                             "  simulation.duration: 30 s\n"
-                            "  workload.compute_power: 500 W\n"
+                            "  workload.gpu_power.static_power: 500 W\n"
                             "parameters:\n"
                             "  server.gpus[1].power_scale: [1.1, 1.2]\n"
                             "  server.gpus[3].power_scale: [0.9, 0.95]\n");
@@ -139,7 +141,7 @@ TEST_CASE("Member scenarios: a header naming the member, then the base with the 
   CHECK(gpus[1].number("power_scale") == 1.2);
   CHECK(gpus[3].number("power_scale") == 0.95);
   CHECK(number_at(document, "simulation", "duration") == 30.0);
-  CHECK(number_at(document, "workload", "compute_power") == 500.0);
+  CHECK(document.tree.section("workload").section("gpu_power").number("static_power") == 500.0);
   CHECK(io::member_label(plan, 1) == "base.yaml [sweep member 0001]");
   // The same plan gives the same text (resume relies on it).
   CHECK(io::member_scenario_text(plan_of(plan.source_text), 1) == text);
@@ -166,7 +168,7 @@ TEST_CASE("Latin hypercube: one sample per stratum per dimension, reproducible f
                            "parameters:\n"
                            "  loop.supply_temperature: {min: 25 degC, max: 45 degC}\n"
                            "  loop.pump.speed: {min: 0.3, max: 1.2}\n"
-                           "  workload.compute_power: {min: 400 W, max: 700 W}\n";
+                           "  workload.gpu_power.static_power: {min: 400 W, max: 700 W}\n";
   const auto plan = plan_of(text);
   REQUIRE(plan.members.size() == 16);
   CHECK(plan.design_text() == "latin_hypercube, 16 samples, seed 7");
@@ -205,7 +207,7 @@ TEST_CASE("Monte Carlo: uniform and normal draws, seeded, a larger ensemble exte
            ", seed: 3}\n"
            "parameters:\n"
            "  loop.supply_temperature: {min: 30 degC, max: 34 degC}\n"
-           "  workload.compute_power: {distribution: normal, mean: 500 W, std: 20 W}\n"
+           "  workload.gpu_power.static_power: {distribution: normal, mean: 500 W, std: 20 W}\n"
            "  loop.coolant.specific_heat: {distribution: normal, mean: 3979 J/(kg K), std: 0.01 kJ/(kg K)}\n";
   };
   const auto plan = plan_of(text(4000));
@@ -300,14 +302,14 @@ TEST_CASE("Sweep file errors: exact located messages", "[sweep][errors]") {
        "sweep.yaml:5:34: parameters.loop.supply_temperature.min = warm (must be a number, optionally with a unit convertible to degC)"},
       {head + "design: {type: latin_hypercube, samples: 4}\nparameters:\n  loop.supply_temperature: {min: 30 degC, max: 90 degC}\n",
        "sweep.yaml:5:48: parameters.loop.supply_temperature.max = 90 degC (must be in [0, 80] degC, the range of loop.supply_temperature)"},
-      {head + "design: {type: monte_carlo, samples: 4}\nparameters:\n  workload.compute_power: {distribution: normal, mean: 500 W, std: -5 W}\n",
-       "sweep.yaml:5:68: parameters.workload.compute_power.std = -5 W (must be > 0)"},
-      {head + "design: {type: monte_carlo, samples: 4}\nparameters:\n  workload.compute_power: {distribution: beta, min: 1 W, max: 2 W}\n",
-       "sweep.yaml:5:42: parameters.workload.compute_power.distribution = beta (must be one of: uniform, normal)"},
-      {head + "design: {type: monte_carlo, samples: 4}\nparameters:\n  workload.compute_power: {min: 1 W, max: 2 W, sigma: 1 W}\n",
-       "sweep.yaml:5:48: parameters.workload.compute_power.sigma: unknown key (valid keys: distribution, min, max)"},
-      {head + "design: {type: monte_carlo, samples: 4}\nparameters:\n  workload.compute_power: {distribution: normal, mean: 500 W}\n",
-       "sweep.yaml:5:27: parameters.workload.compute_power.std: required key is missing (W)"},
+      {head + "design: {type: monte_carlo, samples: 4}\nparameters:\n  workload.gpu_power.static_power: {distribution: normal, mean: 500 W, std: -5 W}\n",
+       "sweep.yaml:5:77: parameters.workload.gpu_power.static_power.std = -5 W (must be > 0)"},
+      {head + "design: {type: monte_carlo, samples: 4}\nparameters:\n  workload.gpu_power.static_power: {distribution: beta, min: 1 W, max: 2 W}\n",
+       "sweep.yaml:5:51: parameters.workload.gpu_power.static_power.distribution = beta (must be one of: uniform, normal)"},
+      {head + "design: {type: monte_carlo, samples: 4}\nparameters:\n  workload.gpu_power.static_power: {min: 1 W, max: 2 W, sigma: 1 W}\n",
+       "sweep.yaml:5:57: parameters.workload.gpu_power.static_power.sigma: unknown key (valid keys: distribution, min, max)"},
+      {head + "design: {type: monte_carlo, samples: 4}\nparameters:\n  workload.gpu_power.static_power: {distribution: normal, mean: 500 W}\n",
+       "sweep.yaml:5:36: parameters.workload.gpu_power.static_power.std: required key is missing (W)"},
       {head + "design: grid\nset:\n  loop.pump.speed: 0.5\nparameters:\n  loop.pump.speed: [1]\n",
        "sweep.yaml:7:3: parameters.loop.pump.speed: also fixed by set (line 5)"},
       {head + "design: grid\nset:\n  loop.pump.speed: [1]\nparameters:\n  loop.pump.speed: [1]\n",

@@ -61,8 +61,16 @@ GovernorInputs at(double junction_celsius, double activity = 0.72, double hbm_ce
 
 bool has(const GovernorState& s, std::uint32_t bit) { return (s.reasons & bit) != 0; }
 
+/// Governor parameters with a continuous clock (no 15 MHz ladder), so that clocks can be compared
+/// with the control laws exactly; the ladder has its own test.
+DvfsGovernorParameters continuous() {
+  DvfsGovernorParameters p;
+  p.clock_step = 0.0;
+  return p;
+}
+
 DvfsGovernor default_governor() {
-  return DvfsGovernor(DvfsGovernorParameters{}, GpuPowerModel(GpuPowerParameters{}), GpuThermalLimits{});
+  return DvfsGovernor(continuous(), GpuPowerModel(GpuPowerParameters{}), GpuThermalLimits{});
 }
 
 }  // namespace
@@ -142,7 +150,7 @@ TEST_CASE("hardware slowdown alone sets exactly half of f_max", "[workload][dvfs
   limits.max_operating = kelvin + 80.0;
   limits.hw_slowdown = kelvin + 85.0;
   limits.shutdown = kelvin + 95.0;
-  DvfsGovernorParameters p;
+  DvfsGovernorParameters p = continuous();
   p.hw_slowdown_hysteresis = 10.0;
   const DvfsGovernor governor(p, GpuPowerModel(GpuPowerParameters{}), limits);
   const double f_max = governor.power().parameters().max_clock;
@@ -271,7 +279,7 @@ TEST_CASE("power cap: set at full activity, clear at compute activity, hysteresi
   // A lower limit caps compute work too.
   GpuPowerParameters limited;
   limited.power_limit = 400.0;
-  const DvfsGovernor governor400(DvfsGovernorParameters{}, GpuPowerModel(limited), GpuThermalLimits{});
+  const DvfsGovernor governor400(continuous(), GpuPowerModel(limited), GpuThermalLimits{});
   const GovernorState s400 = governor400.update(governor400.initial_state(), at(t, 0.72));
   CHECK(has(s400, reason::sw_power_cap));
   CHECK(governor400.power().board_power(0.72, s400.clock, l) == Approx(400.0).margin(1e-3));
@@ -330,14 +338,14 @@ TEST_CASE("the clock never falls below min_clock while the GPU runs", "[workload
   // A limit that not even f_min fits.
   GpuPowerParameters tight;
   tight.power_limit = 200.0;
-  const DvfsGovernor capped(DvfsGovernorParameters{}, GpuPowerModel(tight), GpuThermalLimits{});
+  const DvfsGovernor capped(continuous(), GpuPowerModel(tight), GpuThermalLimits{});
   GovernorInputs in = at(65.0, 1.0);
   in.leakage_power = 150.0;
   const GovernorState c = capped.update(capped.initial_state(), in);
   CHECK(c.clock == f_min);
   CHECK(has(c, reason::sw_power_cap));
   // HW slowdown with a factor that would go below f_min.
-  DvfsGovernorParameters deep;
+  DvfsGovernorParameters deep = continuous();
   deep.hw_slowdown_factor = 0.05;
   const DvfsGovernor slow(deep, GpuPowerModel(GpuPowerParameters{}), GpuThermalLimits{});
   GovernorState h = slow.initial_state();
@@ -476,7 +484,7 @@ TEST_CASE("closed loop: a coolant that warms and cools slowly is followed withou
 
 TEST_CASE("DVFS governor rejects bad parameters with exact messages", "[workload][dvfs]") {
   const auto message = [](auto change) {
-    DvfsGovernorParameters p;
+    DvfsGovernorParameters p = continuous();
     GpuThermalLimits l;
     change(p, l);
     return input_error([&] { (void)DvfsGovernor(p, GpuPowerModel(GpuPowerParameters{}), l); });
@@ -511,7 +519,7 @@ TEST_CASE("DVFS governor parameter table is complete and matches the defaults", 
   const auto table = DvfsGovernorParameters::table();
   const std::set<std::string> expected{"update_period",          "thermal_gain",       "thermal_recovery_rate",
                                        "thermal_hysteresis",     "hw_slowdown_hysteresis", "hw_slowdown_factor",
-                                       "power_cap_hysteresis"};
+                                       "power_cap_hysteresis", "clock_step"};
   std::set<std::string> names;
   for (const auto& spec : table) {
     INFO("parameter " << spec.name);
@@ -547,4 +555,31 @@ TEST_CASE("DVFS governor parameter table is complete and matches the defaults", 
   // The HW slowdown clears above the software target, so the latch does not outlive the event.
   const GpuThermalLimits limits;
   CHECK(limits.hw_slowdown - d.hw_slowdown_hysteresis > limits.max_operating);
+}
+
+TEST_CASE("clocks step down the 15 MHz ladder", "[workload][dvfs]") {
+  const DvfsGovernor governor(DvfsGovernorParameters{}, GpuPowerModel(GpuPowerParameters{}), GpuThermalLimits{});
+  GovernorState s = governor.initial_state();
+  CHECK(s.clock == 1980e6);
+  // Full activity at 65 degC needs a cap near 1966.5 MHz: the ladder gives 1965 MHz.
+  const double leakage = 50.0 * std::exp(0.02 * 5.0);
+  GovernorInputs in;
+  in.junction_temperature = 65.0 + 273.15;
+  in.hbm_temperature = 60.0 + 273.15;
+  in.activity = 1.0;
+  in.leakage_power = leakage;
+  s = governor.update(s, in);
+  CHECK(s.clock == 1965e6);
+  CHECK(governor.power().board_power(1.0, s.clock, leakage) <= 700.0);
+  CHECK(governor.power().board_power(1.0, s.clock + 15e6, leakage) > 700.0);
+  // Software thermal slowdown moves the ceiling continuously, the clock by whole rungs.
+  in.activity = 0.72;
+  in.junction_temperature = 88.0 + 273.15;
+  in.leakage_power = 50.0 * std::exp(0.02 * 28.0);
+  for (int k = 0; k < 7; ++k) {
+    s = governor.update(s, in);
+    CHECK(std::fmod(s.clock, 15e6) == 0.0);
+  }
+  CHECK(s.clock < 1980e6);
+  CHECK(s.thermal_ceiling - s.clock < 15e6);
 }

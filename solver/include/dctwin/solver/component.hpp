@@ -130,8 +130,21 @@ class Component {
   [[nodiscard]] virtual double update_period() const { return 0.0; }
   /// The update at time ctx.t: reads the continuous state `x` and the discrete state as it was
   /// (`ctx.discrete`), writes the new discrete values into `d_next` (this component's slice only;
-  /// the rest of `d_next` holds the old values).
-  virtual void update_discrete(const EvalContext& ctx, const double* x, double* d_next) const;
+  /// the rest of `d_next` holds the old values). Returns true when the update may have changed
+  /// the derivatives (a new clock, a new valve position); false when it changed nothing or only
+  /// bookkeeping that the derivatives do not read, so that the integrator can go on without a
+  /// restart.
+  virtual bool update_discrete(const EvalContext& ctx, const double* x, double* d_next) const;
+
+  /// Self-scheduled updates: the first time strictly after `t` at which this component's discrete
+  /// state changes by its own schedule, as read from the discrete state `d` (a training phase that
+  /// ends when its remaining work is done at the current clocks), or +infinity. The simulator
+  /// stops exactly there and calls `scheduled_update`. It asks again after every update, so the
+  /// time may move when a periodic update changes what it depends on.
+  [[nodiscard]] virtual double next_scheduled_update(double t, const double* d) const;
+  /// The self-scheduled update at ctx.t (same contract as `update_discrete`). Runs after the
+  /// periodic updates due at the same time, reading their results.
+  virtual bool scheduled_update(const EvalContext& ctx, const double* x, double* d_next) const;
 
  protected:
   /// Declares a group of states; returns its handle for `index()`.

@@ -54,6 +54,10 @@ class CvodeIntegrator {
   /// `discrete` (the discrete state, constant on the segment) must outlive the segment.
   void restart(double t, const std::vector<double>& x, double segment_end, const double* discrete = nullptr);
 
+  /// Moves the end of the current segment to `segment_end` (> time()) without restarting: the
+  /// forcing did not change at the old end, so CVODE keeps its step size, order and history.
+  void extend(double segment_end);
+
   /// Integrates toward `t_out` (<= segment end). Returns `root_found` if an event function crossed
   /// zero first; `time()` and `state()` then hold the crossing.
   AdvanceResult advance(double t_out);

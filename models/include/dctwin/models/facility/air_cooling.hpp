@@ -52,7 +52,7 @@ class AirCooledServers final : public solver::Component, public thermal::GpuEnvi
   void initial_state(double* x) const override;
   void initial_discrete(double* d) const override;
   [[nodiscard]] double update_period() const override { return controller_.parameters().sample_period; }
-  void update_discrete(const solver::EvalContext& ctx, const double* x, double* d_next) const override;
+  bool update_discrete(const solver::EvalContext& ctx, const double* x, double* d_next) const override;
   void derivatives(const solver::EvalContext& ctx, const double* x, double* xdot) const override;
   void jacobian_pattern(solver::PatternSink& pattern) const override;
   void jacobian(const solver::EvalContext& ctx, const double* x, solver::JacobianSink& jac) const override;

@@ -15,6 +15,7 @@
 #include "dctwin/models/facility/site.hpp"
 #include "dctwin/models/facility/weather.hpp"
 #include "dctwin/models/thermal/gpu_package.hpp"
+#include "dctwin/models/workload/training_job.hpp"
 
 namespace dctwin::models::facility {
 
@@ -28,22 +29,28 @@ class FacilitySite final : public Site {
 
   [[nodiscard]] std::vector<double> initial_state() const override;
   void observe(double t, const std::vector<double>& x, const std::vector<double>& outputs) override;
-  [[nodiscard]] std::vector<solver::SummaryFigure> summary(const std::vector<double>& x0,
-                                                           const std::vector<double>& x) const override;
+  [[nodiscard]] std::vector<solver::SummaryFigure> summary(const std::vector<double>& x0, const std::vector<double>& x,
+                                                           const std::vector<double>& discrete) const override;
   [[nodiscard]] std::vector<solver::StaticData> static_data() const override { return layout_->static_data(); }
 
   [[nodiscard]] const FacilityLayout& layout() const { return *layout_; }
   [[nodiscard]] const thermal::GpuPackageArray& gpus() const { return *gpus_; }
   [[nodiscard]] const FlowPlan& flows() const { return *flows_; }
+  [[nodiscard]] const workload::TrainingJob& job() const { return *job_; }
+
   [[nodiscard]] double stored_energy(const std::vector<double>& x) const;
   /// Heat put into the site so far: GPUs, other server parts, pumps, fans [J].
   [[nodiscard]] double heat_generated(const std::vector<double>& x) const;
 
  private:
+  void finish_assembly();
+
   std::unique_ptr<FacilityLayout> layout_;
   std::unique_ptr<FlowPlan> flows_;
   std::unique_ptr<WeatherSeries> weather_;
   thermal::GpuPackageArray* gpus_ = nullptr;
+  workload::TrainingJob* job_ = nullptr;
+  std::size_t gpu_total_power_slot_ = 0;  // position of /gpu/total_power in the output buffer
   AirCooledServers* servers_ = nullptr;   // air-cooled sites
   HallAirSource* air_source_ = nullptr;
   RackPlateCoolant* plates_ = nullptr;    // liquid-cooled sites (plates, racks, pods)

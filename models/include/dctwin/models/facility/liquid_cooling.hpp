@@ -199,7 +199,7 @@ class PodCoolantLoop final : public solver::Component {
   [[nodiscard]] double update_period() const override {
     return cdu_ ? cdu_->controller().parameters().sample_period : 0.0;
   }
-  void update_discrete(const solver::EvalContext& ctx, const double* x, double* d_next) const override;
+  bool update_discrete(const solver::EvalContext& ctx, const double* x, double* d_next) const override;
   void derivatives(const solver::EvalContext& ctx, const double* x, double* xdot) const override;
   void jacobian_pattern(solver::PatternSink& pattern) const override;
   void jacobian(const solver::EvalContext& ctx, const double* x, solver::JacobianSink& jac) const override;

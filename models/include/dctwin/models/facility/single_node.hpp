@@ -12,6 +12,7 @@
 #include "dctwin/models/facility/site.hpp"
 #include "dctwin/models/thermal/coolant_channel.hpp"
 #include "dctwin/models/thermal/gpu_package.hpp"
+#include "dctwin/models/workload/training_job.hpp"
 
 namespace dctwin::models::facility {
 
@@ -25,24 +26,26 @@ class SingleNodeSite final : public Site {
 
   [[nodiscard]] std::vector<double> initial_state() const override;
   void observe(double t, const std::vector<double>& x, const std::vector<double>& outputs) override;
-  [[nodiscard]] std::vector<solver::SummaryFigure> summary(const std::vector<double>& x0,
-                                                           const std::vector<double>& x) const override;
+  [[nodiscard]] std::vector<solver::SummaryFigure> summary(const std::vector<double>& x0, const std::vector<double>& x,
+                                                           const std::vector<double>& discrete) const override;
 
   [[nodiscard]] const thermal::GpuPackageArray& gpus() const { return *gpus_; }
   [[nodiscard]] const thermal::CoolantChannel& coolant() const { return *coolant_; }
+  [[nodiscard]] const workload::TrainingJob& job() const { return *job_; }
   [[nodiscard]] double pump_pressure_rise() const { return pump_pressure_rise_; }
   /// Total stored thermal energy sum C T over every node [J].
   [[nodiscard]] double stored_energy(const std::vector<double>& x) const;
-  /// Steady-state junction temperatures by hand, for the power of the segment at t [K]: along
+  /// Steady-state junction temperatures by hand, for the GPUs' power at discrete state d [K]: along
   /// each branch, plate by plate, T_j solves
   ///   T_j = T_in + (P + L(T_j)) (1/(mdot c_p) + R_cp) + ((1 - f_h) P + L(T_j)) R_jb
   /// (a scalar Newton iteration when leakage depends on T_j), and the next plate's inlet is
   /// T_in + (P + L) / (mdot c_p).
-  [[nodiscard]] std::vector<double> hand_steady_junction_temperatures(double t) const;
+  [[nodiscard]] std::vector<double> hand_steady_junction_temperatures(const std::vector<double>& d) const;
 
  private:
   thermal::GpuPackageArray* gpus_ = nullptr;
   thermal::CoolantChannel* coolant_ = nullptr;
+  workload::TrainingJob* job_ = nullptr;
   bool start_from_steady_state_ = false;
   double pump_pressure_rise_ = 0.0;
   // Running extrema over samples.

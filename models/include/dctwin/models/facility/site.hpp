@@ -30,9 +30,11 @@ class Site {
   virtual void observe(double t, const std::vector<double>& x, const std::vector<double>& outputs) = 0;
   /// Data that does not change during the run (layout, maps), written once into the report.
   [[nodiscard]] virtual std::vector<solver::StaticData> static_data() const { return {}; }
-  /// Summary figures at the end of a run (x0: initial state, x: final state).
+  /// Summary figures at the end of a run (x0: initial state, x: final state, discrete: final
+  /// discrete state).
   [[nodiscard]] virtual std::vector<solver::SummaryFigure> summary(const std::vector<double>& x0,
-                                                                   const std::vector<double>& x) const = 0;
+                                                                   const std::vector<double>& x,
+                                                                   const std::vector<double>& discrete) const = 0;
 
  protected:
   std::string name_;

@@ -6,15 +6,18 @@
 //   L_i(T_j)   = l_i P_leak,ref exp(k_leak (T_j - T_leak,ref))                leakage power
 //   dE_gen/dt  = sum_i (P_i + L_i)                                            heat generated
 //
-// P_i(t) = s_i P(t) is the scheduled (dynamic and fixed) power, f_h the share of it dissipated
-// in the HBM stacks, and l_i, s_i, r_i (R_jb,i = r_i R_jb) the GPU's manufacturing spread. The
+// P_i(t) is the GPU's power without leakage, from a GpuPowerSource (the training job with its
+// clocks and phases, or a fixed schedule), f_h the share of it dissipated in the HBM stacks, and
+// l_i, r_i (R_jb,i = r_i R_jb) the GPU's manufacturing spread (the power spread s_i is applied by
+// the power source). A GPU that is off has P_i = L_i = 0. The
 // base rejects heat to its environment (a cold plate's coolant, or the air over a heatsink): T_e,i
 // and R_e,i come from a GpuEnvironment, whose component adds the same heat flow to its own rows.
 // At steady state, with P_tot = P + L:
 //   T_b = T_e + P_tot R_e,   T_j = T_b + ((1 - f_h) P + L) R_jb,   T_h = T_b + f_h P R_hb.
 //
-// A GPU whose junction reaches the shutdown temperature trips: the run ends early (event
-// `junction_shutdown` on g = max_i T_j,i - T_shutdown).
+// Event `junction_shutdown` (g = max_i T_j,i - T_shutdown) records the moment the hottest GPU
+// reaches its shutdown temperature. By default that ends the run (a protection trip); with
+// `stop_on_shutdown(false)` the run goes on and the power source turns the GPU off.
 #pragma once
 
 #include <array>
@@ -22,7 +25,6 @@
 #include <utility>
 #include <vector>
 
-#include "dctwin/models/workload/phase_schedule.hpp"
 #include "dctwin/solver/component.hpp"
 #include "dctwin/solver/parameters.hpp"
 
@@ -39,6 +41,18 @@ class GpuEnvironment {
   [[nodiscard]] virtual double environment_resistance(std::size_t gpu, const solver::EvalContext& ctx) const = 0;
 };
 
+/// What each GPU dissipates, besides leakage.
+class GpuPowerSource {
+ public:
+  virtual ~GpuPowerSource() = default;
+  /// P_i [W] on the segment described by ctx (constant within a segment).
+  [[nodiscard]] virtual double power(std::size_t gpu, const solver::EvalContext& ctx) const = 0;
+  /// False while GPU i is off (no power, no leakage).
+  [[nodiscard]] virtual bool powered(std::size_t /*gpu*/, const solver::EvalContext& /*ctx*/) const { return true; }
+  /// First time strictly after t at which the power jumps by a known schedule, or +infinity.
+  [[nodiscard]] virtual double next_change(double /*t*/) const;
+};
+
 struct GpuPackageParameters {
   double junction_capacitance = 30.0;          ///< C_j [J/K]
   double hbm_capacitance = 20.0;               ///< C_h [J/K]
@@ -51,6 +65,7 @@ struct GpuPackageParameters {
   double leakage_temperature_coefficient = 0.02;  ///< k_leak [1/K]
   double max_operating_temperature = 360.15;   ///< [K] (87 degC) software thermal slowdown target
   double hbm_max_operating_temperature = 368.15;  ///< [K] (95 degC)
+  double hw_slowdown_temperature = 362.15;     ///< [K] (89 degC) hardware thermal slowdown
   double shutdown_temperature = 365.15;        ///< [K] (92 degC)
 
   static solver::ParameterTable table();
@@ -69,26 +84,28 @@ struct GpuSpread {
 class GpuPackageArray final : public solver::Component {
  public:
   GpuPackageArray(std::string name, GpuPackageParameters parameters, std::vector<GpuSpread> spread,
-                  workload::TwoPhaseSchedule schedule, std::vector<std::string> labels,
-                  double initial_temperature);
+                  std::vector<std::string> labels, double initial_temperature);
 
   /// Wires where each GPU's base rejects heat (before assembly).
   void connect(const GpuEnvironment& environment) { environment_ = &environment; }
+  /// Whether a GPU reaching its shutdown temperature ends the run (default) or only the GPU.
+  void stop_on_shutdown(bool stop) { stop_on_shutdown_ = stop; }
+  /// Wires what each GPU dissipates (before assembly).
+  void connect(const GpuPowerSource& source) { source_ = &source; }
 
   [[nodiscard]] std::size_t count() const { return spread_.size(); }
   [[nodiscard]] solver::Index junction_index(std::size_t i) const { return index(junction_, static_cast<solver::Index>(i)); }
   [[nodiscard]] solver::Index hbm_index(std::size_t i) const { return index(hbm_, static_cast<solver::Index>(i)); }
   [[nodiscard]] solver::Index base_index(std::size_t i) const { return index(base_, static_cast<solver::Index>(i)); }
   [[nodiscard]] solver::Index heat_generated_index() const { return index(heat_generated_); }
-  /// Scheduled power of GPU i on the segment starting at `segment_start` [W] (without leakage).
-  [[nodiscard]] double scheduled_power(std::size_t i, double segment_start) const;
-  /// Leakage power of GPU i at junction temperature T_j [W].
+  /// P_i + L_i [W] at state x on the segment described by ctx.
+  [[nodiscard]] double board_power(std::size_t i, const solver::EvalContext& ctx, const double* x) const;
+  /// Leakage power of GPU i at junction temperature T_j when powered [W].
   [[nodiscard]] double leakage_power(std::size_t i, double junction_temperature) const;
   /// Sum over GPUs of C T [J] (thermal energy above 0 K, for balances).
   [[nodiscard]] double stored_energy(const double* x) const;
   [[nodiscard]] const GpuPackageParameters& parameters() const { return p_; }
   [[nodiscard]] const GpuSpread& spread(std::size_t i) const { return spread_[i]; }
-  [[nodiscard]] const workload::TwoPhaseSchedule& schedule() const { return schedule_; }
   [[nodiscard]] const std::vector<std::string>& labels() const { return labels_; }
 
   void initial_state(double* x) const override;
@@ -103,10 +120,11 @@ class GpuPackageArray final : public solver::Component {
  private:
   GpuPackageParameters p_;
   std::vector<GpuSpread> spread_;
-  workload::TwoPhaseSchedule schedule_;
   std::vector<std::string> labels_;
   double initial_temperature_;
   const GpuEnvironment* environment_ = nullptr;
+  const GpuPowerSource* source_ = nullptr;
+  bool stop_on_shutdown_ = true;
   int junction_ = 0, hbm_ = 0, base_ = 0, heat_generated_ = 0;
   int out_junction_ = 0, out_hbm_ = 0, out_base_ = 0, out_power_ = 0, out_total_power_ = 0;
 };

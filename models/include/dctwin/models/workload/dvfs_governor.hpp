@@ -20,7 +20,8 @@
 //     (GpuPowerModel::clock_for_dynamic_power). The reason is active while the power at the
 //     other limits' clock would exceed P_limit, and clears only once it is below P_limit - dP;
 //     while it is active the clock is held at or below the power-cap clock.
-//  4. The clock is the least of the demand (f_max when working, f_idle when idle) and the
+//  4. The clock is the least of the demand (rounded down to a multiple of clock_step: the GPU
+//     offers a ladder of clocks, not a continuum) (f_max when working, f_idle when idle) and the
 //     ceilings above, never below f_min. Not working sets GpuIdle; the thermal and hardware
 //     logic runs as usual, so their ceilings and bits still apply to the idle clock.
 // A junction at or above the shutdown temperature shuts the GPU down (`shut_down`, clock 0, no
@@ -69,6 +70,7 @@ struct DvfsGovernorParameters {
   double hw_slowdown_hysteresis = 1.0;   ///< dT_hw [K] (< T_hw - T_max,op, so it clears while f_th holds)
   double hw_slowdown_factor = 0.5;       ///< clock ceiling during hardware slowdown, share of f_max
   double power_cap_hysteresis = 5.0;     ///< dP [W]
+  double clock_step = 15e6;              ///< clocks are multiples of this [Hz]; 0 = continuous
 
   static solver::ParameterTable table();
   static DvfsGovernorParameters from(const solver::ParameterTree& section);
@@ -98,11 +100,16 @@ class DvfsGovernor {
   [[nodiscard]] GovernorState initial_state() const;
   /// One update: the state that holds until the next one.
   [[nodiscard]] GovernorState update(const GovernorState& previous, const GovernorInputs& in) const;
+  /// The clock for new inputs at once, without advancing the thermal controller (dt = 0): what
+  /// the firmware's fast power control does when the activity jumps at a phase edge.
+  [[nodiscard]] GovernorState reclock(const GovernorState& previous, const GovernorInputs& in) const;
   [[nodiscard]] const DvfsGovernorParameters& parameters() const { return p_; }
   [[nodiscard]] const GpuPowerModel& power() const { return power_; }
   [[nodiscard]] const GpuThermalLimits& limits() const { return limits_; }
 
  private:
+  [[nodiscard]] GovernorState advance(const GovernorState& previous, const GovernorInputs& in, double dt) const;
+
   DvfsGovernorParameters p_;
   GpuPowerModel power_;
   GpuThermalLimits limits_;

@@ -7,6 +7,9 @@
 // advance, so the simulator stops exactly at each one; within a phase the power is constant.
 #pragma once
 
+#include <vector>
+
+#include "dctwin/models/thermal/gpu_package.hpp"
 #include "dctwin/solver/parameters.hpp"
 
 namespace dctwin::models::workload {
@@ -37,6 +40,23 @@ class TwoPhaseSchedule {
 
  private:
   TwoPhaseScheduleParameters p_;
+};
+
+/// A fixed schedule as the GPUs' power source: P_i = s_i P(t), without governor or job (for
+/// verification against closed forms, and for replaying a measured power trace's phases).
+class ScheduledGpuPower final : public thermal::GpuPowerSource {
+ public:
+  ScheduledGpuPower(TwoPhaseSchedule schedule, std::vector<double> scales)
+      : schedule_(schedule), scales_(std::move(scales)) {}
+  [[nodiscard]] double power(std::size_t gpu, const solver::EvalContext& ctx) const override {
+    return scales_[gpu] * schedule_.power(ctx.segment_start);
+  }
+  [[nodiscard]] double next_change(double t) const override { return schedule_.next_edge(t); }
+  [[nodiscard]] const TwoPhaseSchedule& schedule() const { return schedule_; }
+
+ private:
+  TwoPhaseSchedule schedule_;
+  std::vector<double> scales_;
 };
 
 }  // namespace dctwin::models::workload

@@ -1,0 +1,181 @@
+// The training job coupled to its GPUs: phases, DVFS governors, checkpoints, interruptions, and
+// what they cost in throughput and MFU.
+//
+// The loop it closes: coolant temperature -> junction temperature (thermal::GpuPackageArray) ->
+// each GPU's clock (DvfsGovernor, sampled every `governor.update_period`) -> the slowest GPU gates
+// the synchronous phase -> the phase ends when its work is done -> next phase's activity -> power
+// and heat (this component is the packages' GpuPowerSource).
+//
+// Phases of a step (StepPlan): compute, pipeline bubble, exposed communication, optimizer; every
+// `checkpoint.interval_steps` steps a checkpoint stall. A clock-scaled phase (compute, bubble) of
+// nominal length T0 progresses at rate 1 / (c / r + 1 - c) nominal seconds per second, r = the
+// least clock ratio f_i / f_max over the job's powered GPUs; its end is predicted from the work
+// left and moved when a governor update changes r. GPUs faster than the gate wait at the
+// communication activity for the rest of the phase: GPU i's mean activity over the phase is
+//   a_i = a_wait + (a_phase - a_wait) d_i,   d_i = (c / r_i + 1 - c) / (c / r + 1 - c)  (<= 1).
+// Power of GPU i (without leakage, which the package adds):
+//   P_i = P_static + s_i P_dyn(a_i, f_i)     (GpuPowerModel; s_i the GPU's power scale)
+//
+// Interruptions (drawn in advance, InterruptionParameters) and GPU thermal shutdowns (found by the
+// governor) stop the job: `down` for detection + restart (GPUs idle), `reload` for checkpoint size
+// / read bandwidth (stall activity), then training resumes from the last checkpoint; the steps
+// since then are lost. A GPU that shut down stays off until the reload (its node is replaced).
+//
+// Everything the job remembers is discrete state (constant between updates): the state vector of
+// a run holds it, so a snapshot of a run is plain data.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "dctwin/models/thermal/gpu_package.hpp"
+#include "dctwin/models/workload/dvfs_governor.hpp"
+#include "dctwin/models/workload/gpu_power.hpp"
+#include "dctwin/models/workload/interruptions.hpp"
+#include "dctwin/models/workload/step_plan.hpp"
+#include "dctwin/solver/component.hpp"
+#include "dctwin/solver/parameters.hpp"
+#include "dctwin/solver/types.hpp"
+
+namespace dctwin::models::workload {
+
+/// Phases of the job, as recorded in /job/phase.
+enum class JobPhase : int {
+  idle = 0,           ///< before the job starts or after it ends: no work
+  startup = 1,        ///< launch and initialisation: GPUs busy at stall activity
+  compute = 2,        ///< forward and backward passes
+  bubble = 3,         ///< pipeline bubble
+  communication = 4,  ///< exposed communication
+  optimizer = 5,      ///< optimizer step
+  checkpoint = 6,     ///< synchronous checkpoint write
+  down = 7,           ///< interrupted: detection and restart (GPUs idle)
+  reload = 8,         ///< reading the last checkpoint
+};
+
+/// The `workload:` section: the job, its checkpoints and interruptions, the GPUs' power model and
+/// governor, and when the job runs.
+struct WorkloadParameters {
+  TrainingJobParameters job;
+  CheckpointParameters checkpoint;
+  InterruptionParameters interruptions;
+  GpuPowerParameters power;
+  DvfsGovernorParameters governor;
+  double start_time = 0.0;    ///< [s] job launch (GPUs idle before)
+  double startup_time = 0.0;  ///< [s] initialisation before the first step
+  double stop_time = 0.0;     ///< [s] job end (GPUs idle after); 0 = runs to the end
+  /// "end_run": a GPU reaching its shutdown temperature ends the run (a protection trip);
+  /// "restart_job": the GPU shuts down, the job is interrupted and restarts without it.
+  std::string on_gpu_shutdown = "end_run";
+
+  static solver::SectionSchema schema();
+  static WorkloadParameters from(const solver::ParameterTree& section);
+};
+
+/// Figures of a finished (or interrupted) run, from the final discrete state.
+struct JobAccounts {
+  double steps_completed = 0.0;
+  double steps_lost = 0.0;                  ///< completed, then lost to an interruption
+  double tokens_trained = 0.0;              ///< tokens of the steps that count
+  double model_flops = 0.0;                 ///< FLOPs of the steps that count
+  double checkpoints = 0.0;
+  double interruptions = 0.0;
+  double throttled_gpu_seconds = 0.0;       ///< GPU-seconds with a thermal or power reason set
+  double lost_gpu_hours_throttling = 0.0;
+  double lost_gpu_hours_checkpoints = 0.0;
+  double lost_gpu_hours_failures = 0.0;
+  double gpu_power_min = 0.0;               ///< least total GPU power at an update [W]
+  double gpu_power_max = 0.0;               ///< largest total GPU power at an update [W]
+};
+
+class TrainingJob final : public solver::Component, public thermal::GpuPowerSource {
+ public:
+  /// `horizon`: the end of the run [s], for the interruption draws. `section_path`: the key path
+  /// of the workload section, for errors.
+  TrainingJob(std::string name, const WorkloadParameters& parameters, const thermal::GpuPackageArray& gpus,
+              double horizon, std::uint64_t seed, const std::string& section_path);
+
+  [[nodiscard]] const StepPlan& plan() const { return plan_; }
+  [[nodiscard]] const GpuPowerModel& power_model() const { return governor_.power(); }
+  [[nodiscard]] const DvfsGovernor& governor() const { return governor_; }
+  [[nodiscard]] const std::vector<Interruption>& interruptions() const { return interruptions_; }
+  [[nodiscard]] const std::vector<InterruptionClass>& interruption_classes() const { return classes_; }
+  [[nodiscard]] const WorkloadParameters& parameters() const { return p_; }
+
+  // Reading the discrete state.
+  [[nodiscard]] JobPhase phase(const double* d) const;
+  [[nodiscard]] double clock(const double* d, std::size_t gpu) const;
+  [[nodiscard]] std::uint32_t reasons(const double* d, std::size_t gpu) const;
+  [[nodiscard]] JobAccounts accounts(const double* d) const;
+  /// Share of the step in progress at time t that is done (0 outside a step).
+  [[nodiscard]] double step_progress(const double* d, double t) const;
+  /// Summary figures of a run that lasted `duration` seconds (from the final discrete state).
+  [[nodiscard]] std::vector<solver::SummaryFigure> summary(const double* d, double duration) const;
+  /// Total board power of the GPUs at state (x, d) [W] (leakage included).
+  [[nodiscard]] double total_power(const double* x, const double* d) const;
+
+  // thermal::GpuPowerSource
+  [[nodiscard]] double power(std::size_t gpu, const solver::EvalContext& ctx) const override;
+  [[nodiscard]] bool powered(std::size_t gpu, const solver::EvalContext& ctx) const override;
+
+  // solver::Component (no continuous states of its own)
+  void initial_state(double*) const override {}
+  void derivatives(const solver::EvalContext&, const double*, double*) const override {}
+  void jacobian_pattern(solver::PatternSink&) const override {}
+  void jacobian(const solver::EvalContext&, const double*, solver::JacobianSink&) const override {}
+  void compute_outputs(const solver::EvalContext& ctx, const double* x, double* const* values) const override;
+  void initial_discrete(double* d) const override;
+  [[nodiscard]] double update_period() const override { return p_.governor.update_period; }
+  bool update_discrete(const solver::EvalContext& ctx, const double* x, double* d_next) const override;
+  [[nodiscard]] double next_scheduled_update(double t, const double* d) const override;
+  bool scheduled_update(const solver::EvalContext& ctx, const double* x, double* d_next) const override;
+
+ private:
+  struct PhaseSpec {
+    double nominal = 0.0;        ///< T0 [s]
+    double clock_scaled = 0.0;   ///< c of this phase
+    double activity = 0.0;
+    bool working = true;
+  };
+  [[nodiscard]] PhaseSpec phase_spec(JobPhase phase) const;
+  [[nodiscard]] GovernorState governor_state(const double* d, std::size_t gpu) const;
+  [[nodiscard]] GovernorInputs governor_inputs(std::size_t gpu, const double* x, const PhaseSpec& spec) const;
+  /// Activity of GPU i in the phase (with the wait of GPUs faster than the gate).
+  [[nodiscard]] double activity(const double* d, std::size_t gpu) const;
+  /// Writes the start of `phase` at time t into d (phase, end time, work).
+  void begin_phase(JobPhase phase, double t, double* d) const;
+  /// The phase after the current one ends at t (step bookkeeping included).
+  void finish_phase(double t, double* d) const;
+  /// Stops the job at t for an interruption of class `cause` (index into classes_, or the
+  /// thermal-shutdown class).
+  void interrupt(double t, std::size_t cause, double* d) const;
+  /// Re-predicts the phase end after the gate ratio changed at t.
+  void regate(double t, double* d) const;
+  [[nodiscard]] double gate_ratio(const double* d) const;
+  [[nodiscard]] double& slot(double* d, int group, std::size_t i = 0) const;
+  [[nodiscard]] double value(const double* d, int group, std::size_t i = 0) const;
+  void track_power(const double* x, double* d) const;
+
+  WorkloadParameters p_;
+  const thermal::GpuPackageArray& gpus_;
+  StepPlan plan_;
+  DvfsGovernor governor_;
+  double stall_time_ = 0.0;   ///< checkpoint write [s]
+  double reload_time_ = 0.0;  ///< checkpoint read [s]
+  std::vector<InterruptionClass> classes_;  ///< drawn classes, then "gpu_thermal_shutdown"
+  std::vector<Interruption> interruptions_;
+  std::vector<std::string> labels_;
+  // Discrete groups.
+  int clock_ = 0, reasons_ = 0, ceiling_ = 0, off_ = 0;
+  int phase_ = 0, phase_end_ = 0, work_left_ = 0, last_regate_ = 0, gate_ = 0;
+  int step_start_ = 0, last_step_time_ = 0, steps_ = 0, steps_since_checkpoint_ = 0, steps_lost_ = 0;
+  int commit_time_ = 0, throttle_since_commit_ = 0, resume_phase_end_ = 0;
+  int next_interruption_ = 0, interruptions_count_ = 0, checkpoints_ = 0;
+  int throttled_gpu_seconds_ = 0, lost_throttle_ = 0, lost_checkpoint_ = 0, lost_failure_ = 0;
+  int power_min_ = 0, power_max_ = 0;
+  // Outputs.
+  int out_clock_ = 0, out_reasons_ = 0, out_phase_ = 0, out_step_time_ = 0, out_throughput_ = 0, out_mfu_ = 0;
+  int out_gate_ = 0, out_steps_ = 0, out_tokens_ = 0, out_tflops_ = 0;
+};
+
+}  // namespace dctwin::models::workload

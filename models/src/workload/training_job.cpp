@@ -1,0 +1,575 @@
+#include "dctwin/models/workload/training_job.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "dctwin/solver/check.hpp"
+
+namespace dctwin::models::workload {
+
+using solver::Index;
+
+namespace {
+constexpr double infinity = std::numeric_limits<double>::infinity();
+constexpr double seconds_per_hour = 3600.0;
+/// Reasons that mean "slower than the work asks for" (power and thermal), for throttled time.
+constexpr std::uint32_t throttling_reasons = throttle_reason::sw_power_cap | throttle_reason::hw_slowdown |
+                                             throttle_reason::sw_thermal_slowdown |
+                                             throttle_reason::hw_thermal_slowdown;
+
+bool training(JobPhase phase) {
+  return phase == JobPhase::compute || phase == JobPhase::bubble || phase == JobPhase::communication ||
+         phase == JobPhase::optimizer || phase == JobPhase::checkpoint;
+}
+}  // namespace
+
+// ---- the workload section ---------------------------------------------------------------------------
+
+solver::SectionSchema WorkloadParameters::schema() {
+  using namespace solver;
+  SectionSchema s;
+  s.doc = "The training job, its checkpoints and interruptions, and the GPUs' power model and DVFS governor";
+  auto p = real_parameter("start_time", "s", "When the job is launched; the GPUs idle before", 0.0);
+  s.parameters.push_back(at_least(p, 0.0));
+  p = real_parameter("startup_time", "s", "Initialisation after launch (GPUs busy at stall activity) before the first step",
+                     0.0, "Estimate: loading the model and the first checkpoint takes seconds to minutes");
+  s.parameters.push_back(at_least(p, 0.0));
+  p = real_parameter("stop_time", "s", "When the job ends (GPUs idle after); 0 = it runs to the end of the run", 0.0);
+  s.parameters.push_back(at_least(p, 0.0));
+  s.parameters.push_back(choice_parameter(
+      "on_gpu_shutdown", {"end_run", "restart_job"},
+      "end_run: a GPU at its shutdown temperature ends the run (a protection trip, exit 3); restart_job: "
+      "the GPU shuts down, the job is interrupted and restarts once its node is replaced",
+      std::string("end_run")));
+  s.sections["job"] = SectionSchema{"The training step: model, batch, parallelism, phase activities",
+                                    TrainingJobParameters::table(), {}, {}, false};
+  s.sections["checkpoint"] = SectionSchema{"Synchronous checkpoints", CheckpointParameters::table(), {}, {}, false};
+  s.sections["failures"] = SectionSchema{"Interruptions drawn at the published Llama 3 rates",
+                                         InterruptionParameters::table(), {}, {}, false};
+  s.sections["gpu_power"] = SectionSchema{"GPU board power: static, dynamic (activity, clock, voltage)",
+                                          GpuPowerParameters::table(), {}, {}, false};
+  s.sections["governor"] = SectionSchema{"DVFS governor: power cap, thermal slowdown, hardware slowdown",
+                                         DvfsGovernorParameters::table(), {}, {}, false};
+  return s;
+}
+
+WorkloadParameters WorkloadParameters::from(const solver::ParameterTree& s) {
+  WorkloadParameters p;
+  p.job = TrainingJobParameters::from(s.section("job"));
+  p.checkpoint = CheckpointParameters::from(s.section("checkpoint"));
+  p.interruptions = InterruptionParameters::from(s.section("failures"));
+  p.power = GpuPowerParameters::from(s.section("gpu_power"));
+  p.governor = DvfsGovernorParameters::from(s.section("governor"));
+  p.start_time = s.number("start_time");
+  p.startup_time = s.number("startup_time");
+  p.stop_time = s.number("stop_time");
+  p.on_gpu_shutdown = s.text("on_gpu_shutdown");
+  return p;
+}
+
+// ---- construction -------------------------------------------------------------------------------------
+
+namespace {
+GpuThermalLimits limits_of(const thermal::GpuPackageParameters& g) {
+  return {g.max_operating_temperature, g.hw_slowdown_temperature, g.shutdown_temperature,
+          g.hbm_max_operating_temperature};
+}
+}  // namespace
+
+TrainingJob::TrainingJob(std::string name, const WorkloadParameters& parameters, const thermal::GpuPackageArray& gpus,
+                         double horizon, std::uint64_t seed, const std::string& section_path)
+    : Component(std::move(name)),
+      p_(parameters),
+      gpus_(gpus),
+      plan_(plan_step(parameters.job, gpus.count(), section_path + ".job")),
+      governor_(parameters.governor, GpuPowerModel(parameters.power), limits_of(gpus.parameters())) {
+  const auto& g = gpus.parameters();
+  if (!(g.max_operating_temperature < g.hw_slowdown_temperature && g.hw_slowdown_temperature < g.shutdown_temperature))
+    throw solver::InputError("gpu: the thermal limits must rise from max_operating_temperature through "
+                             "hw_slowdown_temperature to shutdown_temperature",
+                             "");
+  if (p_.stop_time > 0.0 && p_.stop_time <= p_.start_time)
+    throw solver::InputError(section_path + ".stop_time must be later than " + section_path + ".start_time",
+                             section_path + ".stop_time");
+  stall_time_ = p_.checkpoint.stall_time(p_.job.model_parameters);
+  reload_time_ = p_.checkpoint.size_bytes(p_.job.model_parameters) / p_.interruptions.read_bandwidth;
+  classes_ = workload::interruption_classes(p_.interruptions);
+  if (p_.interruptions.enabled) {
+    const auto rates = interruption_rates(p_.interruptions, classes_, gpus.count());
+    interruptions_ = draw_interruptions(rates, gpus.count(), horizon, seed);
+  }
+  classes_.push_back({"gpu_thermal_shutdown", "thermal", 0.0});
+
+  const auto n = static_cast<Index>(gpus.count());
+  clock_ = declare_discrete_group({"sm_clock", "Hz", "GPU SM clock", n});
+  reasons_ = declare_discrete_group({"throttle_reasons", "1", "NVML clock-event reasons", n});
+  ceiling_ = declare_discrete_group({"thermal_ceiling", "Hz", "software thermal clock ceiling", n});
+  off_ = declare_discrete_group({"shut_down", "1", "1 while the GPU is shut down", n});
+  phase_ = declare_discrete_group({"phase", "1", "job phase", 1});
+  phase_end_ = declare_discrete_group({"phase_end", "s", "predicted end of the phase", 1});
+  work_left_ = declare_discrete_group({"work_left", "s", "nominal time left in the phase at the last regate", 1});
+  last_regate_ = declare_discrete_group({"last_regate", "s", "time of the last gate change", 1});
+  gate_ = declare_discrete_group({"gate_ratio", "1", "least clock ratio of the powered GPUs", 1});
+  step_start_ = declare_discrete_group({"step_start", "s", "start of the current step", 1});
+  last_step_time_ = declare_discrete_group({"last_step_time", "s", "duration of the last completed step", 1});
+  steps_ = declare_discrete_group({"steps_completed", "1", "steps completed", 1});
+  steps_since_checkpoint_ = declare_discrete_group({"steps_since_checkpoint", "1", "steps since the last checkpoint", 1});
+  steps_lost_ = declare_discrete_group({"steps_lost", "1", "completed steps lost to interruptions", 1});
+  commit_time_ = declare_discrete_group({"commit_time", "s", "end of the last checkpoint (or resume)", 1});
+  throttle_since_commit_ = declare_discrete_group({"throttle_since_commit", "h", "throttling loss since the commit", 1});
+  resume_phase_end_ = declare_discrete_group({"down_start", "s", "start of the current interruption", 1});
+  next_interruption_ = declare_discrete_group({"next_interruption", "1", "index of the next drawn interruption", 1});
+  interruptions_count_ = declare_discrete_group({"interruptions", "1", "interruptions so far", 1});
+  checkpoints_ = declare_discrete_group({"checkpoints", "1", "checkpoints completed", 1});
+  throttled_gpu_seconds_ = declare_discrete_group({"throttled_gpu_seconds", "s", "GPU-seconds throttled", 1});
+  lost_throttle_ = declare_discrete_group({"lost_throttling", "h", "GPU-hours lost to throttling", 1});
+  lost_checkpoint_ = declare_discrete_group({"lost_checkpoints", "h", "GPU-hours lost to checkpoints", 1});
+  lost_failure_ = declare_discrete_group({"lost_failures", "h", "GPU-hours lost to interruptions", 1});
+  power_min_ = declare_discrete_group({"gpu_power_min", "W", "least total GPU power at an update", 1});
+  power_max_ = declare_discrete_group({"gpu_power_max", "W", "largest total GPU power at an update", 1});
+
+  out_clock_ = declare_output({"gpu", "sm_clock", "Hz", "GPU SM clock", "gpu", n});
+  out_reasons_ = declare_output({"gpu", "throttle_reasons", "1",
+                                 "NVML clock-event reason bits (0x4 SwPowerCap, 0x8 HwSlowdown, 0x20 SwThermalSlowdown, "
+                                 "0x40 HwThermalSlowdown, 0x1 GpuIdle)",
+                                 "gpu", n});
+  out_phase_ = declare_output({"job", "phase", "1",
+                               "job phase: 0 idle, 1 startup, 2 compute, 3 bubble, 4 communication, 5 optimizer, "
+                               "6 checkpoint, 7 down, 8 reload",
+                               "", 1});
+  out_step_time_ = declare_output({"job", "step_time", "s", "duration of the last completed step (NaN before the first)", "", 1});
+  out_throughput_ = declare_output({"job", "throughput", "1/s",
+                                    "training throughput of the last completed step [tokens/s]; 0 while the job is not training",
+                                    "", 1});
+  out_mfu_ = declare_output({"job", "mfu", "1", "model FLOPs utilisation of the last completed step; 0 while not training", "", 1});
+  out_tflops_ = declare_output({"job", "achieved_flops_per_gpu", "1/s",
+                                "model FLOP/s per GPU of the last completed step; 0 while not training", "", 1});
+  out_gate_ = declare_output({"job", "gate_clock_ratio", "1", "least SM clock of the job's GPUs relative to the top clock", "", 1});
+  out_steps_ = declare_output({"job", "steps_completed", "1", "steps completed (including those later lost)", "", 1});
+  out_tokens_ = declare_output({"job", "tokens_trained", "1", "tokens of the steps that count (lost steps excluded)", "", 1});
+  labels_ = gpus.labels();
+}
+
+// ---- discrete-state access ------------------------------------------------------------------------------
+
+double& TrainingJob::slot(double* d, int group, std::size_t i) const {
+  return d[discrete_index(group, static_cast<Index>(i))];
+}
+
+double TrainingJob::value(const double* d, int group, std::size_t i) const {
+  return d[discrete_index(group, static_cast<Index>(i))];
+}
+
+JobPhase TrainingJob::phase(const double* d) const { return static_cast<JobPhase>(static_cast<int>(value(d, phase_))); }
+
+double TrainingJob::clock(const double* d, std::size_t gpu) const { return value(d, clock_, gpu); }
+
+std::uint32_t TrainingJob::reasons(const double* d, std::size_t gpu) const {
+  return static_cast<std::uint32_t>(value(d, reasons_, gpu));
+}
+
+TrainingJob::PhaseSpec TrainingJob::phase_spec(JobPhase phase) const {
+  const auto& j = p_.job;
+  switch (phase) {
+    case JobPhase::idle: return {0.0, 0.0, 0.0, false};
+    case JobPhase::startup: return {p_.startup_time, 0.0, j.stall_activity, true};
+    case JobPhase::compute: return {plan_.compute_time, plan_.compute_bound_fraction, j.compute_activity, true};
+    case JobPhase::bubble: return {plan_.bubble_time, plan_.compute_bound_fraction, j.bubble_activity, true};
+    case JobPhase::communication: return {plan_.communication_time, 0.0, j.communication_activity, true};
+    case JobPhase::optimizer: return {plan_.optimizer_time, 0.0, j.optimizer_activity, true};
+    case JobPhase::checkpoint: return {stall_time_, 0.0, j.stall_activity, true};
+    case JobPhase::down: return {p_.interruptions.detection_time + p_.interruptions.restart_time, 0.0, 0.0, false};
+    case JobPhase::reload: return {reload_time_, 0.0, j.stall_activity, true};
+  }
+  return {};
+}
+
+double TrainingJob::gate_ratio(const double* d) const {
+  const double f_max = p_.power.max_clock;
+  double r = 1.0;
+  for (std::size_t i = 0; i < gpus_.count(); ++i)
+    if (value(d, off_, i) == 0.0) r = std::min(r, value(d, clock_, i) / f_max);
+  return r;
+}
+
+double TrainingJob::activity(const double* d, std::size_t gpu) const {
+  const PhaseSpec spec = phase_spec(phase(d));
+  if (spec.clock_scaled == 0.0) return spec.activity;
+  // GPUs faster than the gate finish early and wait (at the communication activity).
+  const double c = spec.clock_scaled;
+  const double r = value(d, gate_);
+  const double r_i = std::max(value(d, clock_, gpu) / p_.power.max_clock, r);
+  const double duty = (c / r_i + 1.0 - c) / (c / r + 1.0 - c);
+  const double wait = p_.job.communication_activity;
+  return wait + (spec.activity - wait) * duty;
+}
+
+// ---- power source -----------------------------------------------------------------------------------------
+
+double TrainingJob::power(std::size_t gpu, const solver::EvalContext& ctx) const {
+  const double* d = ctx.discrete;
+  if (value(d, off_, gpu) != 0.0) return 0.0;
+  return p_.power.static_power +
+         gpus_.spread(gpu).power_scale * governor_.power().dynamic_power(activity(d, gpu), value(d, clock_, gpu));
+}
+
+bool TrainingJob::powered(std::size_t gpu, const solver::EvalContext& ctx) const {
+  return value(ctx.discrete, off_, gpu) == 0.0;
+}
+
+double TrainingJob::total_power(const double* x, const double* d) const {
+  const solver::EvalContext ctx{0.0, 0.0, d};
+  double total = 0.0;
+  for (std::size_t i = 0; i < gpus_.count(); ++i) total += gpus_.board_power(i, ctx, x);
+  return total;
+}
+
+void TrainingJob::track_power(const double* x, double* d) const {
+  const double total = total_power(x, d);
+  slot(d, power_min_) = std::min(value(d, power_min_), total);
+  slot(d, power_max_) = std::max(value(d, power_max_), total);
+}
+
+// ---- phases -----------------------------------------------------------------------------------------------
+
+void TrainingJob::begin_phase(JobPhase phase, double t, double* d) const {
+  slot(d, phase_) = static_cast<double>(static_cast<int>(phase));
+  slot(d, last_regate_) = t;
+  slot(d, gate_) = gate_ratio(d);
+  const PhaseSpec spec = phase_spec(phase);
+  slot(d, work_left_) = spec.nominal;
+  if (phase == JobPhase::idle) {
+    slot(d, phase_end_) = t < p_.start_time ? p_.start_time : infinity;
+    return;
+  }
+  const double c = spec.clock_scaled;
+  const double r = value(d, gate_);
+  slot(d, phase_end_) = t + spec.nominal * (c / r + 1.0 - c);
+}
+
+void TrainingJob::finish_phase(double t, double* d) const {
+  const bool stopping = p_.stop_time > 0.0 && t >= p_.stop_time;
+  auto next_step = [&] {
+    if (stopping) {
+      begin_phase(JobPhase::idle, t, d);
+      return;
+    }
+    slot(d, step_start_) = t;
+    begin_phase(JobPhase::compute, t, d);
+  };
+  const double gpus = static_cast<double>(gpus_.count());
+  switch (phase(d)) {
+    case JobPhase::idle:
+      if (p_.startup_time > 0.0) {
+        begin_phase(JobPhase::startup, t, d);
+      } else {
+        slot(d, commit_time_) = t;
+        next_step();
+      }
+      return;
+    case JobPhase::startup:
+      slot(d, commit_time_) = t;
+      next_step();
+      return;
+    case JobPhase::compute: begin_phase(JobPhase::bubble, t, d); return;
+    case JobPhase::bubble: begin_phase(JobPhase::communication, t, d); return;
+    case JobPhase::communication: begin_phase(JobPhase::optimizer, t, d); return;
+    case JobPhase::optimizer: {
+      // The step is complete.
+      const double step_time = t - value(d, step_start_);
+      slot(d, last_step_time_) = step_time;
+      slot(d, steps_) += 1.0;
+      slot(d, steps_since_checkpoint_) += 1.0;
+      // Rounding in the phase-end arithmetic is not throttling: only a step slower than planned
+      // by more than a part in 1e9 counts.
+      const double excess = step_time - plan_.step_time();
+      const double lost = excess > 1e-9 * plan_.step_time() ? excess * gpus / seconds_per_hour : 0.0;
+      slot(d, lost_throttle_) += lost;
+      slot(d, throttle_since_commit_) += lost;
+      if (p_.checkpoint.enabled && value(d, steps_since_checkpoint_) >= p_.checkpoint.interval_steps && !stopping) {
+        begin_phase(JobPhase::checkpoint, t, d);
+      } else {
+        next_step();
+      }
+      return;
+    }
+    case JobPhase::checkpoint:
+      slot(d, checkpoints_) += 1.0;
+      slot(d, lost_checkpoint_) += stall_time_ * gpus / seconds_per_hour;
+      slot(d, steps_since_checkpoint_) = 0.0;
+      slot(d, throttle_since_commit_) = 0.0;
+      slot(d, commit_time_) = t;
+      next_step();
+      return;
+    case JobPhase::down:
+      slot(d, lost_failure_) += (t - value(d, resume_phase_end_)) * gpus / seconds_per_hour;
+      // Failed nodes have been replaced: every GPU is back, cool and at its top clock.
+      for (std::size_t i = 0; i < gpus_.count(); ++i) {
+        if (value(d, off_, i) == 0.0) continue;
+        const GovernorState s = governor_.initial_state();
+        slot(d, off_, i) = 0.0;
+        slot(d, clock_, i) = s.clock;
+        slot(d, ceiling_, i) = s.thermal_ceiling;
+        slot(d, reasons_, i) = static_cast<double>(s.reasons);
+      }
+      slot(d, resume_phase_end_) = t;
+      begin_phase(JobPhase::reload, t, d);
+      return;
+    case JobPhase::reload:
+      slot(d, lost_failure_) += (t - value(d, resume_phase_end_)) * gpus / seconds_per_hour;
+      slot(d, commit_time_) = t;
+      next_step();
+      return;
+  }
+}
+
+void TrainingJob::interrupt(double t, std::size_t /*cause*/, double* d) const {
+  const JobPhase now = phase(d);
+  if (now == JobPhase::idle) return;  // no job to interrupt
+  slot(d, interruptions_count_) += 1.0;
+  const double gpus = static_cast<double>(gpus_.count());
+  if (training(now)) {
+    // Everything since the last checkpoint is lost: its time counts as failure, not throttling.
+    slot(d, steps_lost_) += value(d, steps_since_checkpoint_);
+    slot(d, steps_since_checkpoint_) = 0.0;
+    slot(d, lost_throttle_) -= value(d, throttle_since_commit_);
+    slot(d, throttle_since_commit_) = 0.0;
+    slot(d, lost_failure_) += (t - value(d, commit_time_)) * gpus / seconds_per_hour;
+  } else if (now == JobPhase::down || now == JobPhase::reload) {
+    slot(d, lost_failure_) += (t - value(d, resume_phase_end_)) * gpus / seconds_per_hour;
+  }
+  slot(d, resume_phase_end_) = t;
+  begin_phase(JobPhase::down, t, d);
+}
+
+void TrainingJob::regate(double t, double* d) const {
+  const double r_old = value(d, gate_);
+  const double r_new = gate_ratio(d);
+  if (r_new == r_old) return;
+  const PhaseSpec spec = phase_spec(phase(d));
+  const double c = spec.clock_scaled;
+  if (c > 0.0 && std::isfinite(value(d, phase_end_))) {
+    const double done = (t - value(d, last_regate_)) / (c / r_old + 1.0 - c);
+    const double left = std::max(0.0, value(d, work_left_) - done);
+    slot(d, work_left_) = left;
+    slot(d, phase_end_) = std::max(t + left * (c / r_new + 1.0 - c), std::nextafter(t, infinity));
+  }
+  slot(d, last_regate_) = t;
+  slot(d, gate_) = r_new;
+}
+
+// ---- discrete updates -----------------------------------------------------------------------------------
+
+void TrainingJob::initial_discrete(double* d) const {
+  const GovernorState cool = governor_.initial_state();
+  for (std::size_t i = 0; i < gpus_.count(); ++i) {
+    slot(d, clock_, i) = cool.clock;
+    slot(d, ceiling_, i) = cool.thermal_ceiling;
+    slot(d, reasons_, i) = static_cast<double>(cool.reasons);
+    slot(d, off_, i) = 0.0;
+  }
+  for (int g : {steps_, steps_since_checkpoint_, steps_lost_, throttle_since_commit_, next_interruption_,
+                interruptions_count_, checkpoints_, throttled_gpu_seconds_, lost_throttle_, lost_checkpoint_,
+                lost_failure_, commit_time_, step_start_, resume_phase_end_})
+    slot(d, g) = 0.0;
+  slot(d, last_step_time_) = std::numeric_limits<double>::quiet_NaN();
+  slot(d, power_min_) = infinity;
+  slot(d, power_max_) = 0.0;
+  if (p_.start_time > 0.0) {
+    for (std::size_t i = 0; i < gpus_.count(); ++i) {
+      slot(d, clock_, i) = p_.power.idle_clock;
+      slot(d, reasons_, i) = static_cast<double>(throttle_reason::gpu_idle);
+    }
+    begin_phase(JobPhase::idle, 0.0, d);
+  } else if (p_.startup_time > 0.0) {
+    begin_phase(JobPhase::startup, 0.0, d);
+  } else {
+    begin_phase(JobPhase::compute, 0.0, d);
+  }
+}
+
+GovernorState TrainingJob::governor_state(const double* d, std::size_t gpu) const {
+  GovernorState s;
+  s.clock = value(d, clock_, gpu);
+  s.thermal_ceiling = value(d, ceiling_, gpu);
+  s.reasons = static_cast<std::uint32_t>(value(d, reasons_, gpu));
+  return s;
+}
+
+GovernorInputs TrainingJob::governor_inputs(std::size_t gpu, const double* x, const PhaseSpec& spec) const {
+  GovernorInputs in;
+  in.junction_temperature = x[gpus_.junction_index(gpu)];
+  in.hbm_temperature = x[gpus_.hbm_index(gpu)];
+  // The power cap acts on this GPU's own dynamic power: its power scale multiplies the activity.
+  in.activity = spec.activity * gpus_.spread(gpu).power_scale;
+  in.leakage_power = gpus_.leakage_power(gpu, in.junction_temperature);
+  in.working = spec.working;
+  return in;
+}
+
+bool TrainingJob::update_discrete(const solver::EvalContext& ctx, const double* x, double* d_next) const {
+  const double* d = ctx.discrete;
+  const PhaseSpec spec = phase_spec(phase(d));
+  bool changed = false;
+  bool shutdown = false;
+  std::size_t throttled = 0;
+  for (std::size_t i = 0; i < gpus_.count(); ++i) {
+    if (value(d, off_, i) != 0.0) continue;
+    const GovernorState s = governor_state(d, i);
+    const GovernorState next = governor_.update(s, governor_inputs(i, x, spec));
+    if (next.shut_down) {
+      slot(d_next, off_, i) = 1.0;
+      slot(d_next, clock_, i) = 0.0;
+      slot(d_next, reasons_, i) = 0.0;
+      shutdown = true;
+      changed = true;
+      continue;
+    }
+    changed |= next.clock != s.clock;
+    slot(d_next, clock_, i) = next.clock;
+    slot(d_next, ceiling_, i) = next.thermal_ceiling;
+    slot(d_next, reasons_, i) = static_cast<double>(next.reasons);
+    if ((next.reasons & throttling_reasons) != 0) ++throttled;
+  }
+  slot(d_next, throttled_gpu_seconds_) += static_cast<double>(throttled) * p_.governor.update_period;
+  if (shutdown && phase(d) != JobPhase::idle && phase(d) != JobPhase::down) {
+    interrupt(ctx.t, classes_.size() - 1, d_next);
+  } else if (changed) {
+    regate(ctx.t, d_next);
+  }
+  track_power(x, d_next);
+  return changed;
+}
+
+double TrainingJob::next_scheduled_update(double, const double* d) const {
+  double next = value(d, phase_end_);
+  const auto k = static_cast<std::size_t>(value(d, next_interruption_));
+  if (k < interruptions_.size()) next = std::min(next, interruptions_[k].time);
+  return next;
+}
+
+bool TrainingJob::scheduled_update(const solver::EvalContext& ctx, const double* x, double* d_next) const {
+  const double t = ctx.t;
+  auto k = static_cast<std::size_t>(value(d_next, next_interruption_));
+  while (k < interruptions_.size() && interruptions_[k].time <= t) {
+    interrupt(t, interruptions_[k].cause, d_next);
+    ++k;
+  }
+  slot(d_next, next_interruption_) = static_cast<double>(k);
+  // Phases that end now (a zero-length phase ends as it begins).
+  for (int guard = 0; value(d_next, phase_end_) <= t; ++guard) {
+    DCTWIN_DEMAND(guard < 32, "the job's phases do not advance");
+    finish_phase(t, d_next);
+  }
+  // Clocks follow the new phase at once, as the firmware's fast power control does: idle when
+  // there is no work, the power cap for the new activity, the thermal ceilings as they are (the
+  // thermal controller moves only at its own updates).
+  const PhaseSpec spec = phase_spec(phase(d_next));
+  for (std::size_t i = 0; i < gpus_.count(); ++i) {
+    if (value(d_next, off_, i) != 0.0) continue;
+    const GovernorState next = governor_.reclock(governor_state(d_next, i), governor_inputs(i, x, spec));
+    if (next.shut_down) continue;  // the next periodic update shuts it down
+    slot(d_next, clock_, i) = next.clock;
+    slot(d_next, reasons_, i) = static_cast<double>(next.reasons);
+  }
+  regate(t, d_next);
+  track_power(x, d_next);
+  return true;
+}
+
+// ---- outputs and accounts --------------------------------------------------------------------------------
+
+void TrainingJob::compute_outputs(const solver::EvalContext& ctx, const double*, double* const* values) const {
+  const double* d = ctx.discrete;
+  for (std::size_t i = 0; i < gpus_.count(); ++i) {
+    values[out_clock_][i] = value(d, clock_, i);
+    values[out_reasons_][i] = value(d, reasons_, i);
+  }
+  const JobPhase now = phase(d);
+  const double step_time = value(d, last_step_time_);
+  const bool rate = training(now) && std::isfinite(step_time) && step_time > 0.0;
+  const double gpus = static_cast<double>(gpus_.count());
+  values[out_phase_][0] = static_cast<double>(static_cast<int>(now));
+  values[out_step_time_][0] = step_time;
+  values[out_throughput_][0] = rate ? plan_.tokens_per_step / step_time : 0.0;
+  values[out_mfu_][0] = rate ? plan_.mfu(1.0, step_time, p_.job.peak_flops) : 0.0;
+  values[out_tflops_][0] = rate ? plan_.model_flops_per_step / (step_time * gpus) : 0.0;
+  values[out_gate_][0] = value(d, gate_);
+  values[out_steps_][0] = value(d, steps_);
+  values[out_tokens_][0] = (value(d, steps_) - value(d, steps_lost_)) * plan_.tokens_per_step;
+}
+
+JobAccounts TrainingJob::accounts(const double* d) const {
+  JobAccounts a;
+  a.steps_completed = value(d, steps_);
+  a.steps_lost = value(d, steps_lost_);
+  a.tokens_trained = (a.steps_completed - a.steps_lost) * plan_.tokens_per_step;
+  a.model_flops = (a.steps_completed - a.steps_lost) * plan_.model_flops_per_step;
+  a.checkpoints = value(d, checkpoints_);
+  a.interruptions = value(d, interruptions_count_);
+  a.throttled_gpu_seconds = value(d, throttled_gpu_seconds_);
+  a.lost_gpu_hours_throttling = value(d, lost_throttle_);
+  a.lost_gpu_hours_checkpoints = value(d, lost_checkpoint_);
+  a.lost_gpu_hours_failures = value(d, lost_failure_);
+  a.gpu_power_min = std::isfinite(value(d, power_min_)) ? value(d, power_min_) : 0.0;
+  a.gpu_power_max = value(d, power_max_);
+  return a;
+}
+
+double TrainingJob::step_progress(const double* d, double t) const {
+  const JobPhase now = phase(d);
+  const JobPhase order[] = {JobPhase::compute, JobPhase::bubble, JobPhase::communication, JobPhase::optimizer};
+  double done = 0.0;
+  for (JobPhase p : order) {
+    const PhaseSpec spec = phase_spec(p);
+    if (p != now) {
+      done += spec.nominal;
+      continue;
+    }
+    const double c = spec.clock_scaled;
+    const double left = c > 0.0 ? value(d, work_left_) - (t - value(d, last_regate_)) / (c / value(d, gate_) + 1.0 - c)
+                                : value(d, phase_end_) - t;
+    done += spec.nominal - std::clamp(left, 0.0, spec.nominal);
+    return plan_.step_time() > 0.0 ? done / plan_.step_time() : 0.0;
+  }
+  return 0.0;  // not inside a step
+}
+
+std::vector<solver::SummaryFigure> TrainingJob::summary(const double* d, double duration) const {
+  JobAccounts a = accounts(d);
+  // The step in progress at the end counts with the share of it done, so that a mean over a
+  // window of a few steps is not biased low.
+  const double partial = step_progress(d, duration);
+  a.tokens_trained += partial * plan_.tokens_per_step;
+  a.model_flops += partial * plan_.model_flops_per_step;
+  const double gpus = static_cast<double>(gpus_.count());
+  const double span = duration > 0.0 ? duration : 1.0;
+  const double gpu_hours = gpus * span / seconds_per_hour;
+  return {
+      {"mfu_mean", a.model_flops / (span * gpus * p_.job.peak_flops), "1",
+       "model FLOPs of the steps that count (with the done share of the step in progress at the end) / (run time x "
+       "GPUs x peak)"},
+      {"throughput_mean", a.tokens_trained / span, "1/s",
+       "tokens of the steps that count (with the done share of the last step) per second of run time [tokens/s]"},
+      {"mfu_planned", plan_.mfu(1.0, plan_.step_time(), p_.job.peak_flops), "1",
+       "MFU of a step at the top clock, without checkpoints or interruptions"},
+      {"step_time_planned", plan_.step_time(), "s", "step time at the top clock"},
+      {"steps_completed", a.steps_completed, "1", "steps completed (including those later lost)"},
+      {"steps_lost", a.steps_lost, "1", "completed steps lost to interruptions"},
+      {"checkpoints", a.checkpoints, "1", "checkpoints completed"},
+      {"interruptions", a.interruptions, "1", "job interruptions (drawn failures and GPU thermal shutdowns)"},
+      {"throttled_gpu_seconds", a.throttled_gpu_seconds, "s",
+       "GPU-seconds with a power or thermal throttle reason set (sampled at the governor's updates)"},
+      {"lost_gpu_hours_throttling", a.lost_gpu_hours_throttling, "h", "GPU-hours lost to steps slower than planned"},
+      {"lost_gpu_hours_checkpoints", a.lost_gpu_hours_checkpoints, "h", "GPU-hours spent in checkpoint stalls"},
+      {"lost_gpu_hours_failures", a.lost_gpu_hours_failures, "h",
+       "GPU-hours lost to interruptions: work since the last checkpoint, detection, restart, reload"},
+      {"effective_training_time_fraction", std::clamp(1.0 - a.lost_gpu_hours_failures / gpu_hours, 0.0, 1.0), "1",
+       "share of the run not lost to interruptions"},
+      {"it_power_peak_to_peak", a.gpu_power_max - a.gpu_power_min, "W",
+       "largest minus least total GPU board power at the job's updates (the rest of the IT load is constant)"},
+  };
+}
+
+}  // namespace dctwin::models::workload

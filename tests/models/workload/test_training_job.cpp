@@ -1,0 +1,275 @@
+// The training job coupled to GPU packages: the slowest GPU gates every step, throttle reasons
+// appear in the job's state, MFU and lost GPU-hours add up by hand, interruptions cost what the
+// restart model says.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <array>
+#include <functional>
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "dctwin/models/thermal/gpu_package.hpp"
+#include "dctwin/models/workload/training_job.hpp"
+#include "dctwin/solver/simulator.hpp"
+#include "dctwin/solver/system.hpp"
+
+using namespace dctwin;
+using models::workload::JobPhase;
+using models::workload::TrainingJob;
+using models::workload::WorkloadParameters;
+namespace reason = models::workload::throttle_reason;
+
+namespace {
+
+constexpr double kelvin = 273.15;
+
+/// Coolant at a fixed temperature behind a per-GPU resistance (an ideal cold plate).
+class FixedCoolant final : public solver::Component, public models::thermal::GpuEnvironment {
+ public:
+  FixedCoolant(double temperature, std::vector<double> resistance)
+      : Component("coolant"), temperature_(temperature), resistance_(std::move(resistance)) {
+    state_ = declare_state_group({"temperature", "K", "coolant temperature", 1});
+  }
+  [[nodiscard]] std::array<std::pair<solver::Index, double>, 2> environment_terms(std::size_t) const override {
+    return {{{index(state_), 1.0}, {index(state_), 0.0}}};
+  }
+  [[nodiscard]] double environment_resistance(std::size_t gpu, const solver::EvalContext&) const override {
+    return resistance_[gpu];
+  }
+  void initial_state(double* x) const override { x[index(state_)] = temperature_; }
+  void derivatives(const solver::EvalContext&, const double*, double*) const override {}
+  void jacobian_pattern(solver::PatternSink&) const override {}
+  void jacobian(const solver::EvalContext&, const double*, solver::JacobianSink&) const override {}
+
+ private:
+  double temperature_;
+  std::vector<double> resistance_;
+  int state_ = 0;
+};
+
+using SampleFn = std::function<void(const solver::System&, double, const std::vector<double>&)>;
+
+struct Recorder final : solver::SimulationObserver {
+  const solver::System* system = nullptr;
+  SampleFn fn;
+  void on_sample(double t, const std::vector<double>&, const std::vector<double>& out) override {
+    if (fn) fn(*system, t, out);
+  }
+};
+
+/// GPUs on fixed coolant with a job; returns the final discrete state after `duration`.
+struct Rig {
+  solver::System system;
+  models::thermal::GpuPackageArray* gpus = nullptr;
+  FixedCoolant* coolant = nullptr;
+  TrainingJob* job = nullptr;
+  std::vector<double> discrete;
+  solver::SimulationStatus status;
+
+  Rig(std::size_t n, const WorkloadParameters& w, const std::vector<double>& resistance, double duration,
+      double coolant_temperature = 30.0 + kelvin, std::uint64_t seed = 1, double interval = 0.0,
+      SampleFn on_sample = {}) {
+    models::thermal::GpuPackageParameters package;
+    package.leakage_power_at_reference = 50.0;
+    std::vector<std::string> labels;
+    for (std::size_t i = 0; i < n; ++i) labels.push_back("gpu" + std::to_string(i));
+    auto g = std::make_unique<models::thermal::GpuPackageArray>(
+        "gpus", package, std::vector<models::thermal::GpuSpread>(n), labels, coolant_temperature);
+    auto c = std::make_unique<FixedCoolant>(coolant_temperature, resistance);
+    auto j = std::make_unique<TrainingJob>("job", w, *g, duration, seed, "workload");
+    g->connect(*c);
+    g->connect(*j);
+    g->stop_on_shutdown(w.on_gpu_shutdown == "end_run");
+    gpus = &system.add(std::move(g));
+    coolant = &system.add(std::move(c));
+    job = &system.add(std::move(j));
+    system.assemble();
+    solver::SimulationSettings settings;
+    settings.end_time = duration;
+    settings.output_interval = interval > 0.0 ? interval : duration;
+    solver::Simulator simulator(system, settings);
+    Recorder recorder;
+    recorder.system = &system;
+    recorder.fn = std::move(on_sample);
+    status = simulator.run(recorder);
+    discrete = simulator.final_discrete();
+  }
+};
+
+/// A small job: 3,072 GPUs as in one pod, Llama 3 405B steps, no checkpoints or interruptions.
+WorkloadParameters pod_job() {
+  WorkloadParameters w;
+  w.checkpoint.enabled = false;
+  w.interruptions.enabled = false;
+  return w;
+}
+
+}  // namespace
+
+TEST_CASE("Cool GPUs run at the top clock and the job's MFU equals the hand calculation", "[workload][job]") {
+  const std::size_t n = 3072;
+  const auto w = pod_job();
+  Rig rig(n, w, std::vector<double>(n, 0.03), 65.0);
+  REQUIRE(rig.status.finished());
+  const auto& job = *rig.job;
+  const double* d = rig.discrete.data();
+  for (std::size_t i = 0; i < n; i += 97) {
+    CHECK(job.clock(d, i) == w.power.max_clock);
+    CHECK(job.reasons(d, i) == 0u);
+  }
+  // Hand: 6 N B_tok / (T_step G P_peak), with B_tok = 16 x DP x 8192, DP = 3072 / 128 = 24.
+  const double tokens = 16.0 * 24.0 * 8192.0;
+  const double flops = 6.0 * 405e9 * tokens;
+  const double step = job.plan().step_time();
+  CHECK(job.plan().tokens_per_step == tokens);
+  const auto accounts = job.accounts(d);
+  const double steps = std::floor(65.0 / step);
+  CHECK(accounts.steps_completed == steps);
+  CHECK(accounts.lost_gpu_hours_throttling == Approx(0.0).margin(1e-9));
+  const auto summary = job.summary(d, 65.0);
+  auto figure = [&](const std::string& name) {
+    for (const auto& f : summary)
+      if (f.name == name) return f.value;
+    FAIL("no figure " << name);
+    return 0.0;
+  };
+  // The step in progress at 65 s counts with its done share: 65 s - steps x T_step into it,
+  // all in phases at the top clock.
+  const double partial = (65.0 - steps * step) / step;
+  CHECK(job.step_progress(d, 65.0) == Approx(partial).epsilon(1e-9));
+  CHECK(figure("mfu_mean") == Approx((steps + partial) * flops / (65.0 * 3072.0 * 989e12)).epsilon(1e-9));
+  CHECK(figure("mfu_planned") == Approx(flops / (step * 3072.0 * 989e12)).epsilon(1e-12));
+  CHECK(figure("mfu_planned") > 0.38);
+  CHECK(figure("mfu_planned") < 0.43);
+  CHECK(figure("throughput_mean") == Approx((steps + partial) * tokens / 65.0).epsilon(1e-9));
+  // Compute (~540 W) against communication (~250 W) of 3,072 GPUs.
+  CHECK(figure("it_power_peak_to_peak") > 3072.0 * 250.0);
+  CHECK(figure("it_power_peak_to_peak") < 3072.0 * 450.0);
+}
+
+TEST_CASE("One hot GPU in 3,072 slows every step by what its clock gives", "[workload][job]") {
+  const std::size_t n = 3072, hot = 1234;
+  const auto w = pod_job();
+  std::vector<double> resistance(n, 0.03);
+  resistance[hot] = 0.10;  // a bad thermal interface: ~97 degC at the top clock
+  // Samples at every governor update: the least clock over the GPUs, the hot GPU's clock and
+  // reasons, and each completed step's duration.
+  struct Sample {
+    double t, gate, hot_clock, hot_reasons, steps, step_time;
+  };
+  std::vector<Sample> samples;
+  const double duration = 120.0;
+  Rig rig(n, w, resistance, duration, 30.0 + kelvin, 1, w.governor.update_period,
+          [&](const solver::System& system, double t, const std::vector<double>& out) {
+            Sample s{t, 1.0, 0.0, 0.0, 0.0, 0.0};
+            for (const auto& slot : system.outputs()) {
+              const double* v = out.data() + slot.first_value;
+              if (slot.spec.group == "gpu" && slot.spec.name == "sm_clock") {
+                s.gate = *std::min_element(v, v + n) / w.power.max_clock;
+                s.hot_clock = v[hot];
+              }
+              if (slot.spec.name == "throttle_reasons") s.hot_reasons = v[hot];
+              if (slot.spec.name == "steps_completed") s.steps = v[0];
+              if (slot.spec.name == "step_time") s.step_time = v[0];
+            }
+            samples.push_back(s);
+          });
+  REQUIRE(rig.status.finished());
+  const auto& plan = rig.job->plan();
+  // The hot GPU gates: it has the least clock whenever it is throttled, and software thermal
+  // slowdown is what throttles it.
+  const Sample& last = samples.back();
+  CHECK(last.hot_clock / w.power.max_clock == last.gate);
+  CHECK((static_cast<std::uint32_t>(last.hot_reasons) & reason::sw_thermal_slowdown) != 0u);
+  CHECK(last.gate < 0.97);
+  // Step ends from the reported step times (steps follow each other: no checkpoints here).
+  std::vector<double> ends;
+  double end = 0.0;
+  for (const auto& s : samples)
+    if (s.steps > static_cast<double>(ends.size())) {
+      end += s.step_time;
+      ends.push_back(end);
+    }
+  REQUIRE(ends.size() >= 10);
+  // Re-integrate the last step from the sampled gate: the clock-scaled work T_c + T_b at rate
+  // 1 / (c / r + 1 - c), then the exposed communication and the optimizer.
+  const double step_start = ends[ends.size() - 2];
+  const double c = plan.compute_bound_fraction;
+  double work = plan.compute_time + plan.bubble_time;
+  double t = step_start;
+  for (std::size_t k = 0; k + 1 < samples.size() && work > 0.0; ++k) {
+    const double a = samples[k].t, b = samples[k + 1].t;
+    if (b <= t) continue;
+    const double rate = 1.0 / (c / samples[k].gate + 1.0 - c);
+    const double span = b - std::max(a, t);
+    if (span * rate >= work) {
+      t = std::max(a, t) + work / rate;
+      work = 0.0;
+    } else {
+      work -= span * rate;
+      t = b;
+    }
+  }
+  const double predicted = t + plan.communication_time + plan.optimizer_time;
+  CHECK(ends.back() == Approx(predicted).epsilon(1e-9));
+  // Every step of the second minute is slower than planned by more than 1 %.
+  for (std::size_t k = ends.size() / 2; k < ends.size(); ++k)
+    CHECK(ends[k] - ends[k - 1] > 1.01 * plan.step_time());
+  const auto accounts = rig.job->accounts(rig.discrete.data());
+  double extra = 0.0;
+  for (std::size_t k = 0; k < ends.size(); ++k)
+    extra += std::max(0.0, ends[k] - (k == 0 ? 0.0 : ends[k - 1]) - plan.step_time());
+  CHECK(accounts.lost_gpu_hours_throttling == Approx(extra * 3072.0 / 3600.0).epsilon(1e-9));
+  CHECK(accounts.throttled_gpu_seconds > 30.0);
+  CHECK(accounts.throttled_gpu_seconds <= duration + 1e-9);  // one GPU at most the whole run
+}
+
+TEST_CASE("An interruption loses the steps since the last checkpoint and costs detection, restart and reload",
+          "[workload][job]") {
+  const std::size_t n = 128;
+  auto w = pod_job();
+  w.job.pipeline_parallel = 16;
+  w.checkpoint.enabled = true;
+  w.checkpoint.interval_steps = 5;
+  w.interruptions.enabled = true;
+  w.interruptions.detection_time = 30.0;
+  w.interruptions.restart_time = 60.0;
+  // Rates so high that the first interruption comes within the first minutes.
+  w.interruptions.rate_scale = 2e4;
+  Rig rig(n, w, std::vector<double>(n, 0.03), 300.0);
+  REQUIRE(rig.status.finished());
+  const auto& job = *rig.job;
+  REQUIRE_FALSE(job.interruptions().empty());
+  const auto accounts = job.accounts(rig.discrete.data());
+  CHECK(accounts.interruptions >= 1.0);
+  CHECK(accounts.tokens_trained == (accounts.steps_completed - accounts.steps_lost) * job.plan().tokens_per_step);
+  // Every interruption costs at least detection + restart + reload on every GPU.
+  const double reload = w.checkpoint.size_bytes(405e9) / w.interruptions.read_bandwidth;
+  const double first = job.interruptions().front().time;
+  INFO("first interruption at " << first << " s, " << accounts.interruptions << " interruptions");
+  if (first < 300.0 - 90.0 - reload)
+    CHECK(accounts.lost_gpu_hours_failures >= (90.0 + reload) * 128.0 / 3600.0 * (1.0 - 1e-12));
+  CHECK(accounts.lost_gpu_hours_failures <= 300.0 * 128.0 / 3600.0 * (1.0 + 1e-12));
+}
+
+TEST_CASE("A GPU at its shutdown temperature interrupts the job when the run goes on", "[workload][job]") {
+  const std::size_t n = 128;
+  auto w = pod_job();
+  w.on_gpu_shutdown = "restart_job";
+  w.interruptions.detection_time = 1000.0;  // once down, the job stays down for the rest of the run
+  std::vector<double> resistance(n, 0.03);
+  resistance[7] = 0.5;  // even the lowest clock cannot hold it below 92 degC
+  Rig rig(n, w, resistance, 400.0);
+  REQUIRE(rig.status.finished());
+  const double* d = rig.discrete.data();
+  CHECK(rig.job->phase(d) == JobPhase::down);
+  CHECK(rig.job->accounts(d).interruptions == 1.0);
+  CHECK(rig.job->clock(d, 7) == 0.0);  // off
+  for (std::size_t i = 0; i < n; i += 13)
+    if (i != 7) CHECK((rig.job->reasons(d, i) & reason::gpu_idle) != 0u);
+}
