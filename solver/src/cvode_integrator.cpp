@@ -148,6 +148,17 @@ struct CvodeIntegrator::Impl {
 };
 
 namespace {
+
+/// Replaces SUNLinSolInitialize_KLU, which CVODE calls after every CVodeReInit and which throws
+/// away KLU's symbolic analysis (a COLAMD ordering and a full factorization each time). The
+/// Jacobian's sparsity pattern never changes here, so the analysis of the first setup stays valid
+/// for the whole run; later setups refactor numerically (SUNLinSolSetup_KLU still falls back to a
+/// full factorization when its condition estimate degrades).
+int initialize_keeping_analysis(SUNLinearSolver solver) {
+  static_cast<SUNLinearSolverContent_KLU>(solver->content)->last_flag = SUNLS_SUCCESS;
+  return SUNLS_SUCCESS;
+}
+
 void add_counts(SolverStatistics& total, const SolverStatistics& more) {
   total.steps += more.steps;
   total.rhs_evaluations += more.rhs_evaluations;
@@ -177,6 +188,7 @@ CvodeIntegrator::CvodeIntegrator(const System& system, IntegratorSettings settin
   if (m.matrix == nullptr) throw SolverError("SUNSparseMatrix", "out of memory");
   m.linear_solver = SUNLinSol_KLU(m.y, m.matrix, m.context);
   if (m.linear_solver == nullptr) throw SolverError("SUNLinSol_KLU", "could not create the KLU solver");
+  m.linear_solver->ops->initialize = initialize_keeping_analysis;
   m.cvode = CVodeCreate(CV_BDF, m.context);
   if (m.cvode == nullptr) throw SolverError("CVodeCreate", "out of memory");
   m.roots.assign(static_cast<std::size_t>(system.event_count()), 0);

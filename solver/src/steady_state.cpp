@@ -18,6 +18,13 @@ namespace dctwin::solver {
 std::vector<double> solve_steady_state(const System& system, double t,
                                        const SteadyStateSettings& settings) {
   DCTWIN_DEMAND(system.assembled(), "assemble the system first");
+  return solve_steady_state(system, t, system.initial_discrete(), settings);
+}
+
+std::vector<double> solve_steady_state(const System& system, double t, const std::vector<double>& discrete,
+                                       const SteadyStateSettings& settings) {
+  DCTWIN_DEMAND(system.assembled(), "assemble the system first");
+  DCTWIN_DEMAND(static_cast<Index>(discrete.size()) == system.discrete_size(), "discrete state of the wrong size");
   const Index n = system.size();
   std::vector<double> x = system.initial_state();
 
@@ -33,7 +40,6 @@ std::vector<double> solve_steady_state(const System& system, double t,
   const auto m = static_cast<Eigen::Index>(full.size());
   const SparsePattern& pattern = system.jacobian_pattern();
   std::vector<double> f(static_cast<std::size_t>(n)), values(static_cast<std::size_t>(pattern.nonzeros()));
-  const std::vector<double> discrete = system.initial_discrete();
   const EvalContext ctx{t, t, discrete.data()};
 
   // Pseudo-transient continuation (Kelley and Keyes, SIAM J. Numer. Anal. 35, 1998): each step

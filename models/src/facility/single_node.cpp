@@ -116,7 +116,12 @@ SingleNodeSite::SingleNodeSite(const ParameterTree& scenario) {
 }
 
 std::vector<double> SingleNodeSite::initial_state() const {
-  if (start_from_steady_state_) return solver::solve_steady_state(system_, settings_.start_time);
+  if (start_from_steady_state_) {
+    // The steady state of the step's mean power, not of its first phase (see TrainingJob).
+    std::vector<double> discrete = system_.initial_discrete();
+    job_->averaged_discrete(discrete.data());
+    return solver::solve_steady_state(system_, settings_.start_time, discrete);
+  }
   return system_.initial_state();
 }
 

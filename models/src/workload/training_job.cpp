@@ -181,8 +181,29 @@ TrainingJob::PhaseSpec TrainingJob::phase_spec(JobPhase phase) const {
     case JobPhase::checkpoint: return {stall_time_, 0.0, j.stall_activity, true};
     case JobPhase::down: return {p_.interruptions.detection_time + p_.interruptions.restart_time, 0.0, 0.0, false};
     case JobPhase::reload: return {reload_time_, 0.0, j.stall_activity, true};
+    case JobPhase::averaged: return {0.0, 0.0, mean_activity(), true};
   }
   return {};
+}
+
+double TrainingJob::mean_activity() const {
+  const auto& j = p_.job;
+  double time = plan_.step_time(), integral = plan_.compute_time * j.compute_activity +
+                                              plan_.bubble_time * j.bubble_activity +
+                                              plan_.communication_time * j.communication_activity +
+                                              plan_.optimizer_time * j.optimizer_activity;
+  if (p_.checkpoint.enabled) {
+    const double share = 1.0 / static_cast<double>(p_.checkpoint.interval_steps);
+    time += share * stall_time_;
+    integral += share * stall_time_ * j.stall_activity;
+  }
+  return time > 0.0 ? integral / time : j.compute_activity;
+}
+
+void TrainingJob::averaged_discrete(double* d) const {
+  if (phase(d) != JobPhase::compute) return;  // a job that starts later starts from idle GPUs
+  slot(d, phase_) = static_cast<double>(static_cast<int>(JobPhase::averaged));
+  slot(d, gate_) = 1.0;
 }
 
 double TrainingJob::gate_ratio(const double* d) const {

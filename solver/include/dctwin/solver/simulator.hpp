@@ -70,5 +70,9 @@ struct SteadyStateSettings {
 /// Newton's method. Throws SolverError when it does not converge.
 std::vector<double> solve_steady_state(const System& system, double t,
                                        const SteadyStateSettings& settings = {});
+/// Same, with the discrete state held at `discrete` instead of the initial one (for example a
+/// workload's step-averaged state).
+std::vector<double> solve_steady_state(const System& system, double t, const std::vector<double>& discrete,
+                                       const SteadyStateSettings& settings = {});
 
 }  // namespace dctwin::solver

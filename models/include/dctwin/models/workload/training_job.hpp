@@ -51,6 +51,7 @@ enum class JobPhase : int {
   checkpoint = 6,     ///< synchronous checkpoint write
   down = 7,           ///< interrupted: detection and restart (GPUs idle)
   reload = 8,         ///< reading the last checkpoint
+  averaged = 9,       ///< the step's time-averaged activity: only for the steady-state start
 };
 
 /// The `workload:` section: the job, its checkpoints and interruptions, the GPUs' power model and
@@ -101,6 +102,14 @@ class TrainingJob final : public solver::Component, public thermal::GpuPowerSour
   [[nodiscard]] const std::vector<Interruption>& interruptions() const { return interruptions_; }
   [[nodiscard]] const std::vector<InterruptionClass>& interruption_classes() const { return classes_; }
   [[nodiscard]] const WorkloadParameters& parameters() const { return p_; }
+
+  /// Writes into d (the system's initial discrete state) the state a steady-state start should
+  /// hold: every phase of a step (and its share of a checkpoint) averaged over time, at the top
+  /// clock. The steady state of the first phase alone would start the GPUs at compute-phase
+  /// temperatures, several K above the cycle's mean.
+  void averaged_discrete(double* d) const;
+  /// a_mean = sum_k T_k a_k / sum_k T_k over the step's phases and T_stall / interval.
+  [[nodiscard]] double mean_activity() const;
 
   // Reading the discrete state.
   [[nodiscard]] JobPhase phase(const double* d) const;
