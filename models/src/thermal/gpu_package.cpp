@@ -77,6 +77,16 @@ GpuPackageParameters GpuPackageParameters::from(const solver::ParameterTree& s) 
   p.hbm_max_operating_temperature = s.number("hbm_max_operating_temperature");
   p.hw_slowdown_temperature = s.number("hw_slowdown_temperature");
   p.shutdown_temperature = s.number("shutdown_temperature");
+  // The limits must rise: slowdown target, hardware slowdown, shutdown.
+  auto ordered = [&](const char* lower, double low, const char* upper, double high) {
+    if (low < high) return;
+    char text[256];
+    std::snprintf(text, sizeof text, " = %g degC is not above %s = %g degC", high - 273.15, s.key_path(lower).c_str(),
+                  low - 273.15);
+    throw solver::InputError(s.key_path(upper) + text, s.key_path(upper));
+  };
+  ordered("max_operating_temperature", p.max_operating_temperature, "hw_slowdown_temperature", p.hw_slowdown_temperature);
+  ordered("hw_slowdown_temperature", p.hw_slowdown_temperature, "shutdown_temperature", p.shutdown_temperature);
   return p;
 }
 

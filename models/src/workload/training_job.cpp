@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <utility>
 
 #include "dctwin/solver/check.hpp"
 
@@ -75,6 +76,24 @@ GpuThermalLimits limits_of(const thermal::GpuPackageParameters& g) {
   return {g.max_operating_temperature, g.hw_slowdown_temperature, g.shutdown_temperature,
           g.hbm_max_operating_temperature};
 }
+
+/// The power model and governor name their errors after their own tables ("gpu_power",
+/// "dvfs_governor"); in a scenario they are `<workload>.gpu_power` and `<workload>.governor`.
+std::string in_scenario(const std::string& text, const std::string& section_path) {
+  for (const auto& [own, key] : {std::pair<std::string, std::string>{"gpu_power", "gpu_power"},
+                                 std::pair<std::string, std::string>{"dvfs_governor", "governor"}})
+    if (text.rfind(own, 0) == 0) return section_path + "." + key + text.substr(own.size());
+  return text;
+}
+
+DvfsGovernor make_governor(const WorkloadParameters& p, const thermal::GpuPackageParameters& package,
+                           const std::string& section_path) {
+  try {
+    return DvfsGovernor(p.governor, GpuPowerModel(p.power), limits_of(package));
+  } catch (const solver::InputError& e) {
+    throw solver::InputError(in_scenario(e.what(), section_path), in_scenario(e.key_path(), section_path));
+  }
+}
 }  // namespace
 
 TrainingJob::TrainingJob(std::string name, const WorkloadParameters& parameters, const thermal::GpuPackageArray& gpus,
@@ -83,12 +102,7 @@ TrainingJob::TrainingJob(std::string name, const WorkloadParameters& parameters,
       p_(parameters),
       gpus_(gpus),
       plan_(plan_step(parameters.job, gpus.count(), section_path + ".job")),
-      governor_(parameters.governor, GpuPowerModel(parameters.power), limits_of(gpus.parameters())) {
-  const auto& g = gpus.parameters();
-  if (!(g.max_operating_temperature < g.hw_slowdown_temperature && g.hw_slowdown_temperature < g.shutdown_temperature))
-    throw solver::InputError("gpu: the thermal limits must rise from max_operating_temperature through "
-                             "hw_slowdown_temperature to shutdown_temperature",
-                             "");
+      governor_(make_governor(parameters, gpus.parameters(), section_path)) {
   if (p_.stop_time > 0.0 && p_.stop_time <= p_.start_time)
     throw solver::InputError(section_path + ".stop_time must be later than " + section_path + ".start_time",
                              section_path + ".stop_time");
