@@ -1,11 +1,10 @@
-// Closed-form checks of the small models: pump operating point, cold plate, phase schedule.
+// Closed-form checks of the small models: pump operating point, cold plate.
 #include <catch2/catch.hpp>
 
 #include <cmath>
 
 #include "dctwin/models/hydraulic/pump.hpp"
 #include "dctwin/models/thermal/cold_plate.hpp"
-#include "dctwin/models/workload/phase_schedule.hpp"
 
 using namespace dctwin::models;
 
@@ -35,21 +34,4 @@ TEST_CASE("Cold plate follows its power laws and the OCP pressure exponent", "[m
   // OCP: Q/Q_nom = (dp/dp_nom)^(1/1.85).
   const double dp = plate.pressure_drop(0.6 * p.nominal_flow);
   CHECK(std::pow(dp / p.pressure_drop_at_nominal_flow, 1.0 / 1.85) == Approx(0.6));
-}
-
-TEST_CASE("Two-phase schedule: edges, phase at edges, exact energy", "[models][workload]") {
-  const workload::TwoPhaseSchedule schedule({600.0, 200.0, 4.0, 2.0});
-  CHECK(schedule.next_edge(0.0) == 4.0);
-  CHECK(schedule.next_edge(4.0) == 6.0);
-  CHECK(schedule.next_edge(5.9) == 6.0);
-  CHECK(schedule.next_edge(6.0) == 10.0);
-  CHECK(schedule.power(0.0) == 600.0);
-  CHECK(schedule.power(4.0) == 200.0);  // a segment starting at an edge sees the new phase
-  CHECK(schedule.power(6.0) == 600.0);
-  CHECK(schedule.power(5.999) == 200.0);
-  // 1000 steps later the edges still land on the phase that starts there.
-  CHECK(schedule.power(6000.0 + 4.0) == 200.0);
-  CHECK(schedule.next_edge(6004.0) == 6006.0);
-  CHECK(schedule.energy(6.0) == Approx(600.0 * 4.0 + 200.0 * 2.0));
-  CHECK(schedule.energy(15.0) == Approx(2 * 2800.0 + 600.0 * 3.0));
 }
