@@ -3,6 +3,8 @@
 // parameter table.
 #include <catch2/catch.hpp>
 
+#include "../test_helpers.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -16,6 +18,9 @@
 using namespace dctwin::models::workload;
 namespace reason = dctwin::models::workload::throttle_reason;
 
+using model_test::defaults_tree;
+using model_test::input_error;
+
 namespace {
 
 constexpr double kelvin = 273.15;
@@ -23,30 +28,6 @@ constexpr double mhz = 1e6;
 
 /// Package leakage used by the facility scenarios: L = 50 W exp(0.02 (T_j - 60 degC)).
 double leakage(double junction_celsius) { return 50.0 * std::exp(0.02 * (junction_celsius - 60.0)); }
-
-template <class F>
-std::string input_error(F&& f) {
-  try {
-    f();
-  } catch (const dctwin::solver::InputError& error) {
-    return error.what();
-  }
-  return "";
-}
-
-/// A resolved section holding every parameter of `table` at its default.
-dctwin::solver::ParameterTree defaults_tree(const dctwin::solver::ParameterTable& table, const std::string& path) {
-  dctwin::solver::ParameterTree tree;
-  tree.path = path;
-  for (const auto& spec : table) {
-    dctwin::solver::ParameterValue value;
-    value.from_default = true;
-    if (spec.default_value) value.number = *spec.default_value;
-    if (spec.default_text) value.text = *spec.default_text;
-    tree.values[spec.name] = value;
-  }
-  return tree;
-}
 
 /// Inputs at junction / HBM temperatures in degC, with the package leakage at that junction.
 GovernorInputs at(double junction_celsius, double activity = 0.72, double hbm_celsius = 60.0, bool working = true) {

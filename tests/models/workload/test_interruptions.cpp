@@ -7,6 +7,8 @@
 //   9 degrees of freedom: 27.877    15: 37.697    17: 40.790    18: 42.312
 #include <catch2/catch.hpp>
 
+#include "../test_helpers.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -23,26 +25,14 @@
 using namespace dctwin::models::workload;
 using dctwin::solver::ParameterKind;
 
+using model_test::defaults_tree;
+
 namespace {
 
 constexpr double day = 86400.0;
 constexpr double chi2_critical_df9 = 27.877;
 constexpr double chi2_critical_df15 = 37.697;
 constexpr double chi2_critical_df18 = 42.312;
-
-/// A resolved section holding every parameter of `table` at its default.
-dctwin::solver::ParameterTree defaults_tree(const dctwin::solver::ParameterTable& table, const std::string& path) {
-  dctwin::solver::ParameterTree tree;
-  tree.path = path;
-  for (const auto& spec : table) {
-    dctwin::solver::ParameterValue value;
-    value.from_default = true;
-    if (spec.default_value) value.number = *spec.default_value;
-    if (spec.default_text) value.text = *spec.default_text;
-    tree.values[spec.name] = value;
-  }
-  return tree;
-}
 
 double total_count(const std::vector<InterruptionClass>& classes) {
   double n = 0.0;

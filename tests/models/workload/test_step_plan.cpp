@@ -3,6 +3,8 @@
 // the parameter tables of `job:` and `checkpoint:`.
 #include <catch2/catch.hpp>
 
+#include "../test_helpers.hpp"
+
 #include <set>
 #include <string>
 
@@ -17,21 +19,9 @@ using dctwin::solver::ParameterKind;
 using dctwin::solver::ParameterTable;
 using dctwin::solver::ParameterTree;
 
-namespace {
+using model_test::defaults_tree;
 
-/// A resolved section holding every parameter of `table` at its default.
-ParameterTree defaults_tree(const ParameterTable& table, const std::string& path) {
-  ParameterTree tree;
-  tree.path = path;
-  for (const auto& spec : table) {
-    dctwin::solver::ParameterValue value;
-    value.from_default = true;
-    if (spec.default_value) value.number = *spec.default_value;
-    if (spec.default_text) value.text = *spec.default_text;
-    tree.values[spec.name] = value;
-  }
-  return tree;
-}
+namespace {
 
 /// The InputError thrown by `f` (message and key path); empty strings if nothing was thrown.
 struct Thrown {
