@@ -132,7 +132,7 @@ TrainingJob::TrainingJob(std::string name, const WorkloadParameters& parameters,
   steps_lost_ = declare_discrete_group({"steps_lost", "1", "completed steps lost to interruptions", 1});
   commit_time_ = declare_discrete_group({"commit_time", "s", "end of the last checkpoint (or resume)", 1});
   throttle_since_commit_ = declare_discrete_group({"throttle_since_commit", "h", "throttling loss since the commit", 1});
-  resume_phase_end_ = declare_discrete_group({"down_start", "s", "start of the current interruption", 1});
+  outage_mark_ = declare_discrete_group({"outage_mark", "s", "start of the current down or reload phase", 1});
   next_interruption_ = declare_discrete_group({"next_interruption", "1", "index of the next drawn interruption", 1});
   interruptions_count_ = declare_discrete_group({"interruptions", "1", "interruptions so far", 1});
   checkpoints_ = declare_discrete_group({"checkpoints", "1", "checkpoints completed", 1});
@@ -142,6 +142,9 @@ TrainingJob::TrainingJob(std::string name, const WorkloadParameters& parameters,
   lost_failure_ = declare_discrete_group({"lost_failures", "h", "GPU-hours lost to interruptions", 1});
   power_min_ = declare_discrete_group({"gpu_power_min", "W", "least total GPU power at an update", 1});
   power_max_ = declare_discrete_group({"gpu_power_max", "W", "largest total GPU power at an update", 1});
+  by_category_ = declare_discrete_group({"interruptions_by_category", "1", "interruptions by category",
+                                         static_cast<Index>(interruption_categories().size())});
+  for (std::size_t k = 0; k < classes_.size(); ++k) (void)category_of(k);  // every class has a known category
 
   out_clock_ = declare_output({"gpu", "sm_clock", "Hz", "GPU SM clock", "gpu", n});
   out_reasons_ = declare_output({"gpu", "throttle_reasons", "1",
@@ -338,7 +341,7 @@ void TrainingJob::finish_phase(double t, double* d) const {
       next_step();
       return;
     case JobPhase::down:
-      slot(d, lost_failure_) += (t - value(d, resume_phase_end_)) * gpus / seconds_per_hour;
+      slot(d, lost_failure_) += (t - value(d, outage_mark_)) * gpus / seconds_per_hour;
       // Failed nodes have been replaced: every GPU is back, cool and at its top clock.
       for (std::size_t i = 0; i < gpus_.count(); ++i) {
         if (value(d, off_, i) == 0.0) continue;
@@ -348,21 +351,35 @@ void TrainingJob::finish_phase(double t, double* d) const {
         slot(d, ceiling_, i) = s.thermal_ceiling;
         slot(d, reasons_, i) = static_cast<double>(s.reasons);
       }
-      slot(d, resume_phase_end_) = t;
+      slot(d, outage_mark_) = t;
       begin_phase(JobPhase::reload, t, d);
       return;
     case JobPhase::reload:
-      slot(d, lost_failure_) += (t - value(d, resume_phase_end_)) * gpus / seconds_per_hour;
+      slot(d, lost_failure_) += (t - value(d, outage_mark_)) * gpus / seconds_per_hour;
       slot(d, commit_time_) = t;
       next_step();
       return;
   }
 }
 
-void TrainingJob::interrupt(double t, std::size_t /*cause*/, double* d) const {
+const std::vector<std::string>& TrainingJob::interruption_categories() {
+  static const std::vector<std::string> categories = {"gpu",  "hardware", "software", "network",
+                                                      "host", "unknown",  "planned",  "thermal"};
+  return categories;
+}
+
+std::size_t TrainingJob::category_of(std::size_t cause) const {
+  const auto& categories = interruption_categories();
+  const auto it = std::find(categories.begin(), categories.end(), classes_[cause].category);
+  DCTWIN_DEMAND(it != categories.end(), "an interruption class with an unknown category");
+  return static_cast<std::size_t>(it - categories.begin());
+}
+
+void TrainingJob::interrupt(double t, std::size_t cause, double* d) const {
   const JobPhase now = phase(d);
   if (now == JobPhase::idle) return;  // no job to interrupt
   slot(d, interruptions_count_) += 1.0;
+  slot(d, by_category_, category_of(cause)) += 1.0;
   const double gpus = static_cast<double>(gpus_.count());
   if (training(now)) {
     // Everything since the last checkpoint is lost: its time counts as failure, not throttling.
@@ -372,9 +389,9 @@ void TrainingJob::interrupt(double t, std::size_t /*cause*/, double* d) const {
     slot(d, throttle_since_commit_) = 0.0;
     slot(d, lost_failure_) += (t - value(d, commit_time_)) * gpus / seconds_per_hour;
   } else if (now == JobPhase::down || now == JobPhase::reload) {
-    slot(d, lost_failure_) += (t - value(d, resume_phase_end_)) * gpus / seconds_per_hour;
+    slot(d, lost_failure_) += (t - value(d, outage_mark_)) * gpus / seconds_per_hour;
   }
-  slot(d, resume_phase_end_) = t;
+  slot(d, outage_mark_) = t;
   begin_phase(JobPhase::down, t, d);
 }
 
@@ -406,8 +423,9 @@ void TrainingJob::initial_discrete(double* d) const {
   }
   for (int g : {steps_, steps_since_checkpoint_, steps_lost_, throttle_since_commit_, next_interruption_,
                 interruptions_count_, checkpoints_, throttled_gpu_seconds_, lost_throttle_, lost_checkpoint_,
-                lost_failure_, commit_time_, step_start_, resume_phase_end_})
+                lost_failure_, commit_time_, step_start_, outage_mark_})
     slot(d, g) = 0.0;
+  for (std::size_t k = 0; k < interruption_categories().size(); ++k) slot(d, by_category_, k) = 0.0;
   slot(d, last_step_time_) = std::numeric_limits<double>::quiet_NaN();
   slot(d, power_min_) = infinity;
   slot(d, power_max_) = 0.0;
@@ -543,6 +561,8 @@ JobAccounts TrainingJob::accounts(const double* d) const {
   a.model_flops = (a.steps_completed - a.steps_lost) * plan_.model_flops_per_step;
   a.checkpoints = value(d, checkpoints_);
   a.interruptions = value(d, interruptions_count_);
+  for (std::size_t k = 0; k < interruption_categories().size(); ++k)
+    a.interruptions_by_category.push_back(value(d, by_category_, k));
   a.throttled_gpu_seconds = value(d, throttled_gpu_seconds_);
   a.lost_gpu_hours_throttling = value(d, lost_throttle_);
   a.lost_gpu_hours_checkpoints = value(d, lost_checkpoint_);
@@ -581,7 +601,7 @@ std::vector<solver::SummaryFigure> TrainingJob::summary(const double* d, double 
   const double gpus = static_cast<double>(gpus_.count());
   const double span = duration > 0.0 ? duration : 1.0;
   const double gpu_hours = gpus * span / seconds_per_hour;
-  return {
+  std::vector<solver::SummaryFigure> figures = {
       {"mfu_mean", a.model_flops / (span * gpus * p_.job.peak_flops), "1",
        "model FLOPs of the steps that count (with the done share of the step in progress at the end) / (run time x "
        "GPUs x peak)"},
@@ -605,6 +625,10 @@ std::vector<solver::SummaryFigure> TrainingJob::summary(const double* d, double 
       {"it_power_peak_to_peak", a.gpu_power_max - a.gpu_power_min, "W",
        "largest minus least total GPU board power at the job's updates (the rest of the IT load is constant)"},
   };
+  for (std::size_t k = 0; k < interruption_categories().size(); ++k)
+    figures.push_back({"interruptions_" + interruption_categories()[k], a.interruptions_by_category[k], "1",
+                       "job interruptions of category " + interruption_categories()[k]});
+  return figures;
 }
 
 }  // namespace dctwin::models::workload

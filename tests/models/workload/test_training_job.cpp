@@ -247,6 +247,12 @@ TEST_CASE("An interruption loses the steps since the last checkpoint and costs d
   REQUIRE_FALSE(job.interruptions().empty());
   const auto accounts = job.accounts(rig.discrete.data());
   CHECK(accounts.interruptions >= 1.0);
+  // Every interruption is counted once, under its class's category; none is thermal here.
+  double by_category = 0.0;
+  for (double n : accounts.interruptions_by_category) by_category += n;
+  CHECK(by_category == accounts.interruptions);
+  CHECK(accounts.interruptions_by_category.back() == 0.0);
+  CHECK(TrainingJob::interruption_categories().back() == "thermal");
   CHECK(accounts.tokens_trained == (accounts.steps_completed - accounts.steps_lost) * job.plan().tokens_per_step);
   // Every interruption costs at least detection + restart + reload on every GPU.
   const double reload = w.checkpoint.size_bytes(405e9) / w.interruptions.read_bandwidth;
@@ -269,6 +275,7 @@ TEST_CASE("A GPU at its shutdown temperature interrupts the job when the run goe
   const double* d = rig.discrete.data();
   CHECK(rig.job->phase(d) == JobPhase::down);
   CHECK(rig.job->accounts(d).interruptions == 1.0);
+  CHECK(rig.job->accounts(d).interruptions_by_category.back() == 1.0);  // "thermal"
   CHECK(rig.job->clock(d, 7) == 0.0);  // off
   for (std::size_t i = 0; i < n; i += 13)
     if (i != 7) CHECK((rig.job->reasons(d, i) & reason::gpu_idle) != 0u);

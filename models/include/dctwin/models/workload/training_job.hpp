@@ -81,6 +81,7 @@ struct JobAccounts {
   double model_flops = 0.0;                 ///< FLOPs of the steps that count
   double checkpoints = 0.0;
   double interruptions = 0.0;
+  std::vector<double> interruptions_by_category;  ///< in the order of interruption_categories()
   double throttled_gpu_seconds = 0.0;       ///< GPU-seconds with a thermal or power reason set
   double lost_gpu_hours_throttling = 0.0;
   double lost_gpu_hours_checkpoints = 0.0;
@@ -102,6 +103,9 @@ class TrainingJob final : public solver::Component, public thermal::GpuPowerSour
   [[nodiscard]] const std::vector<Interruption>& interruptions() const { return interruptions_; }
   [[nodiscard]] const std::vector<InterruptionClass>& interruption_classes() const { return classes_; }
   [[nodiscard]] const WorkloadParameters& parameters() const { return p_; }
+  /// The categories interruptions are counted by (InterruptionClass::category, plus "thermal"
+  /// for GPU thermal shutdowns).
+  static const std::vector<std::string>& interruption_categories();
 
   /// Writes into d (the system's initial discrete state) the state a steady-state start should
   /// hold: every phase of a step (and its share of a checkpoint) averaged over time, at the top
@@ -157,7 +161,10 @@ class TrainingJob final : public solver::Component, public thermal::GpuPowerSour
   void finish_phase(double t, double* d) const;
   /// Stops the job at t for an interruption of class `cause` (index into classes_, or the
   /// thermal-shutdown class).
+  /// Stops the job at t for an interruption of class `cause` (index into classes_).
   void interrupt(double t, std::size_t cause, double* d) const;
+  /// Index of a class's category in interruption_categories().
+  [[nodiscard]] std::size_t category_of(std::size_t cause) const;
   /// Re-predicts the phase end after the gate ratio changed at t.
   void regate(double t, double* d) const;
   [[nodiscard]] double gate_ratio(const double* d) const;
@@ -178,10 +185,10 @@ class TrainingJob final : public solver::Component, public thermal::GpuPowerSour
   int clock_ = 0, reasons_ = 0, ceiling_ = 0, off_ = 0;
   int phase_ = 0, phase_end_ = 0, work_left_ = 0, last_regate_ = 0, gate_ = 0;
   int step_start_ = 0, last_step_time_ = 0, steps_ = 0, steps_since_checkpoint_ = 0, steps_lost_ = 0;
-  int commit_time_ = 0, throttle_since_commit_ = 0, resume_phase_end_ = 0;
+  int commit_time_ = 0, throttle_since_commit_ = 0, outage_mark_ = 0;
   int next_interruption_ = 0, interruptions_count_ = 0, checkpoints_ = 0;
   int throttled_gpu_seconds_ = 0, lost_throttle_ = 0, lost_checkpoint_ = 0, lost_failure_ = 0;
-  int power_min_ = 0, power_max_ = 0;
+  int power_min_ = 0, power_max_ = 0, by_category_ = 0;
   // Outputs.
   int out_clock_ = 0, out_reasons_ = 0, out_phase_ = 0, out_step_time_ = 0, out_throughput_ = 0, out_mfu_ = 0;
   int out_gate_ = 0, out_steps_ = 0, out_tokens_ = 0, out_tflops_ = 0;
