@@ -10,6 +10,7 @@
 
 #include "commands.hpp"
 #include "exit_codes.hpp"
+#include "import_command.hpp"
 #include "sweep_command.hpp"
 
 namespace {
@@ -80,6 +81,9 @@ int main(int argc, char** argv) {
   sweep_cmd->add_flag("--rerun-failed", sweep.rerun_failed, "Also run again members that failed or ended early");
   sweep_cmd->add_flag("-q,--quiet", sweep.quiet, "No progress lines");
 
+  ImportArguments import_arguments;
+  auto* import_cmd = add_import_command(app, import_arguments);
+
   auto* schema_cmd = app.add_subcommand("schema", "Print the scenario reference (every key, unit, default, range) as Markdown");
 
   try {
@@ -111,6 +115,7 @@ int main(int argc, char** argv) {
   }
   if (*check_cmd) return check_command(check_scenario);
   if (*info_cmd) return info_command(info_report, info_all);
+  if (*import_cmd) return import_command(import_arguments);
   if (*schema_cmd) return schema_command();
   return exit_usage;
 }

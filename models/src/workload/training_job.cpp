@@ -359,6 +359,9 @@ void TrainingJob::finish_phase(double t, double* d) const {
       slot(d, commit_time_) = t;
       next_step();
       return;
+    case JobPhase::averaged:
+      DCTWIN_DEMAND(false, "the averaged phase is for the steady-state start only and never ends");
+      return;
   }
 }
 

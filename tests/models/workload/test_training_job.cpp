@@ -249,7 +249,7 @@ TEST_CASE("An interruption loses the steps since the last checkpoint and costs d
   CHECK(accounts.interruptions >= 1.0);
   // Every interruption is counted once, under its class's category; none is thermal here.
   double by_category = 0.0;
-  for (double n : accounts.interruptions_by_category) by_category += n;
+  for (double count : accounts.interruptions_by_category) by_category += count;
   CHECK(by_category == accounts.interruptions);
   CHECK(accounts.interruptions_by_category.back() == 0.0);
   CHECK(TrainingJob::interruption_categories().back() == "thermal");

@@ -1,0 +1,145 @@
+#include "import_command.hpp"
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+#include "dctwin/io/report.hpp"
+#include "dctwin/io/scenario.hpp"
+#include "dctwin/io/telemetry.hpp"
+#include "dctwin/io/units.hpp"
+#include "exit_codes.hpp"
+
+namespace dctwin::cli {
+
+CLI::App* add_import_command(CLI::App& app, ImportArguments& a) {
+  auto* cmd = app.add_subcommand(
+      "import",
+      "Read a GPU telemetry trace (nvidia-smi CSV or dmon, dcgmi dmon, dcgm-exporter Prometheus text,\n"
+      "Prometheus query_range JSON, any CSV with a column map) and write it in SI units to an HDF5 telemetry file.\n"
+      "See docs/telemetry.md. Exit codes: 0 ok, 64 usage, 65 bad input data, 66 missing input,\n"
+      "73 cannot create the output, 74 output error.");
+  cmd->add_option("trace", a.trace, "Telemetry file")->required();
+  cmd->add_option("-o,--output", a.output, "HDF5 telemetry file to write")->capture_default_str();
+  cmd->add_option("--format", a.format,
+                  "auto, nvidia-smi-csv, nvidia-smi-dmon, dcgmi-dmon, prometheus, prometheus-json or csv")
+      ->capture_default_str();
+  cmd->add_option("--timezone", a.timezone, "Zone of timestamps written without one: UTC or an offset such as +02:00")
+      ->capture_default_str();
+  cmd->add_option("--columns", a.columns,
+                  "Fields of an nvidia-smi CSV file without header, in order, e.g. timestamp,index,power.draw");
+  cmd->add_option("--map", a.map, "Column map (YAML) of a generic CSV file; selects the csv format");
+  cmd->add_option("--interval", a.interval, "Sampling interval of sources without timestamps, e.g. 1, '500 ms'")
+      ->capture_default_str();
+  cmd->add_flag("--skip-bad-lines", a.skip_bad_lines, "Skip and count malformed lines instead of stopping");
+  cmd->add_flag("-q,--quiet", a.quiet, "No summary");
+  return cmd;
+}
+
+namespace {
+
+std::string span_text(double seconds) {
+  if (seconds < 120.0) return io::format_number(seconds) + " s";
+  if (seconds < 7200.0) return io::format_number(seconds / 60.0) + " min";
+  return io::format_number(seconds / 3600.0) + " h";
+}
+
+}  // namespace
+
+int import_command(const ImportArguments& a) {
+  io::TelemetryImportOptions options;
+  try {
+    const auto format = io::parse_format_name(a.format);
+    if (!format) {
+      std::fprintf(stderr,
+                   "dctwin import: unknown format '%s' (auto, nvidia-smi-csv, nvidia-smi-dmon, dcgmi-dmon, "
+                   "prometheus, prometheus-json, csv)\n",
+                   a.format.c_str());
+      return exit_usage;
+    }
+    options.format = *format;
+    if (options.format == io::TelemetryFormat::generic_csv && a.map.empty()) {
+      std::fprintf(stderr, "dctwin import: the csv format needs a column map (--map map.yaml)\n");
+      return exit_usage;
+    }
+    options.timezone = a.timezone;
+    (void)io::parse_utc_offset(a.timezone);
+    options.interval = io::parse_duration(a.interval);
+    if (!(options.interval > 0.0)) {
+      std::fprintf(stderr, "dctwin import: invalid interval '%s' (must be > 0)\n", a.interval.c_str());
+      return exit_usage;
+    }
+    if (!a.columns.empty()) {
+      std::size_t start = 0;
+      while (true) {
+        const auto comma = a.columns.find(',', start);
+        options.columns.push_back(
+            a.columns.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+      }
+    }
+    options.skip_bad_lines = a.skip_bad_lines;
+    options.map_file = a.map;
+  } catch (const solver::InputError& e) {
+    std::fprintf(stderr, "dctwin import: %s\n", e.what());
+    return exit_usage;
+  }
+
+  io::TelemetryTrace trace;
+  try {
+    trace = io::import_telemetry(a.trace, options);
+  } catch (const io::MissingInputError& e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    return exit_no_input;
+  } catch (const solver::InputError& e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    return exit_data_error;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "dctwin import: internal error: %s\n", e.what());
+    return exit_internal;
+  }
+
+  try {
+    io::write_telemetry_hdf5(trace, a.output);
+  } catch (const io::ReportError& e) {
+    std::fprintf(stderr, "dctwin import: %s\n", e.what());
+    const std::string message = e.what();
+    return message.find("cannot create") != std::string::npos ? exit_cannot_create : exit_io_error;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "dctwin import: internal error: %s\n", e.what());
+    return exit_internal;
+  }
+
+  const auto& p = trace.provenance;
+  if (!p.skipped.empty()) {
+    std::fprintf(stderr, "dctwin import: skipped %zu bad line%s:\n", p.skipped_count, p.skipped_count == 1 ? "" : "s");
+    for (const auto& s : p.skipped) std::fprintf(stderr, "  %s:%s\n", p.source.c_str(), s.c_str());
+    if (p.skipped_count > p.skipped.size())
+      std::fprintf(stderr, "  ... and %zu more\n", p.skipped_count - p.skipped.size());
+  }
+  if (!a.quiet) {
+    double first = std::numeric_limits<double>::infinity(), last = -first;
+    for (const auto& g : trace.gpus)
+      if (!g.time.empty()) {
+        first = std::min(first, g.time.front());
+        last = std::max(last, g.time.back());
+      }
+    std::string quantities;
+    for (const auto& q : trace.quantities) quantities += (quantities.empty() ? "" : ", ") + q;
+    std::printf("%s: %s, %zu GPU%s, %zu samples, %s from %s\n", a.trace.c_str(), p.format.c_str(), trace.gpus.size(),
+                trace.gpus.size() == 1 ? "" : "s", trace.sample_count(),
+                std::isfinite(first) ? span_text(last - first).c_str() : "0 s",
+                std::isfinite(first) ? (io::format_utc_time(first) + " to " + io::format_utc_time(last)).c_str() : "-");
+    std::printf("quantities: %s\n", quantities.c_str());
+    std::printf("skipped lines: %zu\n", p.skipped_count);
+    for (const auto& n : p.notes) std::printf("note: %s\n", n.c_str());
+    std::printf("wrote %s\n", a.output.c_str());
+  }
+  return exit_ok;
+}
+
+}  // namespace dctwin::cli

@@ -1,0 +1,152 @@
+// `dctwin import` end to end: summary, exit codes and messages.
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "dctwin/io/telemetry.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Outcome {
+  int code = -1;
+  std::string out, err;
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+/// Runs dctwin with `args` in `cwd`, stdout and stderr captured in files there.
+Outcome run_dctwin(const std::vector<std::string>& args, const fs::path& cwd) {
+  const pid_t pid = fork();
+  if (pid == 0) {
+    if (chdir(cwd.c_str()) != 0) _exit(127);
+    const int out = open("stdout.txt", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int err = open("stderr.txt", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(out, 1);
+    dup2(err, 2);
+    std::vector<char*> argv;
+    argv.push_back(const_cast<char*>(DCTWIN_EXE));
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    execv(DCTWIN_EXE, argv.data());
+    _exit(127);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  Outcome o;
+  o.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  o.out = slurp(cwd / "stdout.txt");
+  o.err = slurp(cwd / "stderr.txt");
+  return o;
+}
+
+fs::path scratch(const std::string& name) {
+  const fs::path dir = fs::path(DCTWIN_BINARY_DIR) / "tests" / "io" / "telemetry" / "cli" / name;
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+void write(const fs::path& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+}
+
+const std::string samples = DCTWIN_SOURCE_DIR "/data/telemetry/";
+
+}  // namespace
+
+TEST_CASE("dctwin import: a sample trace, summary and HDF5 output", "[cli][telemetry]") {
+  const auto dir = scratch("ok");
+  const auto o = run_dctwin({"import", samples + "nvidia-smi.csv", "-o", "t.h5"}, dir);
+  INFO(o.err);
+  CHECK(o.code == 0);
+  CHECK(o.out.find("nvidia-smi-csv, 2 GPUs, 80 samples, 39 s from 2025-07-26T23:32:09.703Z to "
+                   "2025-07-26T23:32:48.703Z") != std::string::npos);
+  CHECK(o.out.find("quantities: power, gpu_temperature, sm_clock, gpu_utilization, clock_event_reasons") !=
+        std::string::npos);
+  CHECK(o.out.find("skipped lines: 0") != std::string::npos);
+  const auto trace = dctwin::io::read_telemetry_hdf5(dir / "t.h5");
+  CHECK(trace.gpus.size() == 2);
+  CHECK(trace.sample_count() == 80);
+
+  const auto noheader = run_dctwin({"import", samples + "nvidia-smi-noheader.csv", "-o", "n.h5", "--columns",
+                                    "timestamp,index,power.draw,temperature.gpu,clocks.sm", "-q"},
+                                   dir);
+  CHECK(noheader.code == 0);
+  CHECK(noheader.out.empty());
+  const auto dmon = run_dctwin({"import", samples + "nvidia-smi-dmon.txt", "-o", "d.h5", "--interval", "500 ms"}, dir);
+  CHECK(dmon.code == 0);
+  CHECK(dmon.out.find("80 samples, 19.5 s from 1970-01-01T00:00:00Z") != std::string::npos);
+  const auto generic =
+      run_dctwin({"import", samples + "generic.csv", "--map", samples + "generic-map.yaml", "-o", "c.h5"}, dir);
+  CHECK(generic.code == 0);
+  CHECK(generic.out.find(": csv, 2 GPUs, 80 samples") != std::string::npos);
+  const auto forced = run_dctwin(
+      {"import", samples + "dcgmi-dmon.txt", "-o", "g.h5", "--format", "dcgmi-dmon", "--timezone", "+02:00"}, dir);
+  CHECK(forced.code == 0);
+}
+
+TEST_CASE("dctwin import: exit codes and messages", "[cli][telemetry]") {
+  const auto dir = scratch("errors");
+  write(dir / "bad.csv",
+        "timestamp, index, power.draw [W]\n2025/07/26 23:32:09, 0, 540 W\n2025/07/26 23:32:10, 0, x\n");
+  write(dir / "empty.csv", "");
+
+  auto o = run_dctwin({"import", "bad.csv", "-o", "t.h5"}, dir);
+  CHECK(o.code == 65);
+  CHECK(o.err == "bad.csv:3: power.draw: 'x' is not a number\n");
+  CHECK_FALSE(fs::exists(dir / "t.h5"));
+
+  o = run_dctwin({"import", "bad.csv", "-o", "t.h5", "--skip-bad-lines"}, dir);
+  CHECK(o.code == 0);
+  CHECK(o.err == "dctwin import: skipped 1 bad line:\n  bad.csv:3: power.draw: 'x' is not a number\n");
+  CHECK(o.out.find("skipped lines: 1") != std::string::npos);
+  CHECK(fs::exists(dir / "t.h5"));
+
+  o = run_dctwin({"import", "empty.csv"}, dir);
+  CHECK(o.code == 65);
+  CHECK(o.err == "empty.csv: file is empty\n");
+
+  o = run_dctwin({"import", "missing.csv"}, dir);
+  CHECK(o.code == 66);
+  CHECK(o.err == "missing.csv: cannot open telemetry file (No such file or directory)\n");
+
+  o = run_dctwin({"import", "bad.csv", "--skip-bad-lines", "-o", "no-such-dir/t.h5"}, dir);
+  CHECK(o.code == 73);
+  CHECK(o.err == "dctwin import: cannot create telemetry file 'no-such-dir/t.h5': No such file or directory\n");
+
+  o = run_dctwin({"import", "bad.csv", "--format", "csv"}, dir);
+  CHECK(o.code == 64);
+  CHECK(o.err == "dctwin import: the csv format needs a column map (--map map.yaml)\n");
+
+  o = run_dctwin({"import", "bad.csv", "--format", "tsv"}, dir);
+  CHECK(o.code == 64);
+  CHECK(o.err ==
+        "dctwin import: unknown format 'tsv' (auto, nvidia-smi-csv, nvidia-smi-dmon, dcgmi-dmon, prometheus, "
+        "prometheus-json, csv)\n");
+
+  o = run_dctwin({"import", "bad.csv", "--timezone", "CET"}, dir);
+  CHECK(o.code == 64);
+  CHECK(o.err == "dctwin import: invalid time zone 'CET' (use UTC or a fixed offset such as +02:00)\n");
+
+  o = run_dctwin({"import", "bad.csv", "--interval", "0"}, dir);
+  CHECK(o.code == 64);
+  CHECK(o.err == "dctwin import: invalid interval '0' (must be > 0)\n");
+
+  o = run_dctwin({"import"}, dir);
+  CHECK(o.code == 64);
+}
