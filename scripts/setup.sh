@@ -3,6 +3,8 @@
 #
 #   bash scripts/setup.sh run    install missing packages, configure, build, run scenarios/llama3-24k-l2a.yaml
 #   bash scripts/setup.sh test   install missing packages, configure, build, run the whole test suite
+#   bash scripts/setup.sh sanitize  the same test suite built with AddressSanitizer and
+#                                UndefinedBehaviorSanitizer (preset `sanitize`, build/sanitize, no GUI)
 #
 # Idempotent: packages already installed are not touched; an existing build is reused.
 # Environment: DCTWIN_BUILD_DIR (default build/release), DCTWIN_SCENARIO (default scenario of `run`),
@@ -10,8 +12,8 @@
 set -euo pipefail
 
 job="${1:-}"
-if [[ "$job" != "run" && "$job" != "test" ]]; then
-  echo "usage: bash scripts/setup.sh run|test" >&2
+if [[ "$job" != "run" && "$job" != "test" && "$job" != "sanitize" ]]; then
+  echo "usage: bash scripts/setup.sh run|test|sanitize" >&2
   exit 64
 fi
 
@@ -45,6 +47,12 @@ if ((${#missing[@]})); then
 fi
 
 # ---- 2. Configure and build ---------------------------------------------------------------------
+if [[ "$job" == "sanitize" ]]; then
+  [[ -f build/sanitize/build.ninja ]] || cmake --preset sanitize
+  cmake --build build/sanitize -j "$jobs"
+  ctest --preset sanitize -j "$jobs"
+  exit 0
+fi
 if [[ ! -f "$build_dir/build.ninja" ]]; then
   cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DDCTWIN_BUILD_TESTS=ON
 fi

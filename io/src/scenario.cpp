@@ -149,8 +149,8 @@ class Resolver {
 
     if (node != nullptr && node->IsMap()) {
       for (auto it = node->begin(); it != node->end(); ++it) {
-        const YAML::Node& key = it->first;
-        const YAML::Node& value = it->second;
+        const YAML::Node key = it->first;  // copies: it-> yields a temporary pair
+        const YAML::Node value = it->second;
         const SourceLocation key_location = where(key.Mark());
         if (!key.IsScalar()) fail(key_location, path, "keys must be plain names");
         const std::string name = key.Scalar();

@@ -795,7 +795,7 @@ SweepPlan parse_sweep(std::string_view text, std::string file_label, const Secti
       if (const auto problem = detail::apply_override(probe, steps, "0")) reader.fail(key_location, path, *problem);
     }
 
-    const YAML::Node& value = entry->second;
+    const YAML::Node value = entry->second;  // a copy: entry-> yields a temporary pair
     const std::string design_name = to_string(plan.design);
     const auto require_real = [&](const std::string& why) {
       if (spec->kind != ParameterKind::real)
