@@ -22,25 +22,20 @@
 #include <thread>
 #include <vector>
 
+#include "../../support/run_program.hpp"
 #include "dctwin/io/report.hpp"
 #include "dctwin/io/sweep_run.hpp"
 
 namespace fs = std::filesystem;
 namespace io = dctwin::io;
+using test_support::finish;
+using test_support::Outcome;
+using test_support::run_dctwin;
+using test_support::slurp;
+using test_support::spawn;
+using test_support::spawn_program;
 
 namespace {
-
-struct Outcome {
-  int code = -1;
-  std::string out, err;
-};
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 fs::path scratch(const std::string& name) {
   const fs::path dir = fs::path(DCTWIN_BINARY_DIR) / "tests" / "io" / "sweep" / "scratch" / name;
@@ -48,39 +43,6 @@ fs::path scratch(const std::string& name) {
   fs::create_directories(dir);
   return dir;
 }
-
-/// Starts `program` with `args` in `cwd`; stdout and stderr go to files there.
-pid_t spawn_program(const std::string& program, const std::vector<std::string>& args, const fs::path& cwd) {
-  const pid_t pid = fork();
-  if (pid == 0) {
-    if (chdir(cwd.c_str()) != 0) _exit(127);
-    const int out = open("stdout.txt", O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    const int err = open("stderr.txt", O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    dup2(out, 1);
-    dup2(err, 2);
-    std::vector<char*> argv;
-    argv.push_back(const_cast<char*>(program.c_str()));
-    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    execv(program.c_str(), argv.data());
-    _exit(127);
-  }
-  return pid;
-}
-
-pid_t spawn(const std::vector<std::string>& args, const fs::path& cwd) { return spawn_program(DCTWIN_EXE, args, cwd); }
-
-Outcome finish(pid_t pid, const fs::path& cwd) {
-  int status = 0;
-  waitpid(pid, &status, 0);
-  Outcome o;
-  o.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  o.out = slurp(cwd / "stdout.txt");
-  o.err = slurp(cwd / "stderr.txt");
-  return o;
-}
-
-Outcome run_dctwin(const std::vector<std::string>& args, const fs::path& cwd) { return finish(spawn(args, cwd), cwd); }
 
 const std::string single_node = DCTWIN_SOURCE_DIR "/scenarios/single-node.yaml";
 

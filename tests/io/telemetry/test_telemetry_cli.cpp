@@ -10,48 +10,15 @@
 #include <string>
 #include <vector>
 
+#include "../../support/run_program.hpp"
 #include "dctwin/io/telemetry.hpp"
 
 namespace fs = std::filesystem;
+using test_support::Outcome;
+using test_support::run_dctwin;
+using test_support::slurp;
 
 namespace {
-
-struct Outcome {
-  int code = -1;
-  std::string out, err;
-};
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-/// Runs dctwin with `args` in `cwd`, stdout and stderr captured in files there.
-Outcome run_dctwin(const std::vector<std::string>& args, const fs::path& cwd) {
-  const pid_t pid = fork();
-  if (pid == 0) {
-    if (chdir(cwd.c_str()) != 0) _exit(127);
-    const int out = open("stdout.txt", O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    const int err = open("stderr.txt", O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    dup2(out, 1);
-    dup2(err, 2);
-    std::vector<char*> argv;
-    argv.push_back(const_cast<char*>(DCTWIN_EXE));
-    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    execv(DCTWIN_EXE, argv.data());
-    _exit(127);
-  }
-  int status = 0;
-  waitpid(pid, &status, 0);
-  Outcome o;
-  o.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  o.out = slurp(cwd / "stdout.txt");
-  o.err = slurp(cwd / "stderr.txt");
-  return o;
-}
 
 fs::path scratch(const std::string& name) {
   const fs::path dir = fs::path(DCTWIN_BINARY_DIR) / "tests" / "io" / "telemetry" / "cli" / name;
