@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cmath>
 #include <exception>
+#include <limits>
 #include <set>
 #include <string_view>
 #include <system_error>
@@ -29,6 +30,7 @@ constexpr std::size_t chunk_target_bytes = std::size_t{1} << 20;
 constexpr hsize_t max_entity_chunk = 4096;
 constexpr hsize_t max_time_chunk = 4096;
 constexpr hsize_t event_chunk = 256;
+constexpr hsize_t fine_chunk_rows = 8192;  // 64 KiB per series chunk: 8 s of 1-ms samples
 constexpr unsigned deflate_level = 2;
 
 constexpr std::array<std::string_view, 5> reserved_top_level = {"time", "index", "summary",
@@ -371,6 +373,13 @@ struct ReportWriter::Impl {
   };
   NumericSeries time;
   std::vector<Output> outputs;
+  struct FineGroup {
+    std::string group;
+    NumericSeries time;
+    std::vector<NumericSeries> series;
+    double last_time = -std::numeric_limits<double>::infinity();
+  };
+  std::vector<FineGroup> fine;
   NumericSeries event_time;
   StringSeries event_component;
   StringSeries event_name;
@@ -494,6 +503,22 @@ void ReportWriter::Impl::create(const ReportLayout& layout) {
     }
     outputs.push_back(std::move(entry));
   }
+  // Fine series: their own time axis in their group.
+  for (const auto& layout_group : layout.fine_series) {
+    ensure_group(layout_group.group, groups, gcpl);
+    auto& g = fine.emplace_back();
+    g.group = layout_group.group;
+    g.time = NumericSeries(file, layout_group.group + "/time", 1, false, fine_chunk_rows);
+    set_text_attributes(g.time.dataset(), "s", layout_group.time_long_name);
+    g.time.dataset().make_scale(layout_group.group + "_time");
+    for (const auto& spec : layout_group.series) {
+      if (!valid_name(spec.name) || spec.name == "time")
+        throw ReportError(fmt::format("invalid fine series name '{}' in group '{}'", spec.name, layout_group.group));
+      auto& series = g.series.emplace_back(file, layout_group.group + "/" + spec.name, 1, false, fine_chunk_rows);
+      set_text_attributes(series.dataset(), spec.unit, spec.long_name);
+      series.dataset().attach_scale(g.time.dataset(), 0);
+    }
+  }
   // Static data (geometry, maps): written once, float64, uncompressed.
   for (const auto& data : layout.static_data) {
     ensure_group(data.group, groups, gcpl);
@@ -563,6 +588,10 @@ void ReportWriter::Impl::flush_full_events() {
 void ReportWriter::Impl::flush_all() {
   time.flush();
   for (auto& output : outputs) output.series.flush();
+  for (auto& g : fine) {
+    g.time.flush();
+    for (auto& series : g.series) series.flush();
+  }
   event_time.flush();
   event_component.flush();
   event_name.flush();
@@ -584,6 +613,10 @@ void ReportWriter::Impl::close_file() {
   file.flush();
   time.close();
   for (auto& output : outputs) output.series.close();
+  for (auto& g : fine) {
+    g.time.close();
+    for (auto& series : g.series) series.close();
+  }
   event_time.close();
   event_component.close();
   event_name.close();
@@ -610,6 +643,10 @@ void ReportWriter::Impl::discard() noexcept {
   (void)file.detach_storage();
   time.reset();
   for (auto& output : outputs) output.series.reset();
+  for (auto& g : fine) {
+    g.time.reset();
+    for (auto& series : g.series) series.reset();
+  }
   event_time.reset();
   event_component.reset();
   event_name.reset();
@@ -709,6 +746,27 @@ void ReportWriter::append_sample(double t, std::span<const double> values) {
   self.last_time = t;
   self.has_samples = true;
   self.flush_full_samples();
+}
+
+void ReportWriter::append_fine_sample(std::size_t group, double t, std::span<const double> values) {
+  auto& self = impl();
+  self.require_open("append a sample to");
+  if (group >= self.fine.size())
+    throw ReportError(fmt::format("report '{}': no fine series group {}", self.final_path.string(), group));
+  auto& g = self.fine[group];
+  if (!std::isfinite(t) || t < g.last_time) {
+    throw ReportError(fmt::format("report '{}': /{} sample time {} s is not finite or before the previous one",
+                                  self.final_path.string(), g.group, t));
+  }
+  if (values.size() != g.series.size()) {
+    throw ReportError(fmt::format("report '{}': a /{} sample has {} values, the layout has {} series",
+                                  self.final_path.string(), g.group, values.size(), g.series.size()));
+  }
+  g.time.flush_if_full();
+  for (auto& series : g.series) series.flush_if_full();
+  g.time.push(&t);
+  for (std::size_t k = 0; k < g.series.size(); ++k) g.series[k].push(&values[k]);
+  g.last_time = t;
 }
 
 void ReportWriter::add_event(double t, std::string component, std::string event,

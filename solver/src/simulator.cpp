@@ -21,6 +21,9 @@ SimulationStatus Simulator::run(SimulationObserver& observer, const std::atomic<
 
 namespace {
 
+/// Two times closer than this are one instant [s]: 64 ulps of t (and of 1 s near zero).
+double time_resolution(double t) { return 64.0 * std::numeric_limits<double>::epsilon() * std::max(1.0, std::abs(t)); }
+
 /// Sample times start + k * interval (by multiplication, so they do not drift), then the end.
 class SampleClock {
  public:
@@ -75,7 +78,10 @@ SimulationStatus Simulator::run(std::vector<double> x, SimulationObserver& obser
     return next;
   };
 
+  const bool knots = observer.wants_knots();
+  std::vector<double> discrete_before;
   auto sample = [&](double at) {
+    if (knots) observer.on_knot(at, x, discrete, discrete);
     system_.compute_outputs(EvalContext{at, segment_start, discrete.data()}, x.data(), outputs.data());
     observer.on_sample(at, x, outputs);
   };
@@ -108,6 +114,7 @@ SimulationStatus Simulator::run(std::vector<double> x, SimulationObserver& obser
     // The integrator restarts only when the forcing may have changed: at a forcing edge, or when
     // an update says so; otherwise it goes on with its history.
     if (t >= forcing_edge) restart_needed = true;
+    if (knots) discrete_before = discrete;
     bool updated = false;
     for (auto& c : clocks) {
       if (c.next(settings_.start_time) > t) continue;
@@ -125,6 +132,7 @@ SimulationStatus Simulator::run(std::vector<double> x, SimulationObserver& obser
     }
     if (scheduled_ran) discrete = discrete_next;
     if (updated || scheduled_ran) reschedule();
+    if (knots) observer.on_knot(t, x, discrete_before, discrete);
     // A new smooth segment starts at t when the integrator restarts. Samples due exactly here see
     // the forcing of this segment (outputs are right-continuous at forcing edges).
     if (restart_needed) segment_start = t;
@@ -146,6 +154,16 @@ SimulationStatus Simulator::run(std::vector<double> x, SimulationObserver& obser
 
     while (t < segment_end) {
       const double target = clock.done() ? segment_end : std::min(clock.next(), segment_end);
+      // Times a few ulps apart (a sample at start + k * interval next to a phase end computed
+      // otherwise) are the same instant: no integration step is that short.
+      if (target - t <= time_resolution(t)) {
+        t = target;
+        if (t < segment_end && !clock.done() && t == clock.next()) {
+          sample(t);
+          clock.advance();
+        }
+        continue;
+      }
       AdvanceResult result;
       try {
         result = integrator.advance(target);

@@ -80,6 +80,10 @@ solver::ParameterTable InterruptionParameters::table() {
                      "Llama 3 (arXiv 2407.21783, sec. 3.3.1): Tectonic, 7 TB/s peak throughput (2 TB/s sustained)");
   p.display_unit = "terabyte/s";
   t.push_back(greater_than(p, 0.0));
+  p = real_parameter("crash_time", "s",
+                     "A job crash injected at this time, drawn interruptions or not (category software); 0 = none",
+                     d.crash_time);
+  t.push_back(at_least(p, 0.0));
   return t;
 }
 
@@ -93,6 +97,7 @@ InterruptionParameters InterruptionParameters::from(const solver::ParameterTree&
   p.detection_time = s.number("detection_time");
   p.restart_time = s.number("restart_time");
   p.read_bandwidth = s.number("read_bandwidth");
+  p.crash_time = s.number("crash_time");
   return p;
 }
 

@@ -52,6 +52,9 @@ solver::SectionSchema WorkloadParameters::schema() {
                                           GpuPowerParameters::table(), {}, {}, false};
   s.sections["governor"] = SectionSchema{"DVFS governor: power cap, thermal slowdown, hardware slowdown",
                                          DvfsGovernorParameters::table(), {}, {}, false};
+  s.sections["power_smoothing"] =
+      SectionSchema{"GPU power smoothing (floor, ramp limits, hysteresis) and software fill during communication",
+                    PowerSmoothingParameters::table(), {}, {}, false};
   return s;
 }
 
@@ -62,6 +65,7 @@ WorkloadParameters WorkloadParameters::from(const solver::ParameterTree& s) {
   p.interruptions = InterruptionParameters::from(s.section("failures"));
   p.power = GpuPowerParameters::from(s.section("gpu_power"));
   p.governor = DvfsGovernorParameters::from(s.section("governor"));
+  p.smoothing = PowerSmoothingParameters::from(s.section("power_smoothing"));
   p.start_time = s.number("start_time");
   p.startup_time = s.number("startup_time");
   p.stop_time = s.number("stop_time");
@@ -106,12 +110,21 @@ TrainingJob::TrainingJob(std::string name, const WorkloadParameters& parameters,
   if (p_.stop_time > 0.0 && p_.stop_time <= p_.start_time)
     throw solver::InputError(section_path + ".stop_time must be later than " + section_path + ".start_time",
                              section_path + ".stop_time");
+  p_.smoothing.check(section_path + ".power_smoothing");
   stall_time_ = p_.checkpoint.stall_time(p_.job.model_parameters);
   reload_time_ = p_.checkpoint.size_bytes(p_.job.model_parameters) / p_.interruptions.read_bandwidth;
   classes_ = workload::interruption_classes(p_.interruptions);
   if (p_.interruptions.enabled) {
     const auto rates = interruption_rates(p_.interruptions, classes_, gpus.count());
     interruptions_ = draw_interruptions(rates, gpus.count(), horizon, seed);
+  }
+  if (p_.interruptions.crash_time > 0.0) {
+    // The injected crash, in time order among the drawn ones.
+    classes_.push_back({"injected_crash", "software", 0.0});
+    const Interruption crash{p_.interruptions.crash_time, classes_.size() - 1, 0};
+    interruptions_.insert(std::upper_bound(interruptions_.begin(), interruptions_.end(), crash,
+                                           [](const Interruption& a, const Interruption& b) { return a.time < b.time; }),
+                          crash);
   }
   classes_.push_back({"gpu_thermal_shutdown", "thermal", 0.0});
 
@@ -142,6 +155,10 @@ TrainingJob::TrainingJob(std::string name, const WorkloadParameters& parameters,
   lost_failure_ = declare_discrete_group({"lost_failures", "h", "GPU-hours lost to interruptions", 1});
   power_min_ = declare_discrete_group({"gpu_power_min", "W", "least total GPU power at an update", 1});
   power_max_ = declare_discrete_group({"gpu_power_max", "W", "largest total GPU power at an update", 1});
+  ramp_origin_ = declare_discrete_group({"ramp_origin", "W", "GPU power where its smoothing ramp started", n});
+  ramp_start_ = declare_discrete_group({"ramp_start", "s", "time the GPU's smoothing ramp started", n});
+  smoothing_energy_ = declare_discrete_group({"smoothing_energy", "J", "energy above the work's demand", 1});
+  energy_mark_ = declare_discrete_group({"smoothing_energy_mark", "s", "time the smoothing energy is booked to", 1});
   by_category_ = declare_discrete_group({"interruptions_by_category", "1", "interruptions by category",
                                          static_cast<Index>(interruption_categories().size())});
   for (std::size_t k = 0; k < classes_.size(); ++k) (void)category_of(k);  // every class has a known category
@@ -186,14 +203,17 @@ std::uint32_t TrainingJob::reasons(const double* d, std::size_t gpu) const {
   return static_cast<std::uint32_t>(value(d, reasons_, gpu));
 }
 
-TrainingJob::PhaseSpec TrainingJob::phase_spec(JobPhase phase) const {
+TrainingJob::PhaseSpec TrainingJob::phase_spec(JobPhase phase, bool mitigated) const {
   const auto& j = p_.job;
+  const bool fill = mitigated && p_.smoothing.fill_enabled;
   switch (phase) {
     case JobPhase::idle: return {0.0, 0.0, 0.0, false};
     case JobPhase::startup: return {p_.startup_time, 0.0, j.stall_activity, true};
     case JobPhase::compute: return {plan_.compute_time, plan_.compute_bound_fraction, j.compute_activity, true};
     case JobPhase::bubble: return {plan_.bubble_time, plan_.compute_bound_fraction, j.bubble_activity, true};
-    case JobPhase::communication: return {plan_.communication_time, 0.0, j.communication_activity, true};
+    case JobPhase::communication:
+      return {plan_.communication_time, 0.0,
+              fill ? std::max(j.communication_activity, p_.smoothing.fill_activity) : j.communication_activity, true};
     case JobPhase::optimizer: return {plan_.optimizer_time, 0.0, j.optimizer_activity, true};
     case JobPhase::checkpoint: return {stall_time_, 0.0, j.stall_activity, true};
     case JobPhase::down: return {p_.interruptions.detection_time + p_.interruptions.restart_time, 0.0, 0.0, false};
@@ -221,6 +241,7 @@ void TrainingJob::averaged_discrete(double* d) const {
   if (phase(d) != JobPhase::compute) return;  // a job that starts later starts from idle GPUs
   slot(d, phase_) = static_cast<double>(static_cast<int>(JobPhase::averaged));
   slot(d, gate_) = 1.0;
+  start_ramps_settled(d);
 }
 
 double TrainingJob::gate_ratio(const double* d) const {
@@ -231,8 +252,8 @@ double TrainingJob::gate_ratio(const double* d) const {
   return r;
 }
 
-double TrainingJob::activity(const double* d, std::size_t gpu) const {
-  const PhaseSpec spec = phase_spec(phase(d));
+double TrainingJob::activity(const double* d, std::size_t gpu, bool mitigated) const {
+  const PhaseSpec spec = phase_spec(phase(d), mitigated);
   if (spec.clock_scaled == 0.0) return spec.activity;
   // GPUs faster than the gate finish early and wait (at the communication activity).
   const double c = spec.clock_scaled;
@@ -245,11 +266,80 @@ double TrainingJob::activity(const double* d, std::size_t gpu) const {
 
 // ---- power source -----------------------------------------------------------------------------------------
 
+double TrainingJob::commanded_power(const double* d, std::size_t gpu, bool mitigated) const {
+  const double work = p_.power.static_power + gpus_.spread(gpu).power_scale *
+                                                  governor_.power().dynamic_power(activity(d, gpu, mitigated),
+                                                                                  value(d, clock_, gpu));
+  if (!mitigated || !p_.smoothing.enabled) return work;
+  return std::max(work, p_.smoothing.floor_fraction * p_.power.power_limit);
+}
+
+double TrainingJob::smoothed(const double* d, std::size_t gpu, double t) const {
+  const double target = commanded_power(d, gpu);
+  if (!p_.smoothing.enabled) return target;
+  return smoothed_power(p_.smoothing, value(d, ramp_origin_, gpu), target, t - value(d, ramp_start_, gpu));
+}
+
+double TrainingJob::mean_smoothed(const double* d, double t) const {
+  double sum = 0.0;
+  std::size_t on = 0;
+  for (std::size_t i = 0; i < gpus_.count(); ++i) {
+    if (value(d, off_, i) != 0.0) continue;
+    sum += smoothed(d, i, t);
+    ++on;
+  }
+  return on > 0 ? sum / static_cast<double>(on) : 0.0;
+}
+
+double TrainingJob::mean_commanded(const double* d) const {
+  double sum = 0.0;
+  std::size_t on = 0;
+  for (std::size_t i = 0; i < gpus_.count(); ++i) {
+    if (value(d, off_, i) != 0.0) continue;
+    sum += commanded_power(d, i);
+    ++on;
+  }
+  return on > 0 ? sum / static_cast<double>(on) : 0.0;
+}
+
 double TrainingJob::power(std::size_t gpu, const solver::EvalContext& ctx) const {
   const double* d = ctx.discrete;
   if (value(d, off_, gpu) != 0.0) return 0.0;
-  return p_.power.static_power +
-         gpus_.spread(gpu).power_scale * governor_.power().dynamic_power(activity(d, gpu), value(d, clock_, gpu));
+  return smoothed(d, gpu, ctx.t);
+}
+
+bool TrainingJob::rebase_ramps(double t, const double* d, double* d_next) const {
+  const bool smoothing = p_.smoothing.enabled;
+  if (!smoothing && !p_.smoothing.fill_enabled) return false;
+  bool rebased = false;
+  const double mark = value(d, energy_mark_);
+  const bool phase_changed = phase(d) != phase(d_next);
+  double energy = 0.0;
+  for (std::size_t i = 0; i < gpus_.count(); ++i) {
+    const bool was_on = value(d, off_, i) == 0.0;
+    const double origin = value(d, ramp_origin_, i), start = value(d, ramp_start_, i);
+    const double old_target = was_on ? commanded_power(d, i) : 0.0;
+    // Energy since the last update: what the GPU drew less what its work asked for (constant).
+    if (was_on && std::isfinite(mark) && t > mark) {
+      const double drawn = smoothing ? smoothed_energy(p_.smoothing, origin, old_target, mark - start, t - start)
+                                     : old_target * (t - mark);
+      energy += drawn - commanded_power(d, i, false) * (t - mark);
+    }
+    if (!smoothing) continue;
+    if (value(d_next, off_, i) != 0.0) continue;
+    const double now = was_on ? smoothed_power(p_.smoothing, origin, old_target, t - start) : 0.0;
+    const double new_target = commanded_power(d_next, i);
+    // A ramp goes on toward a target that moved on the same side of the power drawn now; a phase
+    // edge, a reversal or a GPU coming back starts a new ramp from the power drawn now.
+    if (!was_on || phase_changed || (new_target - now) * (old_target - now) < 0.0) {
+      slot(d_next, ramp_origin_, i) = now;
+      slot(d_next, ramp_start_, i) = t;
+      rebased = true;
+    }
+  }
+  slot(d_next, smoothing_energy_) += energy;
+  slot(d_next, energy_mark_) = t;
+  return rebased;
 }
 
 bool TrainingJob::powered(std::size_t gpu, const solver::EvalContext& ctx) const {
@@ -271,19 +361,25 @@ void TrainingJob::track_power(const double* x, double* d) const {
 
 // ---- phases -----------------------------------------------------------------------------------------------
 
-void TrainingJob::begin_phase(JobPhase phase, double t, double* d) const {
+void TrainingJob::begin_phase(JobPhase phase, double t, double* d, bool settled) const {
+  const PhaseSpec spec = phase_spec(phase);
+  // A rising power ramp holds a clock-bound phase back (power_smoothing.hpp).
+  const bool ramps = !settled && p_.smoothing.enabled && spec.clock_scaled > 0.0 && spec.nominal > 0.0;
+  const double from = ramps ? mean_smoothed(d, t) : 0.0;
   slot(d, phase_) = static_cast<double>(static_cast<int>(phase));
   slot(d, last_regate_) = t;
   slot(d, gate_) = gate_ratio(d);
-  const PhaseSpec spec = phase_spec(phase);
-  slot(d, work_left_) = spec.nominal;
+  double work = spec.nominal;
+  if (ramps)
+    work = stretched_phase_time(p_.smoothing, spec.nominal, from, mean_commanded(d), p_.power.static_power);
+  slot(d, work_left_) = work;
   if (phase == JobPhase::idle) {
     slot(d, phase_end_) = t < p_.start_time ? p_.start_time : infinity;
     return;
   }
   const double c = spec.clock_scaled;
   const double r = value(d, gate_);
-  slot(d, phase_end_) = t + spec.nominal * (c / r + 1.0 - c);
+  slot(d, phase_end_) = t + work * (c / r + 1.0 - c);
 }
 
 void TrainingJob::finish_phase(double t, double* d) const {
@@ -437,12 +533,22 @@ void TrainingJob::initial_discrete(double* d) const {
       slot(d, clock_, i) = p_.power.idle_clock;
       slot(d, reasons_, i) = static_cast<double>(throttle_reason::gpu_idle);
     }
-    begin_phase(JobPhase::idle, 0.0, d);
+    begin_phase(JobPhase::idle, 0.0, d, true);
   } else if (p_.startup_time > 0.0) {
-    begin_phase(JobPhase::startup, 0.0, d);
+    begin_phase(JobPhase::startup, 0.0, d, true);
   } else {
-    begin_phase(JobPhase::compute, 0.0, d);
+    begin_phase(JobPhase::compute, 0.0, d, true);
   }
+  start_ramps_settled(d);
+}
+
+void TrainingJob::start_ramps_settled(double* d) const {
+  for (std::size_t i = 0; i < gpus_.count(); ++i) {
+    slot(d, ramp_origin_, i) = commanded_power(d, i);
+    slot(d, ramp_start_, i) = 0.0;
+  }
+  slot(d, smoothing_energy_) = 0.0;
+  slot(d, energy_mark_) = std::numeric_limits<double>::quiet_NaN();
 }
 
 GovernorState TrainingJob::governor_state(const double* d, std::size_t gpu) const {
@@ -494,6 +600,7 @@ bool TrainingJob::update_discrete(const solver::EvalContext& ctx, const double* 
   } else if (changed) {
     regate(ctx.t, d_next);
   }
+  changed |= rebase_ramps(ctx.t, d, d_next);
   track_power(x, d_next);
   return changed;
 }
@@ -530,6 +637,7 @@ bool TrainingJob::scheduled_update(const solver::EvalContext& ctx, const double*
     slot(d_next, reasons_, i) = static_cast<double>(next.reasons);
   }
   regate(t, d_next);
+  rebase_ramps(t, ctx.discrete, d_next);
   track_power(x, d_next);
   return true;
 }
@@ -572,6 +680,7 @@ JobAccounts TrainingJob::accounts(const double* d) const {
   a.lost_gpu_hours_failures = value(d, lost_failure_);
   a.gpu_power_min = std::isfinite(value(d, power_min_)) ? value(d, power_min_) : 0.0;
   a.gpu_power_max = value(d, power_max_);
+  a.smoothing_energy = value(d, smoothing_energy_);
   return a;
 }
 
@@ -627,6 +736,9 @@ std::vector<solver::SummaryFigure> TrainingJob::summary(const double* d, double 
        "share of the run not lost to interruptions"},
       {"it_power_peak_to_peak", a.gpu_power_max - a.gpu_power_min, "W",
        "largest minus least total GPU board power at the job's updates (the rest of the IT load is constant)"},
+      {"gpu_smoothing_energy", a.smoothing_energy, "J",
+       "energy the GPUs drew above what their work asked for: power floor, ramp-down hold and software fill, less "
+       "what rising ramps held back (0 without power smoothing or fill)"},
   };
   for (std::size_t k = 0; k < interruption_categories().size(); ++k)
     figures.push_back({"interruptions_" + interruption_categories()[k], a.interruptions_by_category[k], "1",

@@ -280,3 +280,27 @@ TEST_CASE("A GPU at its shutdown temperature interrupts the job when the run goe
   for (std::size_t i = 0; i < n; i += 13)
     if (i != 7) CHECK((rig.job->reasons(d, i) & reason::gpu_idle) != 0u);
 }
+
+TEST_CASE("An injected crash interrupts the job at its time even with drawn interruptions off", "[workload][job]") {
+  auto w = pod_job();
+  w.interruptions.crash_time = 20.0;
+  w.interruptions.detection_time = 5.0;
+  w.interruptions.restart_time = 5.0;
+  const std::size_t n = 128;
+  std::vector<double> phases, times;
+  Rig rig(n, w, std::vector<double>(n, 0.03), 30.0, 30.0 + kelvin, 1, 0.5,
+          [&](const solver::System& system, double t, const std::vector<double>& out) {
+            for (const auto& s : system.outputs())
+              if (s.spec.group == "job" && s.spec.name == "phase") phases.push_back(out[s.first_value]);
+            times.push_back(t);
+          });
+  REQUIRE(rig.status.finished());
+  const auto a = rig.job->accounts(rig.discrete.data());
+  CHECK(a.interruptions == 1.0);
+  CHECK(a.interruptions_by_category[2] == 1.0);  // "software"
+  // Down (GPUs idle) from 20 s for detection + restart, then the reload.
+  for (std::size_t k = 0; k < times.size(); ++k) {
+    if (times[k] < 20.0) CHECK(phases[k] != static_cast<double>(JobPhase::down));
+    if (times[k] >= 20.0 && times[k] < 30.0) CHECK(phases[k] == static_cast<double>(JobPhase::down));
+  }
+}

@@ -6,6 +6,9 @@
 //   /<group>/<name>            float64 [time] or [time x count], attributes units, long_name
 //                              (and entity for 2-D datasets)
 //   /index/<entity>            UTF-8 strings [count], units "1", dimension scale of dimension 1
+//   /<group>/time, /<group>/<name>
+//                              series on a finer time axis of their own (the grid connection at
+//                              1 ms: /grid/time, /grid/power, ...), float64 [fine time]
 //   /summary/<name>            float64 scalars, attributes units, long_name
 //   /events/{time,component,event,message}
 //                              parallel 1-D datasets (time in s, the others strings)
@@ -44,6 +47,14 @@ struct ReportOutput {
   std::size_t first_value = 0;
 };
 
+/// Scalar series sampled on a time axis of their own, `/<group>/time` (e.g. the electrical feed at
+/// 1 ms while the thermal outputs are sampled every second).
+struct FineSeriesLayout {
+  std::string group;                       ///< e.g. "grid"
+  std::string time_long_name;              ///< long_name of /<group>/time
+  std::vector<solver::OutputSpec> series;  ///< name, unit, long_name of each (count 1, no entity)
+};
+
 /// Everything a report needs to know before the first sample.
 struct ReportLayout {
   std::vector<ReportOutput> outputs;
@@ -56,6 +67,7 @@ struct ReportLayout {
   /// with the attributes the report writes itself.
   std::map<std::string, std::string> attributes;
   std::vector<solver::StaticData> static_data;  ///< written once, e.g. /layout/rack_position
+  std::vector<FineSeriesLayout> fine_series;
 };
 
 /// How the run ended, for the report's root attributes.
@@ -89,6 +101,9 @@ class ReportWriter {
   /// decrease; `values` must hold at least every value the layout refers to.
   void append_sample(double t, std::span<const double> values);
 
+  /// Records one sample of the fine series `layout.fine_series[group]`: its time [s] (not
+  /// decreasing) and one value per series, in layout order.
+  void append_fine_sample(std::size_t group, double t, std::span<const double> values);
   /// Records a discrete event (a trip, a checkpoint, a failure) at time `t` [s].
   void add_event(double t, std::string component, std::string event, std::string message);
 

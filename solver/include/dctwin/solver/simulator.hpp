@@ -29,6 +29,15 @@ class SimulationObserver {
                         const std::string& /*message*/) {}
   /// Called after every internal return of the integrator, for progress displays.
   virtual void on_progress(double /*t*/) {}
+  /// Whether on_knot should be called (it costs a copy of the discrete state per update).
+  [[nodiscard]] virtual bool wants_knots() const { return false; }
+  /// Called in time order at every time the discrete state may change (periodic and scheduled
+  /// updates, forcing edges) and before every sample: the state x at t and the discrete state just
+  /// before and just after the updates at t (the same vector when nothing changed there). Between
+  /// two knots the forcing is continuous, so a subsystem stepped outside the integrator (a fast
+  /// electrical network, multirate) can take its inputs as left and right limits here.
+  virtual void on_knot(double /*t*/, const std::vector<double>& /*x*/, const std::vector<double>& /*before*/,
+                       const std::vector<double>& /*after*/) {}
 };
 
 /// Runs an assembled System from its initial state (or a given one) to the end time.

@@ -45,7 +45,8 @@ class GpuEnvironment {
 class GpuPowerSource {
  public:
   virtual ~GpuPowerSource() = default;
-  /// P_i [W] on the segment described by ctx (constant within a segment).
+  /// P_i [W] at ctx.t on the segment described by ctx (continuous within a segment: constant, or a
+  /// power-smoothing ramp).
   [[nodiscard]] virtual double power(std::size_t gpu, const solver::EvalContext& ctx) const = 0;
   /// False while GPU i is off (no power, no leakage).
   [[nodiscard]] virtual bool powered(std::size_t /*gpu*/, const solver::EvalContext& /*ctx*/) const { return true; }

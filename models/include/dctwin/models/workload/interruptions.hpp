@@ -40,6 +40,9 @@ struct InterruptionParameters {
   double detection_time = 120.0;     ///< [s] from the fault to the job noticing it (uncertain)
   double restart_time = 300.0;       ///< [s] to replace the node and relaunch (uncertain)
   double read_bandwidth = 7e12;      ///< [B/s] checkpoint read (Tectonic peak 7 TB/s)
+  /// [s] a job crash injected at this time whether or not interruptions are drawn (category
+  /// "software"); 0 = none. For what-if runs: what did the crash do to the grid?
+  double crash_time = 0.0;
 
   static solver::ParameterTable table();
   static InterruptionParameters from(const solver::ParameterTree& section);

@@ -33,6 +33,7 @@
 #include "dctwin/models/workload/dvfs_governor.hpp"
 #include "dctwin/models/workload/gpu_power.hpp"
 #include "dctwin/models/workload/interruptions.hpp"
+#include "dctwin/models/workload/power_smoothing.hpp"
 #include "dctwin/models/workload/step_plan.hpp"
 #include "dctwin/solver/component.hpp"
 #include "dctwin/solver/parameters.hpp"
@@ -62,6 +63,7 @@ struct WorkloadParameters {
   InterruptionParameters interruptions;
   GpuPowerParameters power;
   DvfsGovernorParameters governor;
+  PowerSmoothingParameters smoothing;  ///< GPU power smoothing and software fill (off by default)
   double start_time = 0.0;    ///< [s] job launch (GPUs idle before)
   double startup_time = 0.0;  ///< [s] initialisation before the first step
   double stop_time = 0.0;     ///< [s] job end (GPUs idle after); 0 = runs to the end
@@ -88,6 +90,9 @@ struct JobAccounts {
   double lost_gpu_hours_failures = 0.0;
   double gpu_power_min = 0.0;               ///< least total GPU power at an update [W]
   double gpu_power_max = 0.0;               ///< largest total GPU power at an update [W]
+  /// Energy the GPUs drew above what their work asked for: power floor, ramp-down hold, software
+  /// fill, less what a rising ramp held back [J].
+  double smoothing_energy = 0.0;
 };
 
 class TrainingJob final : public solver::Component, public thermal::GpuPowerSource {
@@ -150,13 +155,30 @@ class TrainingJob final : public solver::Component, public thermal::GpuPowerSour
     double activity = 0.0;
     bool working = true;
   };
-  [[nodiscard]] PhaseSpec phase_spec(JobPhase phase) const;
+  [[nodiscard]] PhaseSpec phase_spec(JobPhase phase, bool mitigated = true) const;
   [[nodiscard]] GovernorState governor_state(const double* d, std::size_t gpu) const;
   [[nodiscard]] GovernorInputs governor_inputs(std::size_t gpu, const double* x, const PhaseSpec& spec) const;
   /// Activity of GPU i in the phase (with the wait of GPUs faster than the gate).
-  [[nodiscard]] double activity(const double* d, std::size_t gpu) const;
-  /// Writes the start of `phase` at time t into d (phase, end time, work).
-  void begin_phase(JobPhase phase, double t, double* d) const;
+  /// `mitigated`: with software fill (false: the activity the work itself asks for).
+  [[nodiscard]] double activity(const double* d, std::size_t gpu, bool mitigated = true) const;
+  /// Power GPU i's work asks for, without leakage: P_static + s_i P_dyn(a_i, f_i) [W]; with
+  /// `mitigated`, software fill and the power floor included (the ramp's target).
+  [[nodiscard]] double commanded_power(const double* d, std::size_t gpu, bool mitigated = true) const;
+  /// The smoothed power of GPU i at time t with discrete state d [W].
+  [[nodiscard]] double smoothed(const double* d, std::size_t gpu, double t) const;
+  /// Mean smoothed power of the powered GPUs at t [W].
+  [[nodiscard]] double mean_smoothed(const double* d, double t) const;
+  /// At an update at t (d: state before, d_next: after): books the smoothing energy since the last
+  /// update and starts new ramps where the commanded power changed direction or the phase changed.
+  /// Returns whether a ramp started (the power changes differently from now on).
+  bool rebase_ramps(double t, const double* d, double* d_next) const;
+  /// Mean commanded power of the powered GPUs [W].
+  [[nodiscard]] double mean_commanded(const double* d) const;
+  /// Every GPU at its commanded power with no ramp running; the smoothing energy reset.
+  void start_ramps_settled(double* d) const;
+  /// Writes the start of `phase` at time t into d (phase, end time, work). `settled`: no power ramp
+  /// into the phase (the start of a run).
+  void begin_phase(JobPhase phase, double t, double* d, bool settled = false) const;
   /// The phase after the current one ends at t (step bookkeeping included).
   void finish_phase(double t, double* d) const;
   /// Stops the job at t for an interruption of class `cause` (index into classes_, or the
@@ -189,6 +211,7 @@ class TrainingJob final : public solver::Component, public thermal::GpuPowerSour
   int next_interruption_ = 0, interruptions_count_ = 0, checkpoints_ = 0;
   int throttled_gpu_seconds_ = 0, lost_throttle_ = 0, lost_checkpoint_ = 0, lost_failure_ = 0;
   int power_min_ = 0, power_max_ = 0, by_category_ = 0;
+  int ramp_origin_ = 0, ramp_start_ = 0, smoothing_energy_ = 0, energy_mark_ = 0;
   // Outputs.
   int out_clock_ = 0, out_reasons_ = 0, out_phase_ = 0, out_step_time_ = 0, out_throughput_ = 0, out_mfu_ = 0;
   int out_gate_ = 0, out_steps_ = 0, out_tokens_ = 0, out_tflops_ = 0;
