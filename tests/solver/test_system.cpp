@@ -186,3 +186,63 @@ TEST_CASE("A sampled controller updates its discrete state exactly on its clock"
   CHECK(simulator.statistics().segments == 20);
   CHECK(simulator.final_discrete()[0] == Approx(gain * (setpoint - recorder.states.back()[0])).margin(1e-12));
 }
+
+TEST_CASE("Knots come in time order at every update with the discrete state before and after",
+          "[solver][discrete]") {
+  const double h = 0.3;
+  System system;
+  system.add(std::make_unique<SampledLoop>(2.0, 3.0, 1.0, h));
+  system.assemble();
+  SimulationSettings settings;
+  settings.end_time = 1.0;
+  settings.output_interval = 0.25;
+  Simulator simulator(system, settings);
+  struct Knots final : SimulationObserver {
+    std::vector<double> times, before, after;
+    void on_sample(double, const std::vector<double>&, const std::vector<double>&) override {}
+    [[nodiscard]] bool wants_knots() const override { return true; }
+    void on_knot(double t, const std::vector<double>&, const std::vector<double>& b,
+                 const std::vector<double>& a) override {
+      times.push_back(t);
+      before.push_back(b[0]);
+      after.push_back(a[0]);
+    }
+  } knots;
+  REQUIRE(simulator.run(knots).finished());
+  REQUIRE(!knots.times.empty());
+  CHECK(std::is_sorted(knots.times.begin(), knots.times.end()));
+  // Updates at 0, 0.3, 0.6, 0.9 (the command changes there), samples at 0, 0.25, ..., 1.
+  const std::vector<double> updates = {0.0, 0.3, 0.6, 0.9};
+  for (double u : updates) {
+    const auto it = std::find_if(knots.times.begin(), knots.times.end(),
+                                 [&](double t) { return std::abs(t - u) < 1e-12; });
+    REQUIRE(it != knots.times.end());
+    const auto k = static_cast<std::size_t>(it - knots.times.begin());
+    if (u > 0.0) CHECK(knots.before[k] != knots.after[k]);
+  }
+  for (double s : {0.25, 0.5, 0.75, 1.0}) {
+    const auto it = std::find_if(knots.times.begin(), knots.times.end(),
+                                 [&](double t) { return std::abs(t - s) < 1e-12; });
+    REQUIRE(it != knots.times.end());
+    const auto k = static_cast<std::size_t>(it - knots.times.begin());
+    CHECK(knots.before[k] == knots.after[k]);
+  }
+  // A plain observer is not asked for knots.
+  Recorder recorder;
+  CHECK_FALSE(recorder.wants_knots());
+}
+
+TEST_CASE("A sample a few ulps from an update is taken at the update, not integrated to", "[solver][discrete]") {
+  // Updates every 0.1 s and samples every 0.005 s: 0.1 * 17 and 0.005 * 340 differ in the last bits.
+  System system;
+  system.add(std::make_unique<SampledLoop>(2.0, 3.0, 1.0, 0.1));
+  system.assemble();
+  SimulationSettings settings;
+  settings.end_time = 3.0;
+  settings.output_interval = 0.005;
+  Simulator simulator(system, settings);
+  Recorder recorder;
+  const auto status = simulator.run(recorder);
+  CHECK(status.finished());
+  CHECK(recorder.times.size() == 601);
+}

@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 #include <hdf5.h>
 
+#include <array>
 #include <cerrno>
 #include <cmath>
 #include <cstdint>
@@ -726,4 +727,50 @@ TEST_CASE("static data (layout, maps) is written once with units and its entity 
   wrong.static_data = {{"layout", "gpu_rack", "1", "map", "gpu", {n_gpu + 1}, std::vector<double>(n_gpu + 1, 0.0)}};
   CHECK_THROWS_WITH(dctwin::io::ReportWriter(scratch_dir("static_wrong") / "r.h5", wrong),
                     "invalid report layout: static data 'layout/gpu_rack': first dimension does not match entity 'gpu'");
+}
+
+TEST_CASE("fine series have their own time axis, cross chunks and are refused out of order", "[report]") {
+  const fs::path path = scratch_dir("fine_series") / "run.h5";
+  ReportLayout layout = test_layout();
+  layout.fine_series.push_back({"grid", "time of the grid samples",
+                                {OutputSpec{"grid", "power", "W", "grid power", "", 1},
+                                 OutputSpec{"grid", "frequency", "Hz", "grid frequency", "", 1}}});
+  ReportWriter writer(path, layout);
+  writer.append_sample(0.0, sample(0));
+  const std::size_t n = 20000;  // more than two chunks of 8192 rows
+  for (std::size_t k = 0; k < n; ++k) {
+    const std::array<double, 2> values = {1e6 + static_cast<double>(k), 60.0 - 1e-6 * static_cast<double>(k)};
+    writer.append_fine_sample(0, 1e-3 * static_cast<double>(k), values);
+  }
+  writer.append_sample(0.5, sample(1));
+  const std::array<double, 2> late = {0.0, 0.0};
+  CHECK_THROWS_WITH(writer.append_fine_sample(0, 1.0, late),
+                    Catch::Contains("/grid sample time 1 s is not finite or before the previous one"));
+  const std::array<double, 1> short_row = {0.0};
+  CHECK_THROWS_WITH(writer.append_fine_sample(0, 30.0, short_row),
+                    Catch::Contains("a /grid sample has 1 values, the layout has 2 series"));
+  CHECK_THROWS_WITH(writer.append_fine_sample(1, 30.0, late), Catch::Contains("no fine series group 1"));
+  writer.finish(finished_run(0.5), {});
+
+  const ReportReader reader(path);
+  CHECK(reader.time().size() == 2);
+  const auto t = reader.read("/grid/time");
+  const auto p = reader.read("/grid/power");
+  const auto f = reader.read("/grid/frequency");
+  REQUIRE(t.size() == n);
+  REQUIRE(p.size() == n);
+  REQUIRE(f.size() == n);
+  for (std::size_t k = 0; k < n; k += 997) {
+    CHECK(t[k] == 1e-3 * static_cast<double>(k));
+    CHECK(p[k] == 1e6 + static_cast<double>(k));
+    CHECK(f[k] == 60.0 - 1e-6 * static_cast<double>(k));
+  }
+  bool found = false;
+  for (const auto& d : reader.datasets())
+    if (d.path == "/grid/power") {
+      found = true;
+      CHECK(d.units == "W");
+      CHECK(d.long_name == "grid power");
+    }
+  CHECK(found);
 }
