@@ -1,5 +1,6 @@
 #include "dctwin/io/run.hpp"
 
+#include <array>
 #include <chrono>
 #include <span>
 
@@ -54,6 +55,20 @@ class ReportingObserver final : public solver::SimulationObserver {
   void on_sample(double t, const std::vector<double>& x, const std::vector<double>& outputs) override {
     writer_.append_sample(t, std::span<const double>(outputs));
     site_.observe(t, x, outputs);
+    write_grid_samples();
+  }
+  [[nodiscard]] bool wants_knots() const override { return site_.has_electrical_feed(); }
+  void on_knot(double t, const std::vector<double>& x, const std::vector<double>& before,
+               const std::vector<double>& after) override {
+    site_.knot(t, x, before, after);
+  }
+  /// Streams the grid-connection samples the feed produced into /grid.
+  void write_grid_samples() {
+    for (const auto& g : site_.take_grid_samples()) {
+      const std::array<double, 6> values = {g.grid_power, g.frequency, g.voltage, g.capacitor_energy, g.battery_soc,
+                                            g.hot_spot};
+      writer_.append_fine_sample(0, g.time, values);
+    }
   }
   void on_event(double t, const std::string& component, const std::string& event, const std::string& message) override {
     writer_.add_event(t, component, event, message);
@@ -107,6 +122,17 @@ RunResult run_scenario(const ScenarioDocument& document, const std::filesystem::
   for (const auto& slot : system.outputs()) layout.outputs.push_back({slot.spec, slot.first_value});
   layout.entities = system.entity_tables();
   layout.static_data = site->static_data();
+  if (site->has_electrical_feed()) {
+    layout.fine_series.push_back(
+        {"grid",
+         "time of the grid-connection samples (the electrical feed's output interval)",
+         {{"grid", "power", "W", "power the facility draws from the utility at the point of connection", "", 1},
+          {"grid", "frequency", "Hz", "grid frequency (aggregated swing equation of the balancing area)", "", 1},
+          {"grid", "voltage", "1", "MV bus voltage relative to nominal", "", 1},
+          {"grid", "capacitor_energy", "J", "energy stored in the capacitor bank (0 without one)", "", 1},
+          {"grid", "battery_soc", "1", "battery state of charge (0 without one)", "", 1},
+          {"grid", "transformer_hot_spot", "K", "hottest transformer winding hot spot", "", 1}}});
+  }
   layout.scenario_name = site->name();
   layout.scenario_file = document.file;
   layout.scenario_source = document.source_text;
@@ -134,6 +160,7 @@ RunResult run_scenario(const ScenarioDocument& document, const std::filesystem::
   result.status = simulator.run(x0, observer, callbacks.cancel);
   result.statistics = simulator.statistics();
   result.wall_time_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  observer.write_grid_samples();
   result.summary = site->summary(x0, simulator.final_state(), simulator.final_discrete());
   writer.finish({result.status, result.statistics, result.wall_time_seconds}, result.summary);
   return result;

@@ -234,6 +234,10 @@ FacilitySite::FacilitySite(const ParameterTree& scenario, std::optional<WeatherS
   auto job = std::make_unique<workload::TrainingJob>("job", workload_parameters,
                                                      *gpus, settings_.end_time, seed, "workload");
   gpus->connect(*job);
+  {
+    auto electrical = electrical::ElectricalParameters::from(scenario.section("electrical"));
+    if (electrical.enabled) electrical_ = std::move(electrical);
+  }
   const ParameterTree& server = f.section("server");
   thermal::RoomAir room(thermal::RoomAirParameters::from(f.section("room")), thermal::CrahParameters::from(f.section("crah")));
   const ParameterTree& plant_tree = f.section("plant");
@@ -369,6 +373,33 @@ void FacilitySite::finish_assembly() {
   system_.assemble();
   for (const auto& slot : system_.outputs())
     if (slot.spec.group == "gpu" && slot.spec.name == "total_power") gpu_total_power_slot_ = slot.first_value;
+  for (const auto& slot : system_.outputs())
+    if (slot.spec.group == "gpu" && slot.spec.name == "power") gpu_power_slot_ = slot.first_value;
+}
+
+electrical::FeedLoad FacilitySite::feed_load(double t, const std::vector<double>& x, const double* d) const {
+  electrical::FeedLoad load;
+  load.it = pod_other_it_power_;
+  load.mechanical = cooling_power_now_;
+  const solver::EvalContext ctx{t, t, d};
+  const std::size_t per_pod = layout_->gpus() / layout_->pods();
+  for (std::size_t g = 0; g < gpus_->count(); ++g) load.it[g / per_pod] += gpus_->board_power(g, ctx, x.data());
+  return load;
+}
+
+void FacilitySite::knot(double t, const std::vector<double>& x, const std::vector<double>& before,
+                        const std::vector<double>& after) {
+  if (!feed_ || t <= feed_->time()) return;  // not started yet (it starts at the first sample)
+  const electrical::FeedLoad left = feed_load(t, x, before.data());
+  feed_->advance(t, feed_right_, left);
+  feed_right_ = &before == &after ? left : feed_load(t, x, after.data());
+}
+
+std::vector<electrical::GridSample> FacilitySite::take_grid_samples() {
+  if (!feed_) return {};
+  std::vector<electrical::GridSample> samples = feed_->samples();
+  feed_->clear_samples();
+  return samples;
 }
 
 std::vector<double> FacilitySite::initial_state() const {
@@ -418,18 +449,36 @@ void FacilitySite::observe(double t, const std::vector<double>& x, const std::ve
   double it_power = gpu_power, cooling_power = plant_->operate(t, v).power;
   const auto& crah = hall_->room().crah_parameters();
   cooling_power += static_cast<double>(layout_->pods()) * crah.count * crah.rated_fan_power;
+  // The non-GPU IT power per pod (the electrical feed's lineups are the pods).
+  const std::size_t pods = layout_->pods(), servers_per_pod = layout_->servers() / pods;
+  pod_other_it_power_.assign(pods, 0.0);
   if (servers_ != nullptr) {
     // Server fans are part of the servers' (IT) power.
-    it_power += static_cast<double>(layout_->servers()) * servers_->other_heat();
+    for (double& p : pod_other_it_power_) p = static_cast<double>(servers_per_pod) * servers_->other_heat();
     const auto& slots = system_.outputs();
     for (const auto& slot : slots) {
       if (slot.spec.group != "server" || slot.spec.name != "fan_power") continue;
-      for (std::size_t s = 0; s < layout_->servers(); ++s) it_power += outputs[slot.first_value + s];
+      for (std::size_t s = 0; s < layout_->servers(); ++s)
+        pod_other_it_power_[s / servers_per_pod] += outputs[slot.first_value + s];
     }
   } else {
-    it_power += static_cast<double>(layout_->racks()) * server_air_heat_per_rack_;
+    for (double& p : pod_other_it_power_) p = static_cast<double>(layout_->racks_per_pod()) * server_air_heat_per_rack_;
     for (double p : flows_->at(t).pod_pump_power) cooling_power += p;
     cooling_power += static_cast<double>(layout_->racks()) * racks_->door_fan_power();
+  }
+  for (double p : pod_other_it_power_) it_power += p;
+  cooling_power_now_ = cooling_power;
+  if (feed_) feed_->set_ambient_temperature(weather_->dry_bulb_at(t));
+  if (electrical_ && !feed_) {
+    // The feed starts at the first sample, in steady state at the load then.
+    electrical::FeedLoad load;
+    load.it = pod_other_it_power_;
+    load.mechanical = cooling_power;
+    const std::size_t per_pod = layout_->gpus() / pods;
+    for (std::size_t g = 0; g < gpus_->count(); ++g) load.it[g / per_pod] += outputs[gpu_power_slot_ + g];
+    feed_ = std::make_unique<electrical::ElectricalFeed>(*electrical_, pods, servers_per_pod, layout_->racks_per_pod(),
+                                                         weather_->dry_bulb_at(t), t, load);
+    feed_right_ = load;
   }
   if (first_sample_) {
     junction_max_ = hottest;
@@ -493,6 +542,25 @@ std::vector<solver::SummaryFigure> FacilitySite::summary(const std::vector<doubl
     s.push_back({"time_to_first_gpu_thermal_limit", time_to_limit_, "s",
                  "time from the first pump failure to the first GPU above its max operating temperature (-1: never)"});
   for (auto& figure : job_->summary(discrete.data(), duration)) s.push_back(std::move(figure));
+  if (feed_) {
+    // The utility's limits count with the GPUs' in limit_violations.
+    double grid_violations = 0.0;
+    for (auto& figure : feed_->summary()) {
+      if (figure.name == "grid_limit_violations") grid_violations = figure.value;
+      s.push_back(std::move(figure));
+    }
+    for (auto& figure : s)
+      if (figure.name == "limit_violations") {
+        figure.value += grid_violations;
+        figure.long_name = "limit checks failed: GPU max operating temperature and the utility's limits (grid_limit_*)";
+      }
+    double storage_losses = 0.0;
+    for (const auto& [stage, loss] : feed_->energy().loss_by_stage)
+      if (stage == "capacitor_storage" || stage == "battery_storage") storage_losses += loss;
+    const double overhead = job_->accounts(discrete.data()).smoothing_energy + storage_losses;
+    s.push_back({"mitigation_energy_overhead", overhead, "J",
+                 "energy the swing mitigations cost: GPU smoothing and fill above the work's demand plus storage losses"});
+  }
   return s;
 }
 

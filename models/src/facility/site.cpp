@@ -62,6 +62,10 @@ solver::SectionSchema scenario_schema() {
   root.sections["workload"] = workload::WorkloadParameters::schema();
   root.sections["loop"] = single_node_loop_schema();
   root.sections["facility"] = facility_schema();
+  root.sections["electrical"] = electrical::ElectricalParameters::schema();
+  root.sections["electrical"].doc =
+      "The facility's electrical feed from the server PSUs to the utility, stepped at 1 ms between the thermal "
+      "solver's knots (facility sites)";
   return root;
 }
 
@@ -69,7 +73,7 @@ std::unique_ptr<Site> build_site(const solver::ParameterTree& scenario, std::opt
   const bool facility = scenario.text("site") == "facility";
   // Sections that belong to the other kind of site must not be written (they would be ignored).
   auto written = [&](const char* name) { return scenario.section(name).location.line > 0; };
-  for (const char* name : facility ? std::vector<const char*>{"server", "loop"} : std::vector<const char*>{"facility"}) {
+  for (const char* name : facility ? std::vector<const char*>{"server", "loop"} : std::vector<const char*>{"facility", "electrical"}) {
     if (written(name))
       throw solver::InputError(std::string(name) + ": not used by a " + scenario.text("site") +
                                    " site (set site: " + (facility ? "single-node" : "facility") + " or remove it)",

@@ -82,7 +82,7 @@ solver::ParameterTable InterruptionParameters::table() {
   t.push_back(greater_than(p, 0.0));
   p = real_parameter("crash_time", "s",
                      "A job crash injected at this time, drawn interruptions or not (category software); 0 = none",
-                     d.crash_time);
+                     d.crash_time, "What-if input: no injected crash by default");
   t.push_back(at_least(p, 0.0));
   return t;
 }

@@ -337,7 +337,7 @@ TEST_CASE("interruption parameter table is complete and its defaults are in rang
     if (spec.kind == ParameterKind::real || spec.kind == ParameterKind::integer) CHECK_FALSE(spec.source.empty());
   }
   CHECK(names == std::set<std::string>{"enabled", "rate_scale", "include_planned", "reference_gpus", "reference_period",
-                                       "detection_time", "restart_time", "read_bandwidth"});
+                                       "detection_time", "restart_time", "read_bandwidth", "crash_time"});
 
   std::map<std::string, dctwin::solver::ParameterSpec> by_name;
   for (const auto& spec : table) by_name.emplace(spec.name, spec);

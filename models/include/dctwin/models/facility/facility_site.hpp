@@ -32,6 +32,12 @@ class FacilitySite final : public Site {
   [[nodiscard]] std::vector<solver::SummaryFigure> summary(const std::vector<double>& x0, const std::vector<double>& x,
                                                            const std::vector<double>& discrete) const override;
   [[nodiscard]] std::vector<solver::StaticData> static_data() const override { return layout_->static_data(); }
+  [[nodiscard]] bool has_electrical_feed() const override { return electrical_.has_value(); }
+  void knot(double t, const std::vector<double>& x, const std::vector<double>& before,
+            const std::vector<double>& after) override;
+  std::vector<electrical::GridSample> take_grid_samples() override;
+  /// The feed, once the first sample has started it (nullptr before, or without one).
+  [[nodiscard]] const electrical::ElectricalFeed* feed() const { return feed_.get(); }
 
   [[nodiscard]] const FacilityLayout& layout() const { return *layout_; }
   [[nodiscard]] const thermal::GpuPackageArray& gpus() const { return *gpus_; }
@@ -44,6 +50,9 @@ class FacilitySite final : public Site {
 
  private:
   void finish_assembly();
+  /// The facility load at (t, x, d): GPUs exactly, the rest of the IT load and the cooling as at
+  /// the last sample.
+  [[nodiscard]] electrical::FeedLoad feed_load(double t, const std::vector<double>& x, const double* d) const;
 
   std::unique_ptr<FacilityLayout> layout_;
   std::unique_ptr<FlowPlan> flows_;
@@ -70,6 +79,13 @@ class FacilitySite final : public Site {
   double it_energy_ = 0.0, plant_energy_ = 0.0;  // trapezoid over samples [J]
   double last_it_power_ = 0.0, last_cooling_power_ = 0.0;
   double junction_spread_ = 0.0;  // hottest minus coolest junction at the last sample [K]
+  // Electrical feed (multirate): started at the first sample, advanced at every knot.
+  std::optional<electrical::ElectricalParameters> electrical_;
+  std::unique_ptr<electrical::ElectricalFeed> feed_;
+  electrical::FeedLoad feed_right_;           // load just after the last knot
+  std::vector<double> pod_other_it_power_;    // non-GPU IT power per pod at the last sample [W]
+  double cooling_power_now_ = 0.0;            // cooling power at the last sample [W]
+  std::size_t gpu_power_slot_ = 0;            // position of /gpu/power in the output buffer
 };
 
 }  // namespace dctwin::models::facility

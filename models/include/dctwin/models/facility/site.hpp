@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "dctwin/models/electrical/feed.hpp"
 #include "dctwin/models/facility/weather.hpp"
 #include "dctwin/solver/parameters.hpp"
 #include "dctwin/solver/simulator.hpp"
@@ -28,6 +29,15 @@ class Site {
   [[nodiscard]] virtual std::vector<double> initial_state() const = 0;
   /// Called with every sample, to follow extrema and limit checks.
   virtual void observe(double t, const std::vector<double>& x, const std::vector<double>& outputs) = 0;
+  /// Whether the site has an electrical feed, stepped at its own fine step between the solver's
+  /// knots (multirate; see knot()).
+  [[nodiscard]] virtual bool has_electrical_feed() const { return false; }
+  /// A knot of the run (solver::SimulationObserver::on_knot): the electrical feed advances to t
+  /// with the load's left limit (discrete state `before`) and goes on from its right limit (`after`).
+  virtual void knot(double /*t*/, const std::vector<double>& /*x*/, const std::vector<double>& /*before*/,
+                    const std::vector<double>& /*after*/) {}
+  /// The grid-connection samples produced since the last call (moved out).
+  virtual std::vector<electrical::GridSample> take_grid_samples() { return {}; }
   /// Data that does not change during the run (layout, maps), written once into the report.
   [[nodiscard]] virtual std::vector<solver::StaticData> static_data() const { return {}; }
   /// Summary figures at the end of a run (x0: initial state, x: final state, discrete: final

@@ -1,0 +1,458 @@
+#include "dctwin/models/electrical/conversion.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <Eigen/Core>
+#include <unsupported/Eigen/MatrixFunctions>
+
+#include "dctwin/models/hx/checks.hpp"
+#include "dctwin/solver/check.hpp"
+
+namespace dctwin::models::electrical {
+
+namespace {
+
+using solver::ParameterTable;
+
+/// The section's path, or `fallback` for a tree built without one.
+std::string section_name(const solver::ParameterTree& s, const char* fallback) {
+  return s.path.empty() ? std::string(fallback) : s.path;
+}
+
+void finite(const hx::ParameterCheck& check, const char* key, double value) {
+  if (!std::isfinite(value)) check.fail(std::string(key) + " must be a finite number");
+}
+
+void positive_finite(const hx::ParameterCheck& check, const char* key, double value, const char* unit) {
+  check.positive(key, value, unit);
+  finite(check, key, value);
+}
+
+/// Reads a list of efficiency points, or `fallback` when the list is empty or absent.
+std::vector<EfficiencyPoint> read_curve(const solver::ParameterTree& s, const std::string& name,
+                                        std::vector<EfficiencyPoint> fallback) {
+  const auto found = s.lists.find(name);
+  if (found == s.lists.end() || found->second.empty()) return fallback;
+  std::vector<EfficiencyPoint> points;
+  for (const auto& entry : found->second) points.push_back(EfficiencyPoint::from(entry));
+  return points;
+}
+
+solver::SectionSchema point_schema(const std::string& doc) {
+  solver::SectionSchema point;
+  point.doc = doc;
+  point.parameters = EfficiencyPoint::table();
+  return point;
+}
+
+std::string list_text(const std::vector<EfficiencyPoint>& points) {
+  std::string text;
+  for (const auto& point : points) {
+    if (!text.empty()) text += ", ";
+    text += hx::format_number(point.load_fraction) + " -> " + hx::format_number(point.efficiency);
+  }
+  return text;
+}
+
+}  // namespace
+
+// ---- efficiency curves --------------------------------------------------------------------------
+
+ParameterTable EfficiencyPoint::table() {
+  using namespace solver;
+  ParameterTable t;
+  auto p = real_parameter("load_fraction", "1", "x: output power per rated output power", std::nullopt,
+                          "Given with each point");
+  t.push_back(greater_than(p, 0.0));
+  p = real_parameter("efficiency", "1", "eta: output power per input power at that load", std::nullopt,
+                     "Given with each point");
+  greater_than(p, 0.0);
+  t.push_back(at_most(p, 1.0));
+  return t;
+}
+
+EfficiencyPoint EfficiencyPoint::from(const solver::ParameterTree& s) {
+  EfficiencyPoint p;
+  p.load_fraction = s.number("load_fraction");
+  p.efficiency = s.number("efficiency");
+  return p;
+}
+
+void check_efficiency_curve(const std::vector<EfficiencyPoint>& points, const std::string& list_path) {
+  if (points.size() < 2)
+    hx::ParameterCheck(list_path).fail("an efficiency curve needs at least 2 points (" +
+                                       std::to_string(points.size()) + " given)");
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const hx::ParameterCheck check(list_path + "[" + std::to_string(i) + "]");
+    positive_finite(check, "load_fraction", points[i].load_fraction, "");
+    check.in_half_open_range("efficiency", points[i].efficiency, 0.0, 1.0, "");
+    if (i > 0) check.greater_than("load_fraction", points[i].load_fraction, points[i - 1].load_fraction, "");
+  }
+}
+
+double interpolate_efficiency(const std::vector<EfficiencyPoint>& c, double x) {
+  DCTWIN_DEMAND(!c.empty(), "efficiency curve without points");
+  if (!(x > c.front().load_fraction)) return c.front().efficiency;
+  if (x >= c.back().load_fraction) return c.back().efficiency;
+  std::size_t i = 1;
+  while (c[i].load_fraction < x) ++i;
+  const double w = (x - c[i - 1].load_fraction) / (c[i].load_fraction - c[i - 1].load_fraction);
+  return c[i - 1].efficiency + w * (c[i].efficiency - c[i - 1].efficiency);
+}
+
+// ---- PSUs ---------------------------------------------------------------------------------------
+
+std::vector<EfficiencyPoint> PsuParameters::default_efficiency() {
+  return {{0.1, 0.90}, {0.2, 0.94}, {0.5, 0.96}, {1.0, 0.91}};
+}
+
+ParameterTable PsuParameters::table() {
+  using namespace solver;
+  const PsuParameters d;
+  ParameterTable t;
+  auto n = integer_parameter("supplies", "Power supplies per server", d.supplies,
+                             "NVIDIA DGX H100: six 3.3 kW supplies per system (DGX H100 user guide)");
+  t.push_back(at_least(n, 1.0));
+  auto p = real_parameter("supply_rated_power", "W", "Rated output power of one supply", d.supply_rated_power,
+                          "NVIDIA DGX H100: 3.3 kW per supply (DGX H100 user guide)");
+  p.display_unit = "kW";
+  t.push_back(greater_than(p, 0.0));
+  n = integer_parameter("active_supplies", "Supplies that carry the server's load (N of an N+N arrangement)",
+                        d.active_supplies,
+                        "DGX H100 N+N redundancy: 3 of 6 supplies carry a 10.2 kW system (DGX H100 user guide)");
+  t.push_back(at_least(n, 1.0));
+  p = real_parameter("bulk_capacitance", "F", "Bulk (PFC output) capacitance of one supply", d.bulk_capacitance,
+                     "Estimate (uncertain): 10 ms hold-up at 3.3 kW between 400 V and 300 V needs "
+                     "~0.94 mF (33 J = 1/2 C (400^2 - 300^2)); rounded up");
+  p.display_unit = "mF";
+  t.push_back(greater_than(p, 0.0));
+  p = real_parameter("bulk_voltage_nominal", "V", "Bulk capacitor voltage held by the PFC stage in steady state",
+                     d.bulk_voltage_nominal,
+                     "Estimate (uncertain): boost PFC stages of 230 V supplies regulate ~380-400 V DC");
+  t.push_back(greater_than(p, 0.0));
+  p = real_parameter("bulk_voltage_min", "V", "Bulk voltage below which the supply's DC-DC stage drops out",
+                     d.bulk_voltage_min, "Estimate (uncertain): ~75 % of the nominal bulk voltage");
+  t.push_back(greater_than(p, 0.0));
+  p = real_parameter("pfc_time_constant", "s", "Lag of the input power behind the output power (PFC voltage loop)",
+                     d.pfc_time_constant,
+                     "Estimate (uncertain): PFC voltage loops cross over at ~10-20 Hz to reject the 100/120 Hz "
+                     "ripple; 1 / (2 pi 16 Hz) ~ 10 ms");
+  p.display_unit = "ms";
+  t.push_back(greater_than(p, 0.0));
+  return t;
+}
+
+solver::SectionSchema PsuParameters::schema() {
+  solver::SectionSchema s;
+  s.doc = "Server power supplies: efficiency curve, bulk capacitors (hold-up), PFC input lag";
+  s.parameters = table();
+  s.lists["efficiency"] = point_schema(
+      "Efficiency curve point, load fraction of one active supply (default: 80 PLUS Titanium 230 V internal, " +
+      list_text(default_efficiency()) + ", FACTS.md)");
+  return s;
+}
+
+PsuParameters PsuParameters::from(const solver::ParameterTree& s) {
+  PsuParameters p;
+  p.supplies = static_cast<int>(s.integer("supplies"));
+  p.supply_rated_power = s.number("supply_rated_power");
+  p.active_supplies = static_cast<int>(s.integer("active_supplies"));
+  p.bulk_capacitance = s.number("bulk_capacitance");
+  p.bulk_voltage_nominal = s.number("bulk_voltage_nominal");
+  p.bulk_voltage_min = s.number("bulk_voltage_min");
+  p.pfc_time_constant = s.number("pfc_time_constant");
+  p.efficiency = read_curve(s, "efficiency", default_efficiency());
+  p.check(section_name(s, "electrical.psu"));
+  return p;
+}
+
+void PsuParameters::check(const std::string& section) const {
+  const hx::ParameterCheck check(section);
+  check.at_least("supplies", supplies, 1.0, "");
+  positive_finite(check, "supply_rated_power", supply_rated_power, "W");
+  check.at_least("active_supplies", active_supplies, 1.0, "");
+  positive_finite(check, "bulk_capacitance", bulk_capacitance, "F");
+  positive_finite(check, "bulk_voltage_nominal", bulk_voltage_nominal, "V");
+  positive_finite(check, "bulk_voltage_min", bulk_voltage_min, "V");
+  positive_finite(check, "pfc_time_constant", pfc_time_constant, "s");
+  if (active_supplies > supplies)
+    check.fail("active_supplies " + std::to_string(active_supplies) + " is more than supplies " +
+               std::to_string(supplies));
+  if (bulk_voltage_min >= bulk_voltage_nominal)
+    check.fail("bulk_voltage_min " + hx::format_number(bulk_voltage_min) + " V must be below bulk_voltage_nominal " +
+               hx::format_number(bulk_voltage_nominal) + " V");
+  check_efficiency_curve(efficiency, section + ".efficiency");
+}
+
+PsuBank::PsuBank(const PsuParameters& p, std::size_t servers) : p_(p) {
+  p_.check("electrical.psu");
+  DCTWIN_DEMAND(servers > 0, "a PSU bank needs at least one server");
+  carrying_ = static_cast<double>(servers) * static_cast<double>(p_.active_supplies);
+}
+
+double PsuBank::load_fraction(double output_power) const {
+  return output_power / (carrying_ * p_.supply_rated_power);
+}
+
+double PsuBank::efficiency(double output_power) const {
+  return interpolate_efficiency(p_.efficiency, load_fraction(output_power));
+}
+
+double PsuBank::bulk_energy_at(double voltage) const {
+  return carrying_ * 0.5 * p_.bulk_capacitance * voltage * voltage;
+}
+
+double PsuBank::bulk_voltage(double bulk_energy) const {
+  return std::sqrt(std::max(0.0, 2.0 * bulk_energy / (carrying_ * p_.bulk_capacitance)));
+}
+
+PsuState PsuBank::steady_state(double output_power) const {
+  return {output_power / efficiency(output_power), bulk_energy_at(p_.bulk_voltage_nominal)};
+}
+
+PsuStep PsuBank::step(PsuState& state, double h, double output_start, double output_end) const {
+  return step(state, h, output_start, output_end, efficiency(0.5 * (output_start + output_end)));
+}
+
+PsuStep PsuBank::step(PsuState& state, double h, double output_start, double output_end, double eta) const {
+  DCTWIN_DEMAND(h >= 0.0, "PSU step length must be >= 0");
+  DCTWIN_DEMAND(eta > 0.0 && eta <= 1.0, "PSU efficiency must be in (0, 1]");
+  PsuStep out;
+  if (h == 0.0) return out;
+  if (h != cached_step_) {
+    // z = (e, y, q, P, s) with y = eta P_in, q = integral of y, P = P_out, s = dP_out/dt:
+    //   e' = y - P,  y' = (P - y - e / T_r) / tau,  q' = y,  P' = s,  s' = 0.
+    const double tau = p_.pfc_time_constant;
+    const double regulation = 4.0 * tau;  // T_r, critical damping
+    Eigen::Matrix<double, 5, 5> a = Eigen::Matrix<double, 5, 5>::Zero();
+    a(0, 1) = 1.0;
+    a(0, 3) = -1.0;
+    a(1, 0) = -1.0 / (regulation * tau);
+    a(1, 1) = -1.0 / tau;
+    a(1, 3) = 1.0 / tau;
+    a(2, 1) = 1.0;
+    a(3, 4) = 1.0;
+    const Eigen::Matrix<double, 5, 5> e = (a * h).exp();
+    for (int i = 0; i < 5; ++i)
+      for (int j = 0; j < 5; ++j) propagator_[static_cast<std::size_t>(5 * i + j)] = e(i, j);
+    cached_step_ = h;
+  }
+  const double mean_output = 0.5 * (output_start + output_end);
+  const std::array<double, 5> z0 = {state.bulk_energy - nominal_bulk_energy(), eta * state.input_power, 0.0,
+                                    output_start, (output_end - output_start) / h};
+  std::array<double, 5> z1{};
+  for (std::size_t i = 0; i < 5; ++i) {
+    double sum = 0.0;
+    for (std::size_t j = 0; j < 5; ++j) sum += propagator_[5 * i + j] * z0[j];
+    z1[i] = sum;
+  }
+  out.input_energy = z1[2] / eta;
+  out.output_energy = mean_output * h;
+  out.bulk_energy_change = z1[2] - out.output_energy;
+  out.loss = out.input_energy - out.output_energy - out.bulk_energy_change;
+  state.input_power = z1[1] / eta;
+  state.bulk_energy += out.bulk_energy_change;
+  return out;
+}
+
+// ---- BBUs ---------------------------------------------------------------------------------------
+
+ParameterTable BbuParameters::table() {
+  using namespace solver;
+  const BbuParameters d;
+  ParameterTable t;
+  auto n = integer_parameter("units_per_rack", "Battery backup units on each rack's busbar", d.units_per_rack,
+                             "Estimate (uncertain): Open Rack v3 BBU shelves of 15 kW (FACTS.md); two cover a "
+                             "rack of two ~10 kW servers");
+  t.push_back(at_least(n, 0.0));
+  auto p = real_parameter("unit_rated_power", "W", "Discharge rating of one unit (not used: no outages are modelled)",
+                          d.unit_rated_power, "Open Rack v3 BBU 15 kW, up to 4 min hold-up (FACTS.md)");
+  p.display_unit = "kW";
+  t.push_back(greater_than(p, 0.0));
+  p = real_parameter("standby_loss", "W", "Float charging and management loss of one unit", d.standby_loss,
+                     "Estimate (uncertain): charger and battery management of a ~15 kW Li-ion module draw a few "
+                     "tens of W at float");
+  t.push_back(at_least(p, 0.0));
+  return t;
+}
+
+BbuParameters BbuParameters::from(const solver::ParameterTree& s) {
+  BbuParameters p;
+  p.units_per_rack = static_cast<int>(s.integer("units_per_rack"));
+  p.unit_rated_power = s.number("unit_rated_power");
+  p.standby_loss = s.number("standby_loss");
+  p.check(section_name(s, "electrical.bbu"));
+  return p;
+}
+
+void BbuParameters::check(const std::string& section) const {
+  const hx::ParameterCheck check(section);
+  check.at_least("units_per_rack", units_per_rack, 0.0, "");
+  positive_finite(check, "unit_rated_power", unit_rated_power, "W");
+  check.at_least("standby_loss", standby_loss, 0.0, "W");
+  finite(check, "standby_loss", standby_loss);
+}
+
+double BbuParameters::loss(std::size_t racks) const {
+  return static_cast<double>(racks) * static_cast<double>(units_per_rack) * standby_loss;
+}
+
+// ---- PDUs ---------------------------------------------------------------------------------------
+
+ParameterTable PduParameters::table() {
+  using namespace solver;
+  const PduParameters d;
+  ParameterTable t;
+  auto p = real_parameter("rated_power", "W", "Rated power of all PDUs of one lineup together", d.rated_power,
+                          "Estimate (uncertain): one pod of 384 servers at up to ~10 kW, ~4 MW, with margin");
+  p.display_unit = "MW";
+  t.push_back(greater_than(p, 0.0));
+  p = real_parameter("loss_fraction_at_rated", "1", "Resistive loss at rated power per rated power",
+                     d.loss_fraction_at_rated,
+                     "Estimate (uncertain): busway, cables and panel boards without transformers lose ~0.5-1.5 % "
+                     "at full load");
+  at_least(p, 0.0);
+  t.push_back(less_than(p, 1.0));
+  p = real_parameter("no_load_loss", "W", "Loss independent of load (transformer-type PDUs), per lineup",
+                     d.no_load_loss, "0: PDUs without transformers (remote power panels, busway)");
+  t.push_back(at_least(p, 0.0));
+  return t;
+}
+
+PduParameters PduParameters::from(const solver::ParameterTree& s) {
+  PduParameters p;
+  p.rated_power = s.number("rated_power");
+  p.loss_fraction_at_rated = s.number("loss_fraction_at_rated");
+  p.no_load_loss = s.number("no_load_loss");
+  p.check(section_name(s, "electrical.pdu"));
+  return p;
+}
+
+void PduParameters::check(const std::string& section) const {
+  const hx::ParameterCheck check(section);
+  positive_finite(check, "rated_power", rated_power, "W");
+  check.at_least("loss_fraction_at_rated", loss_fraction_at_rated, 0.0, "");
+  check.less_than("loss_fraction_at_rated", loss_fraction_at_rated, 1.0, "");
+  check.at_least("no_load_loss", no_load_loss, 0.0, "W");
+  finite(check, "no_load_loss", no_load_loss);
+}
+
+double PduParameters::loss(double output_power) const {
+  return no_load_loss + loss_fraction_at_rated * output_power * output_power / rated_power;
+}
+
+// ---- UPS ----------------------------------------------------------------------------------------
+
+std::vector<EfficiencyPoint> UpsParameters::default_double_conversion() {
+  return {{0.1, 0.90}, {0.25, 0.955}, {0.5, 0.965}, {0.75, 0.966}, {1.0, 0.963}};
+}
+
+std::vector<EfficiencyPoint> UpsParameters::default_eco() {
+  return {{0.1, 0.97}, {0.25, 0.985}, {0.5, 0.99}, {1.0, 0.99}};
+}
+
+ParameterTable UpsParameters::table() {
+  using namespace solver;
+  const UpsParameters d;
+  ParameterTable t;
+  auto c = choice_parameter("mode", {"double_conversion", "eco"},
+                            "Operating mode: double conversion (rectifier + inverter) or eco (static bypass, "
+                            "inverter on standby)",
+                            d.mode);
+  c.source = "Double conversion is the usual mode of data-centre UPS";
+  t.push_back(c);
+  auto p = real_parameter("rated_power", "W", "Rated output power of one lineup's UPS", d.rated_power,
+                          "Estimate (uncertain): one pod (~4 MW IT) per lineup, e.g. four 1.25 MW modules");
+  p.display_unit = "MW";
+  t.push_back(greater_than(p, 0.0));
+  p = real_parameter("input_power_factor", "1", "Power factor at the UPS input (lineup's reactive demand)",
+                     d.input_power_factor,
+                     "Estimate (uncertain): active-front-end UPS rectifiers state input power factor >= 0.99");
+  greater_than(p, 0.0);
+  t.push_back(at_most(p, 1.0));
+  return t;
+}
+
+solver::SectionSchema UpsParameters::schema() {
+  solver::SectionSchema s;
+  s.doc = "UPS of a lineup: mode, rating, efficiency curves";
+  s.parameters = table();
+  s.lists["double_conversion_efficiency"] = point_schema(
+      "Efficiency curve point in double-conversion mode (default: " + list_text(default_double_conversion()) +
+      "; Estimate (uncertain): typical of published curves of large transformerless three-phase UPS, 95-97 % "
+      "above 25 % load)");
+  s.lists["eco_efficiency"] = point_schema(
+      "Efficiency curve point in eco mode (default: " + list_text(default_eco()) +
+      "; Estimate (uncertain): vendors state ~99 % in eco / bypass modes)");
+  return s;
+}
+
+UpsParameters UpsParameters::from(const solver::ParameterTree& s) {
+  UpsParameters p;
+  p.mode = s.text("mode");
+  p.rated_power = s.number("rated_power");
+  p.input_power_factor = s.number("input_power_factor");
+  p.double_conversion_efficiency = read_curve(s, "double_conversion_efficiency", default_double_conversion());
+  p.eco_efficiency = read_curve(s, "eco_efficiency", default_eco());
+  p.check(section_name(s, "electrical.ups"));
+  return p;
+}
+
+void UpsParameters::check(const std::string& section) const {
+  const hx::ParameterCheck check(section);
+  if (mode != "double_conversion" && mode != "eco")
+    throw solver::InputError(check.path("mode") + " = " + mode + " (must be double_conversion or eco)",
+                             check.path("mode"));
+  positive_finite(check, "rated_power", rated_power, "W");
+  check.in_half_open_range("input_power_factor", input_power_factor, 0.0, 1.0, "");
+  check_efficiency_curve(double_conversion_efficiency, section + ".double_conversion_efficiency");
+  check_efficiency_curve(eco_efficiency, section + ".eco_efficiency");
+}
+
+const std::vector<EfficiencyPoint>& UpsParameters::curve() const {
+  return mode == "eco" ? eco_efficiency : double_conversion_efficiency;
+}
+
+double UpsParameters::input_power(double output_power) const {
+  return output_power / interpolate_efficiency(curve(), output_power / rated_power);
+}
+
+// ---- switchboard --------------------------------------------------------------------------------
+
+ParameterTable SwitchboardParameters::table() {
+  using namespace solver;
+  const SwitchboardParameters d;
+  ParameterTable t;
+  auto p = real_parameter("rated_power", "W", "Rated power of one lineup's LV switchboard", d.rated_power,
+                          "Estimate (uncertain): matches the lineup's UPS rating");
+  p.display_unit = "MW";
+  t.push_back(greater_than(p, 0.0));
+  p = real_parameter("loss_fraction_at_rated", "1", "Resistive loss (bus bars, breakers, LV cables) at rated "
+                     "power per rated power", d.loss_fraction_at_rated,
+                     "Estimate (uncertain): ~0.2-0.3 % for a switchboard and its short LV runs at full load");
+  at_least(p, 0.0);
+  t.push_back(less_than(p, 1.0));
+  return t;
+}
+
+SwitchboardParameters SwitchboardParameters::from(const solver::ParameterTree& s) {
+  SwitchboardParameters p;
+  p.rated_power = s.number("rated_power");
+  p.loss_fraction_at_rated = s.number("loss_fraction_at_rated");
+  p.check(section_name(s, "electrical.switchboard"));
+  return p;
+}
+
+void SwitchboardParameters::check(const std::string& section) const {
+  const hx::ParameterCheck check(section);
+  positive_finite(check, "rated_power", rated_power, "W");
+  check.at_least("loss_fraction_at_rated", loss_fraction_at_rated, 0.0, "");
+  check.less_than("loss_fraction_at_rated", loss_fraction_at_rated, 1.0, "");
+}
+
+double SwitchboardParameters::loss(double output_power) const {
+  return loss_fraction_at_rated * output_power * output_power / rated_power;
+}
+
+}  // namespace dctwin::models::electrical

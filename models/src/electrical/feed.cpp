@@ -1,0 +1,559 @@
+#include "dctwin/models/electrical/feed.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <optional>
+
+#include "dctwin/models/hx/checks.hpp"
+#include "dctwin/solver/check.hpp"
+
+namespace dctwin::models::electrical {
+
+namespace {
+
+using solver::ParameterTable;
+using solver::SectionSchema;
+
+std::string section_name(const solver::ParameterTree& s, const char* fallback) {
+  return s.path.empty() ? std::string(fallback) : s.path;
+}
+
+SectionSchema plain_section(std::string doc, ParameterTable table) {
+  SectionSchema s;
+  s.doc = std::move(doc);
+  s.parameters = std::move(table);
+  return s;
+}
+
+/// Reads sub-section `name` with `read`, or returns the defaults checked under "<path>.<name>".
+template <class P, class Read>
+P read_section(const solver::ParameterTree& s, const std::string& path, const char* name, Read read) {
+  if (s.has_section(name)) return read(s.section(name));
+  P p;
+  p.check(path + "." + name);
+  return p;
+}
+
+/// Index of each loss stage in the accounts.
+enum Stage : std::size_t {
+  psu_stage,
+  bbu_stage,
+  pdu_stage,
+  ups_stage,
+  switchboard_stage,
+  transformer_stage,
+  mechanical_transformer_stage,
+  capacitor_stage,
+  battery_stage,
+  feeder_stage,
+  stage_count
+};
+
+constexpr std::array<const char*, stage_count> stage_names = {
+    "psu",         "bbu",         "pdu", "ups", "switchboard", "transformer", "mechanical_transformer",
+    "capacitor_storage", "battery_storage", "feeder"};
+
+/// The values of the `electrical:` section itself and their combinations.
+void check_top_level(const ElectricalParameters& p, const std::string& section) {
+  const hx::ParameterCheck check(section);
+  check.greater_than("time_step", p.time_step, 0.0, "s");
+  check.at_most("time_step", p.time_step, 0.01, "s");
+  check.greater_than("output_interval", p.output_interval, 0.0, "s");
+  check.greater_than("spectrum_interval", p.spectrum_interval, 0.0, "s");
+  check.in_half_open_range("mechanical_power_factor", p.mechanical_power_factor, 0.0, 1.0, "");
+  check.at_least("mechanical_transformer_units", p.mechanical_transformer_units, 0.0, "");
+  const double ratio = p.output_interval / p.time_step;
+  if (std::round(ratio) < 1.0 || std::fabs(ratio - std::round(ratio)) > 1e-9 * ratio)
+    check.fail("output_interval " + hx::format_number(p.output_interval) + " s is not a whole multiple of time_step " +
+               hx::format_number(p.time_step) + " s");
+  if (p.spectrum_interval < p.time_step)
+    check.fail("spectrum_interval " + hx::format_number(p.spectrum_interval) + " s is shorter than time_step " +
+               hx::format_number(p.time_step) + " s");
+}
+
+/// The parameters after their checks (sections under "electrical").
+const ElectricalParameters& checked(const ElectricalParameters& p) {
+  p.check("electrical");
+  return p;
+}
+
+/// tan(acos(pf)): reactive per active power.
+double reactive_ratio(double power_factor) {
+  return std::sqrt(std::max(0.0, 1.0 - power_factor * power_factor)) / power_factor;
+}
+
+}  // namespace
+
+// ---- parameters ---------------------------------------------------------------------------------
+
+ParameterTable ElectricalParameters::table() {
+  using namespace solver;
+  const ElectricalParameters d;
+  ParameterTable t;
+  auto b = boolean_parameter("enabled", "Simulate the electrical feed", d.enabled);
+  b.source = "On: the grid metrics are part of every run";
+  t.push_back(b);
+  auto p = real_parameter("time_step", "s", "dt: fixed step of the electrical feed", d.time_step,
+                          "Electromechanical (RMS) time scale: 1 ms resolves the 7-40 Hz torsional band (FACTS.md; "
+                          "DESIGN.md)");
+  p.display_unit = "ms";
+  greater_than(p, 0.0);
+  t.push_back(at_most(p, 0.01));
+  p = real_parameter("output_interval", "s", "Time between stored samples, a whole multiple of time_step",
+                     d.output_interval, "Every step");
+  p.display_unit = "ms";
+  t.push_back(greater_than(p, 0.0));
+  p = real_parameter("spectrum_interval", "s", "Block length of the grid power series the spectrum is taken of",
+                     d.spectrum_interval,
+                     "5 ms: a moving average that keeps 94 % of the amplitude at 40 Hz (grid_metrics.hpp)");
+  p.display_unit = "ms";
+  t.push_back(greater_than(p, 0.0));
+  p = real_parameter("mechanical_power_factor", "1", "Power factor of the mechanical (cooling) load",
+                     d.mechanical_power_factor,
+                     "Estimate (uncertain): variable-speed drives with diode front ends, displacement power factor "
+                     "~0.95");
+  greater_than(p, 0.0);
+  t.push_back(at_most(p, 1.0));
+  auto n = integer_parameter("mechanical_transformer_units",
+                             "Transformers (same type as the lineups') feeding the mechanical load; 0 = enough to "
+                             "carry the initial mechanical load at 80 %",
+                             d.mechanical_transformer_units, "0: sized from the initial load");
+  t.push_back(at_least(n, 0.0));
+  return t;
+}
+
+SectionSchema ElectricalParameters::schema() {
+  SectionSchema s;
+  s.doc = "Electrical feed from the server power supplies to the utility (RMS time scale, fixed step)";
+  s.parameters = table();
+  s.sections["psu"] = PsuParameters::schema();
+  s.sections["bbu"] = plain_section("Rack battery backup units (standby loss only)", BbuParameters::table());
+  s.sections["pdu"] = plain_section("Power distribution units of a lineup", PduParameters::table());
+  s.sections["ups"] = UpsParameters::schema();
+  s.sections["switchboard"] = plain_section("LV switchboard of a lineup", SwitchboardParameters::table());
+  s.sections["transformer"] =
+      plain_section("MV/LV transformers: losses, impedance, IEEE C57.91 thermal model", TransformerParameters::table());
+  s.sections["feeder"] = plain_section("MV feeder and the bus's capacitor bank", FeederParameters::table());
+  s.sections["utility"] =
+      plain_section("Utility: Thevenin source, frequency response, torsional mode", UtilityParameters::table());
+  s.sections["capacitor_storage"] =
+      plain_section("Supercapacitor bank at the MV bus", CapacitorStorageParameters::table());
+  s.sections["battery_storage"] = plain_section("Battery at the MV bus with ramp control", BatteryStorageParameters::table());
+  s.sections["limits"] = plain_section("Limits at the grid connection (0 = not checked)", GridLimits::table());
+  return s;
+}
+
+ElectricalParameters ElectricalParameters::from(const solver::ParameterTree& s) {
+  const std::string path = section_name(s, "electrical");
+  ElectricalParameters p;
+  p.enabled = s.boolean("enabled");
+  p.time_step = s.number("time_step");
+  p.output_interval = s.number("output_interval");
+  p.spectrum_interval = s.number("spectrum_interval");
+  p.mechanical_power_factor = s.number("mechanical_power_factor");
+  p.mechanical_transformer_units = static_cast<int>(s.integer("mechanical_transformer_units"));
+  p.psu = read_section<PsuParameters>(s, path, "psu", PsuParameters::from);
+  p.bbu = read_section<BbuParameters>(s, path, "bbu", BbuParameters::from);
+  p.pdu = read_section<PduParameters>(s, path, "pdu", PduParameters::from);
+  p.ups = read_section<UpsParameters>(s, path, "ups", UpsParameters::from);
+  p.switchboard = read_section<SwitchboardParameters>(s, path, "switchboard", SwitchboardParameters::from);
+  p.transformer = read_section<TransformerParameters>(s, path, "transformer", TransformerParameters::from);
+  p.feeder = read_section<FeederParameters>(s, path, "feeder", FeederParameters::from);
+  p.utility = read_section<UtilityParameters>(s, path, "utility", UtilityParameters::from);
+  p.capacitor_storage =
+      read_section<CapacitorStorageParameters>(s, path, "capacitor_storage", CapacitorStorageParameters::from);
+  p.battery_storage = read_section<BatteryStorageParameters>(s, path, "battery_storage", BatteryStorageParameters::from);
+  p.limits = read_section<GridLimits>(s, path, "limits", GridLimits::from);
+  // The sub-sections were checked as they were read; the top-level values and their combinations here.
+  check_top_level(p, path);
+  return p;
+}
+
+void ElectricalParameters::check(const std::string& section) const {
+  psu.check(section + ".psu");
+  bbu.check(section + ".bbu");
+  pdu.check(section + ".pdu");
+  ups.check(section + ".ups");
+  switchboard.check(section + ".switchboard");
+  transformer.check(section + ".transformer");
+  feeder.check(section + ".feeder");
+  utility.check(section + ".utility");
+  capacitor_storage.check(section + ".capacitor_storage");
+  battery_storage.check(section + ".battery_storage");
+  limits.check(section + ".limits");
+  check_top_level(*this, section);
+}
+
+// ---- the feed -----------------------------------------------------------------------------------
+
+struct ElectricalFeed::Impl {
+  ElectricalParameters p;
+  std::size_t lineups, servers, racks;
+  double ambient;
+  double t0, dt;
+  std::size_t steps_per_output;
+  PsuBank psu;
+  Transformer transformer;
+  double mechanical_units = 1.0;
+  double lineup_reactive_ratio, mechanical_reactive_ratio;
+  std::vector<PsuState> psu_state;
+  std::vector<TransformerThermalState> thermal;
+  TransformerThermalState mechanical_thermal;
+  std::optional<CapacitorStorage> capacitor;
+  std::optional<BatteryStorage> battery;
+  Feeder feeder;
+  UtilityGrid utility;
+  GridRecorder recorder;
+  double grid_power_initial = 0.0;
+  // Decided at each grid point for the whole next grid step (sampled controllers).
+  std::vector<double> step_efficiency;  // PSU eta per lineup
+  StorageFlow capacitor_flow, battery_flow;
+  double previous_step_demand = 0.0;    // W, mean MV bus demand over the last completed grid step
+  double step_demand_energy = 0.0;      // J of bus demand so far inside the current grid step
+
+  std::size_t steps = 0;      // completed grid steps
+  double into_step = 0.0;     // time already taken inside the current grid step
+  double step_grid_energy = 0.0;  // J drawn so far inside the current grid step
+  double last_grid_power = 0.0;   // W, mean of the last completed grid step
+
+  double grid = 0.0, load = 0.0, storage_change = 0.0;
+  std::array<double, stage_count> losses{};
+  double bulk_voltage_min;
+  std::vector<GridSample> samples;
+
+  // Scratch loads of the current piece's ends.
+  FeedLoad piece_start, piece_end;
+
+  Impl(const ElectricalParameters& params, std::size_t lineup_count, std::size_t servers_per_lineup,
+       std::size_t racks_per_lineup, double ambient_temperature, double start, const FeedLoad& initial)
+      : p(checked(params)),
+        lineups(lineup_count),
+        servers(servers_per_lineup),
+        racks(racks_per_lineup),
+        ambient(ambient_temperature),
+        t0(start),
+        dt(params.time_step),
+        steps_per_output(static_cast<std::size_t>(std::llround(params.output_interval / params.time_step))),
+        psu(params.psu, servers_per_lineup),
+        transformer(params.transformer),
+        lineup_reactive_ratio(reactive_ratio(params.ups.input_power_factor)),
+        mechanical_reactive_ratio(reactive_ratio(params.mechanical_power_factor)),
+        feeder(params.feeder, params.utility, params.time_step),
+        utility(params.utility, params.time_step),
+        recorder(params.time_step, params.spectrum_interval, params.limits.ramp_window),
+        bulk_voltage_min(params.psu.bulk_voltage_nominal) {
+    DCTWIN_DEMAND(lineups > 0, "electrical feed: at least one lineup");
+    DCTWIN_DEMAND(std::isfinite(ambient) && ambient > 0.0, "electrical feed: ambient must be a temperature in K");
+    DCTWIN_DEMAND(std::isfinite(t0), "electrical feed: start time must be finite");
+    check_load(initial, t0);
+    const auto& tp = p.transformer;
+    if (p.mechanical_transformer_units > 0) {
+      mechanical_units = p.mechanical_transformer_units;
+    } else {
+      const double per_unit = 0.8 * tp.rated_power * p.mechanical_power_factor;
+      mechanical_units = std::max(1.0, std::ceil(initial.mechanical / per_unit));
+    }
+    // Steady state of the initial load, stage by stage.
+    psu_state.resize(lineups);
+    thermal.resize(lineups);
+    double demand = 0.0, reactive = 0.0;
+    for (std::size_t l = 0; l < lineups; ++l) {
+      psu_state[l] = psu.steady_state(initial.it[l]);
+      const auto [transformer_input, transformer_reactive, load_factor] =
+          lineup_upstream(psu_state[l].input_power);
+      demand += transformer_input;
+      reactive += transformer_reactive;
+      thermal[l] = tp.start_at_steady_state ? transformer.steady_state(load_factor) : TransformerThermalState{};
+    }
+    const auto [mechanical_input, mechanical_reactive, mechanical_factor] = mechanical_upstream(initial.mechanical);
+    demand += mechanical_input;
+    reactive += mechanical_reactive;
+    mechanical_thermal =
+        tp.start_at_steady_state ? transformer.steady_state(mechanical_factor) : TransformerThermalState{};
+    if (p.capacitor_storage.enabled) capacitor.emplace(p.capacitor_storage, demand);
+    if (p.battery_storage.enabled) battery.emplace(p.battery_storage, demand);
+    previous_step_demand = demand;
+    step_efficiency.resize(lineups);
+    feeder.settle({demand, reactive});
+    grid_power_initial = demand + feeder.loss();
+    last_grid_power = grid_power_initial;
+    piece_start.it.resize(lineups);
+    piece_end.it.resize(lineups);
+    push_sample(t0);
+  }
+
+  void check_load(const FeedLoad& load_now, double t) const {
+    DCTWIN_DEMAND(load_now.it.size() == lineups, "electrical feed: one IT load per lineup");
+    for (std::size_t l = 0; l < lineups; ++l)
+      if (!std::isfinite(load_now.it[l]) || load_now.it[l] < 0.0)
+        throw solver::InputError("electrical feed: IT load of lineup " + std::to_string(l) + " at t = " +
+                                 hx::format_number(t) + " s is " + hx::format_number(load_now.it[l]) +
+                                 " W (must be a finite number >= 0)");
+    if (!std::isfinite(load_now.mechanical) || load_now.mechanical < 0.0)
+      throw solver::InputError("electrical feed: mechanical load at t = " + hx::format_number(t) + " s is " +
+                               hx::format_number(load_now.mechanical) + " W (must be a finite number >= 0)");
+  }
+
+  struct Upstream {
+    double input;     // W at the transformer bank's MV side
+    double reactive;  // var
+    double load_factor;
+  };
+
+  /// Busbar (PSU input) power to the MV side, static stages at that power (no accounting).
+  Upstream lineup_upstream(double psu_input) const {
+    const double pdu_output = psu_input + p.bbu.loss(racks);
+    const double ups_output = pdu_output + p.pdu.loss(pdu_output);
+    const double ups_input = p.ups.input_power(ups_output);
+    const double lv = ups_input + p.switchboard.loss(ups_input);
+    const double units = p.transformer.units_per_lineup;
+    const double k = lv / (units * p.transformer.rated_power * p.ups.input_power_factor);
+    return {lv + units * transformer.loss(k), lv * lineup_reactive_ratio + units * transformer.reactive_loss(k), k};
+  }
+
+  Upstream mechanical_upstream(double mechanical) const {
+    const double k = mechanical / (mechanical_units * p.transformer.rated_power * p.mechanical_power_factor);
+    return {mechanical + mechanical_units * transformer.loss(k),
+            mechanical * mechanical_reactive_ratio + mechanical_units * transformer.reactive_loss(k), k};
+  }
+
+  [[nodiscard]] double time() const { return t0 + static_cast<double>(steps) * dt + into_step; }
+
+  [[nodiscard]] double hot_spot() const {
+    double hottest = transformer.hot_spot(mechanical_thermal, ambient);
+    for (const auto& s : thermal) hottest = std::max(hottest, transformer.hot_spot(s, ambient));
+    return hottest;
+  }
+
+  void push_sample(double t) {
+    GridSample s;
+    s.time = t;
+    s.grid_power = last_grid_power;
+    s.frequency = utility.frequency();
+    s.voltage = feeder.voltage_relative();
+    s.capacitor_energy = capacitor ? capacitor->energy() : 0.0;
+    s.battery_soc = battery ? battery->state_of_charge() : 0.0;
+    s.hot_spot = hot_spot();
+    samples.push_back(s);
+  }
+
+  /// At a grid point, before the first piece of the grid step: the decisions held over the step.
+  /// The PSUs' efficiency is taken at the output power at the grid point; the storage converters
+  /// act as sampled controllers that set their bus power for the whole step from the mean bus demand
+  /// of the step just completed (one step of delay, as a digital controller running at 1/dt has).
+  /// Their flow over the step is applied to their state now; the accounts take it piece by piece.
+  void begin_step(const FeedLoad& a) {
+    for (std::size_t l = 0; l < lineups; ++l) step_efficiency[l] = psu.efficiency(a.it[l]);
+    if (capacitor) capacitor_flow = capacitor->step(dt, previous_step_demand);
+    if (battery) battery_flow = battery->step(dt, previous_step_demand - capacitor_flow.bus_power);
+  }
+
+  /// One step or partial step of length h with the loads linear from `a` to `b`.
+  void piece(double h, const FeedLoad& a, const FeedLoad& b) {
+    if (into_step == 0.0) begin_step(a);
+    double demand = 0.0, reactive = 0.0;
+    for (std::size_t l = 0; l < lineups; ++l) {
+      const PsuStep ps = psu.step(psu_state[l], h, a.it[l], b.it[l], step_efficiency[l]);
+      bulk_voltage_min = std::min(bulk_voltage_min, psu.bulk_voltage(psu_state[l].bulk_energy));
+      const double psu_input = ps.input_energy / h;
+      const double bbu = p.bbu.loss(racks);
+      const double pdu_output = psu_input + bbu;
+      const double pdu = p.pdu.loss(pdu_output);
+      const double ups_output = pdu_output + pdu;
+      const double ups_input = p.ups.input_power(ups_output);
+      const double switchboard = p.switchboard.loss(ups_input);
+      const double lv = ups_input + switchboard;
+      const double units = p.transformer.units_per_lineup;
+      const double k = lv / (units * p.transformer.rated_power * p.ups.input_power_factor);
+      const double transformer_loss = units * transformer.loss(k);
+      transformer.step(thermal[l], h, k, ambient);
+      demand += lv + transformer_loss;
+      reactive += lv * lineup_reactive_ratio + units * transformer.reactive_loss(k);
+      load += ps.output_energy;
+      storage_change += ps.bulk_energy_change;
+      losses[psu_stage] += ps.loss;
+      losses[bbu_stage] += bbu * h;
+      losses[pdu_stage] += pdu * h;
+      losses[ups_stage] += (ups_input - ups_output) * h;
+      losses[switchboard_stage] += switchboard * h;
+      losses[transformer_stage] += transformer_loss * h;
+    }
+    const double mechanical = 0.5 * (a.mechanical + b.mechanical);
+    const Upstream m = mechanical_upstream(mechanical);
+    transformer.step(mechanical_thermal, h, m.load_factor, ambient);
+    demand += m.input;
+    reactive += m.reactive;
+    load += mechanical * h;
+    losses[mechanical_transformer_stage] += (m.input - mechanical) * h;
+
+    step_demand_energy += demand * h;
+    double net = demand;
+    for (const StorageFlow* flow : {&capacitor_flow, &battery_flow}) {
+      net -= flow->bus_power;
+      storage_change += flow->stored_power * h;
+    }
+    losses[capacitor_stage] += capacitor_flow.loss * h;
+    losses[battery_stage] += battery_flow.loss * h;
+    const double feeder_loss = feeder.step_power(h, {net, reactive});
+    losses[feeder_stage] += feeder_loss * h;
+    const double grid_power = net + feeder_loss;
+    grid += grid_power * h;
+    step_grid_energy += grid_power * h;
+    utility.step(h, grid_power - grid_power_initial);
+  }
+
+  void interpolate(FeedLoad& out, const FeedLoad& a, const FeedLoad& b, double w) const {
+    for (std::size_t l = 0; l < lineups; ++l) out.it[l] = a.it[l] + (b.it[l] - a.it[l]) * w;
+    out.mechanical = a.mechanical + (b.mechanical - a.mechanical) * w;
+  }
+
+  void advance(double t1, const FeedLoad& at_start, const FeedLoad& at_end) {
+    const double ta = time();
+    check_load(at_start, ta);
+    check_load(at_end, t1);
+    const double tolerance = 1e-9 * dt;
+    if (!(t1 >= ta - tolerance))
+      throw solver::InputError("electrical feed: advance to t = " + hx::format_number(t1) +
+                               " s, before the feed's time " + hx::format_number(ta) + " s");
+    const double span = t1 - ta;
+    if (span <= tolerance) return;
+    auto weight = [&](double t) { return std::clamp((t - ta) / span, 0.0, 1.0); };
+    interpolate(piece_start, at_start, at_end, 0.0);
+    while (true) {
+      const double step_end = t0 + static_cast<double>(steps + 1) * dt;
+      const bool completes = t1 >= step_end - tolerance;
+      const double h = completes ? dt - into_step : t1 - time();
+      if (h > 0.0) {
+        interpolate(piece_end, at_start, at_end, completes ? weight(step_end) : 1.0);
+        piece(h, piece_start, piece_end);
+        std::swap(piece_start, piece_end);
+      }
+      if (!completes) {
+        into_step += h;
+        return;
+      }
+      finish_step();
+      if (t1 <= time() + tolerance) return;
+    }
+  }
+
+  void finish_step() {
+    last_grid_power = step_grid_energy / dt;
+    step_grid_energy = 0.0;
+    previous_step_demand = step_demand_energy / dt;
+    step_demand_energy = 0.0;
+    into_step = 0.0;
+    ++steps;
+    recorder.add(last_grid_power, utility.frequency(), feeder.voltage_relative());
+    recorder.note_hot_spot(hot_spot());
+    if (steps % steps_per_output == 0) push_sample(time());
+  }
+
+  [[nodiscard]] FeedEnergy energy() const {
+    FeedEnergy e;
+    e.grid = grid;
+    e.load = load;
+    e.storage_change = storage_change;
+    for (std::size_t s = 0; s < stage_count; ++s) {
+      e.loss_by_stage.emplace_back(stage_names[s], losses[s]);
+      e.losses += losses[s];
+    }
+    return e;
+  }
+
+  [[nodiscard]] double loss_of_life() const {
+    double most = mechanical_thermal.ageing_hours;
+    for (const auto& s : thermal) most = std::max(most, s.ageing_hours);
+    return most;
+  }
+};
+
+ElectricalFeed::ElectricalFeed(const ElectricalParameters& p, std::size_t lineups, std::size_t servers_per_lineup,
+                               std::size_t racks_per_lineup, double ambient_temperature, double t0,
+                               const FeedLoad& initial)
+    : impl_(std::make_unique<Impl>(p, lineups, servers_per_lineup, racks_per_lineup, ambient_temperature, t0,
+                                   initial)) {}
+
+ElectricalFeed::~ElectricalFeed() = default;
+ElectricalFeed::ElectricalFeed(ElectricalFeed&&) noexcept = default;
+ElectricalFeed& ElectricalFeed::operator=(ElectricalFeed&&) noexcept = default;
+
+double ElectricalFeed::time() const { return impl_->time(); }
+
+void ElectricalFeed::advance(double t1, const FeedLoad& at_start, const FeedLoad& at_end) {
+  impl_->advance(t1, at_start, at_end);
+}
+
+void ElectricalFeed::set_ambient_temperature(double kelvin) {
+  DCTWIN_DEMAND(std::isfinite(kelvin) && kelvin > 0.0, "electrical feed: ambient must be a temperature in K");
+  impl_->ambient = kelvin;
+}
+
+const std::vector<GridSample>& ElectricalFeed::samples() const { return impl_->samples; }
+
+void ElectricalFeed::clear_samples() { impl_->samples.clear(); }
+
+FeedEnergy ElectricalFeed::energy() const { return impl_->energy(); }
+
+GridMetrics ElectricalFeed::metrics() const { return impl_->recorder.metrics(); }
+
+std::vector<LimitCheck> ElectricalFeed::limit_checks() const { return check_limits(impl_->p.limits, metrics()); }
+
+double ElectricalFeed::psu_bulk_voltage_min() const { return impl_->bulk_voltage_min; }
+
+double ElectricalFeed::hot_spot() const { return impl_->hot_spot(); }
+
+double ElectricalFeed::loss_of_life() const { return impl_->loss_of_life(); }
+
+const UtilityGrid& ElectricalFeed::utility() const { return impl_->utility; }
+
+const Feeder& ElectricalFeed::feeder() const { return impl_->feeder; }
+
+std::size_t ElectricalFeed::grid_steps() const { return impl_->steps; }
+
+std::vector<solver::SummaryFigure> ElectricalFeed::summary() const {
+  const Impl& f = *impl_;
+  const GridMetrics m = metrics();
+  const FeedEnergy e = energy();
+  std::vector<solver::SummaryFigure> out;
+  auto add = [&](std::string name, double value, std::string unit, std::string long_name) {
+    out.push_back({std::move(name), value, std::move(unit), std::move(long_name)});
+  };
+  add("grid_power_peak_to_peak", m.power_peak_to_peak, "W", "Peak-to-peak grid power");
+  add("grid_ramp_rate_max", m.ramp_rate_max, "W/s", "Largest grid power ramp rate");
+  add("grid_band_energy_fraction_0p1_20hz", m.band_fraction_0p1_20hz, "1", "Share of grid power variance in 0.1-20 Hz");
+  add("grid_band_energy_fraction_below_1hz", m.band_fraction_below_1hz, "1", "Share of grid power variance below 1 Hz");
+  add("grid_band_energy_fraction_1_2p5hz", m.band_fraction_1_2p5hz, "1", "Share of grid power variance in 1-2.5 Hz");
+  add("grid_band_energy_fraction_7_40hz", m.band_fraction_7_40hz, "1", "Share of grid power variance in 7-40 Hz");
+  add("grid_frequency_nadir", m.frequency_nadir, "Hz", "Lowest grid frequency");
+  add("grid_frequency_zenith", m.frequency_zenith, "Hz", "Highest grid frequency");
+  add("grid_rocof_max", m.rocof_max, "Hz/s", "Largest rate of change of frequency");
+  add("grid_voltage_change_max", m.voltage_change_max, "1", "Largest MV bus voltage change, relative");
+  add("transformer_hot_spot_max", m.transformer_hot_spot_max, "K", "Hottest transformer hot spot");
+  add("transformer_loss_of_life", f.loss_of_life(), "h", "Equivalent ageing of the most aged transformer (C57.91)");
+  add("grid_energy", e.grid, "J", "Energy drawn from the utility");
+  add("electrical_losses", e.losses, "J", "Losses of the electrical chain");
+  const double throughput =
+      (f.capacitor ? f.capacitor->throughput() : 0.0) + (f.battery ? f.battery->throughput() : 0.0);
+  const double storage_losses = (f.capacitor ? f.capacitor->losses() : 0.0) + (f.battery ? f.battery->losses() : 0.0);
+  add("storage_throughput", throughput, "J", "Energy through the storage converters, both directions");
+  add("storage_losses", storage_losses, "J", "Losses of the storage");
+  add("capacitor_energy_swing", f.capacitor ? f.capacitor->energy_high() - f.capacitor->energy_low() : 0.0, "J",
+      "Capacitor bank energy used (max - min)");
+  add("battery_energy_swing", f.battery ? f.battery->energy_high() - f.battery->energy_low() : 0.0, "J",
+      "Battery energy used (max - min)");
+  add("psu_bulk_voltage_min", f.bulk_voltage_min, "V", "Least PSU bulk capacitor voltage (hold-up margin)");
+  add("torsional_amplitude_max", f.utility.torsional_amplitude_max(), "1",
+      "Largest torsional twist of the nearby unit, per unit of its rated static twist");
+  const auto checks = limit_checks();
+  double violations = 0.0;
+  for (const auto& c : checks)
+    if (!c.passed) violations += 1.0;
+  add("grid_limit_violations", violations, "1", "Grid limits exceeded");
+  for (const auto& c : checks)
+    add("grid_limit_" + c.name, c.passed ? 1.0 : 0.0, "1", "Grid limit " + c.name + " kept (1) or exceeded (0)");
+  return out;
+}
+
+}  // namespace dctwin::models::electrical

@@ -1,0 +1,198 @@
+#include "dctwin/models/electrical/feeder.hpp"
+
+#include <cmath>
+
+#include "dctwin/models/hx/checks.hpp"
+#include "dctwin/solver/check.hpp"
+
+namespace dctwin::models::electrical {
+
+namespace {
+
+using solver::ParameterTable;
+
+std::string section_name(const solver::ParameterTree& s, const char* fallback) {
+  return s.path.empty() ? std::string(fallback) : s.path;
+}
+
+void finite(const hx::ParameterCheck& check, const char* key, double value) {
+  if (!std::isfinite(value)) check.fail(std::string(key) + " must be a finite number");
+}
+
+constexpr std::complex<double> j{0.0, 1.0};
+
+}  // namespace
+
+ParameterTable FeederParameters::table() {
+  using namespace solver;
+  const FeederParameters d;
+  ParameterTable t;
+  auto p = real_parameter("resistance", "ohm", "R_cable: series resistance of the feeder per phase", d.resistance,
+                          "Estimate (uncertain): 2 km of 500 kcmil copper MV cable, ~0.09 ohm/km at 90 degC");
+  t.push_back(at_least(p, 0.0));
+  p = real_parameter("inductance", "H", "L_cable: series inductance of the feeder per phase", d.inductance,
+                     "Estimate (uncertain): 2 km at ~0.12 ohm/km reactance at 60 Hz (0.32 mH/km)");
+  p.display_unit = "mH";
+  t.push_back(at_least(p, 0.0));
+  p = real_parameter("cable_capacitance", "F", "C_cable: charging capacitance of the feeder per phase",
+                     d.cable_capacitance, "Estimate (uncertain): 2 km at ~0.3 uF/km for shielded 35 kV cable");
+  p.display_unit = "uF";
+  t.push_back(greater_than(p, 0.0));
+  p = real_parameter("capacitor_bank_rating", "VA", "Q_bank: three-phase rating of the MV bus's power-factor-"
+                     "correction capacitor bank at the nominal voltage", d.capacitor_bank_rating,
+                     "Estimate (uncertain): corrects ~40 MW from power factor ~0.98 to ~0.995");
+  p.display_unit = "kVA";  // reactive: kvar (udunits knows no var)
+  t.push_back(at_least(p, 0.0));
+  p = real_parameter("source_voltage", "1", "Utility source voltage behind the Thevenin impedance, relative to the "
+                     "nominal voltage", d.source_voltage, "The utility regulates its bus to nominal");
+  greater_than(p, 0.0);
+  t.push_back(at_most(p, 2.0));
+  p = real_parameter("load_time_constant", "s", "Time constant with which the loads' current follows the bus "
+                     "voltage (bandwidth of the rectifiers' and drives' power control); at least 5 time steps",
+                     d.load_time_constant,
+                     "Estimate (uncertain): power loops of active front ends and UPS rectifiers settle in "
+                     "tens of ms");
+  p.display_unit = "ms";
+  t.push_back(greater_than(p, 0.0));
+  return t;
+}
+
+FeederParameters FeederParameters::from(const solver::ParameterTree& s) {
+  FeederParameters p;
+  p.resistance = s.number("resistance");
+  p.inductance = s.number("inductance");
+  p.cable_capacitance = s.number("cable_capacitance");
+  p.capacitor_bank_rating = s.number("capacitor_bank_rating");
+  p.source_voltage = s.number("source_voltage");
+  p.load_time_constant = s.number("load_time_constant");
+  p.check(section_name(s, "electrical.feeder"));
+  return p;
+}
+
+void FeederParameters::check(const std::string& section) const {
+  const hx::ParameterCheck check(section);
+  check.at_least("resistance", resistance, 0.0, "ohm");
+  finite(check, "resistance", resistance);
+  check.at_least("inductance", inductance, 0.0, "H");
+  finite(check, "inductance", inductance);
+  check.positive("cable_capacitance", cable_capacitance, "F");
+  finite(check, "cable_capacitance", cable_capacitance);
+  check.at_least("capacitor_bank_rating", capacitor_bank_rating, 0.0, "VA");
+  finite(check, "capacitor_bank_rating", capacitor_bank_rating);
+  check.in_half_open_range("source_voltage", source_voltage, 0.0, 2.0, "");
+  check.positive("load_time_constant", load_time_constant, "s");
+  finite(check, "load_time_constant", load_time_constant);
+}
+
+Feeder::Feeder(const FeederParameters& p, const UtilityParameters& utility, double regular_step)
+    : regular_step_(regular_step) {
+  p.check("electrical.feeder");
+  utility.check("electrical.utility");
+  DCTWIN_DEMAND(regular_step > 0.0, "feeder: regular step must be > 0");
+  if (p.load_time_constant < 5.0 * regular_step)
+    hx::ParameterCheck("electrical.feeder")
+        .fail("load_time_constant " + hx::format_number(p.load_time_constant) + " s is shorter than 5 time steps (" +
+              hx::format_number(5.0 * regular_step) + " s); the constant-power load would undamp the feeder");
+  load_time_constant_ = p.load_time_constant;
+  w_ = utility.angular_frequency();
+  const std::complex<double> source = utility.source_impedance();
+  r_ = source.real() + p.resistance;
+  l_ = source.imag() / w_ + p.inductance;
+  c_ = p.cable_capacitance + p.capacitor_bank_rating / (w_ * utility.nominal_voltage * utility.nominal_voltage);
+  v_nominal_ = utility.nominal_voltage / std::sqrt(3.0);
+  vs_ = {p.source_voltage * v_nominal_, 0.0};
+  // x = (i_d, i_q, v_d, v_q); -j w i = w i_q - j w i_d.
+  a_ << -r_ / l_, w_, -1.0 / l_, 0.0,  //
+      -w_, -r_ / l_, 0.0, -1.0 / l_,   //
+      1.0 / c_, 0.0, 0.0, w_,          //
+      0.0, 1.0 / c_, -w_, 0.0;
+  // u = (vs_d, vs_q, il_d, il_q).
+  b_ << 1.0 / l_, 0.0, 0.0, 0.0,  //
+      0.0, 1.0 / l_, 0.0, 0.0,    //
+      0.0, 0.0, -1.0 / c_, 0.0,   //
+      0.0, 0.0, 0.0, -1.0 / c_;
+  hold_ = exact_hold(a_, b_, regular_step_);
+  // With the load current as state: x = (i_d, i_q, v_d, v_q, il_d, il_q), u = (vs_d, vs_q, target_d, target_q).
+  lagged_a_.setZero();
+  lagged_a_.topLeftCorner<4, 4>() = a_;
+  lagged_a_(2, 4) = -1.0 / c_;
+  lagged_a_(3, 5) = -1.0 / c_;
+  lagged_a_(4, 4) = -1.0 / load_time_constant_;
+  lagged_a_(5, 5) = -1.0 / load_time_constant_;
+  lagged_b_.setZero();
+  lagged_b_(0, 0) = 1.0 / l_;
+  lagged_b_(1, 1) = 1.0 / l_;
+  lagged_b_(4, 2) = 1.0 / load_time_constant_;
+  lagged_b_(5, 3) = 1.0 / load_time_constant_;
+  const auto lagged = exact_hold(lagged_a_, lagged_b_, regular_step_);
+  lagged_phi_ = lagged.phi;
+  lagged_gamma_ = lagged.gamma;
+  settle_current({0.0, 0.0});
+}
+
+std::complex<double> Feeder::steady_voltage(std::complex<double> load_current) const {
+  const std::complex<double> z{r_, w_ * l_};
+  return (vs_ - z * load_current) / (1.0 + j * w_ * c_ * z);
+}
+
+void Feeder::settle_current(std::complex<double> load_current) {
+  const std::complex<double> v = steady_voltage(load_current);
+  const std::complex<double> i = load_current + j * w_ * c_ * v;
+  x_ << i.real(), i.imag(), v.real(), v.imag();
+  load_ = load_current;
+}
+
+void Feeder::settle(std::complex<double> load_power) {
+  std::complex<double> v = steady_voltage({0.0, 0.0});
+  constexpr int max_iterations = 200;
+  for (int k = 0; k < max_iterations; ++k) {
+    const std::complex<double> next = steady_voltage(std::conj(load_power / (3.0 * v)));
+    const bool done = std::abs(next - v) <= 1e-13 * std::abs(v);
+    v = next;
+    if (done) break;
+  }
+  const std::complex<double> load_current = std::conj(load_power / (3.0 * v));
+  const std::complex<double> i = load_current + j * w_ * c_ * v;
+  x_ << i.real(), i.imag(), v.real(), v.imag();
+  load_ = load_current;
+}
+
+void Feeder::step_current(double h, std::complex<double> load_current) {
+  if (h <= 0.0) return;
+  load_ = load_current;
+  Eigen::Vector4d u;
+  u << vs_.real(), vs_.imag(), load_current.real(), load_current.imag();
+  if (h == regular_step_) {
+    x_ = hold_.phi * x_ + hold_.gamma * u;
+  } else {
+    const auto hold = exact_hold(a_, b_, h);
+    x_ = hold.phi * x_ + hold.gamma * u;
+  }
+}
+
+double Feeder::step_power(double h, std::complex<double> load_power) {
+  if (h <= 0.0) return loss();
+  const double before = loss();
+  const std::complex<double> v = voltage();
+  DCTWIN_DEMAND(std::abs(v) > 0.0, "feeder: the bus voltage collapsed to zero");
+  const std::complex<double> target = std::conj(load_power / (3.0 * v));
+  Eigen::Matrix<double, 6, 1> z;
+  z << x_(0), x_(1), x_(2), x_(3), load_.real(), load_.imag();
+  Eigen::Vector4d u;
+  u << vs_.real(), vs_.imag(), target.real(), target.imag();
+  if (h == regular_step_) {
+    z = lagged_phi_ * z + lagged_gamma_ * u;
+  } else {
+    const auto hold = exact_hold(lagged_a_, lagged_b_, h);
+    z = hold.phi * z + hold.gamma * u;
+  }
+  x_ = z.head<4>();
+  load_ = {z(4), z(5)};
+  return 0.5 * (before + loss());
+}
+
+double Feeder::voltage_relative() const { return std::abs(voltage()) / v_nominal_; }
+
+double Feeder::loss() const { return 3.0 * r_ * std::norm(current()); }
+
+}  // namespace dctwin::models::electrical
