@@ -12,6 +12,7 @@
 #include "exit_codes.hpp"
 #include "import_command.hpp"
 #include "sweep_command.hpp"
+#include "validate_command.hpp"
 
 namespace {
 
@@ -83,6 +84,10 @@ int main(int argc, char** argv) {
 
   ImportArguments import_arguments;
   auto* import_cmd = add_import_command(app, import_arguments);
+  ValidateArguments validate_arguments;
+  auto* validate_cmd = add_validate_command(app, validate_arguments);
+  CalibrateArguments calibrate_arguments;
+  auto* calibrate_cmd = add_calibrate_command(app, calibrate_arguments);
 
   auto* schema_cmd = app.add_subcommand("schema", "Print the scenario reference (every key, unit, default, range) as Markdown");
 
@@ -116,6 +121,8 @@ int main(int argc, char** argv) {
   if (*check_cmd) return check_command(check_scenario);
   if (*info_cmd) return info_command(info_report, info_all);
   if (*import_cmd) return import_command(import_arguments);
+  if (*validate_cmd) return validate_command(validate_arguments);
+  if (*calibrate_cmd) return calibrate_command(calibrate_arguments);
   if (*schema_cmd) return schema_command();
   return exit_usage;
 }

@@ -52,7 +52,10 @@ SectionSchema single_node_loop_schema() {
   return s;
 }
 
-SingleNodeSite::SingleNodeSite(const ParameterTree& scenario) {
+SingleNodeSite::SingleNodeSite(const ParameterTree& scenario) : SingleNodeSite(scenario, nullptr) {}
+
+SingleNodeSite::SingleNodeSite(const ParameterTree& scenario, std::shared_ptr<const thermal::GpuPowerSource> power)
+    : external_power_(std::move(power)) {
   name_ = scenario.text("name");
   const ParameterTree& sim = scenario.section("simulation");
   settings_ = simulation_settings(sim);
@@ -100,25 +103,37 @@ SingleNodeSite::SingleNodeSite(const ParameterTree& scenario) {
   auto gpus = std::make_unique<thermal::GpuPackageArray>(
       "gpus", thermal::GpuPackageParameters::from(server.section("gpu")), spread, labels, supply);
   const auto workload_parameters = workload::WorkloadParameters::from(scenario.section("workload"));
-  gpus->stop_on_shutdown(workload_parameters.on_gpu_shutdown == "end_run");
-  auto job = std::make_unique<workload::TrainingJob>(
-      "job", workload_parameters, *gpus, settings_.end_time,
-      static_cast<std::uint64_t>(sim.integer("seed")), "workload");
-  gpus->connect(*job);
+  std::unique_ptr<workload::TrainingJob> job;
+  if (external_power_) {
+    gpus->stop_on_shutdown(false);
+    gpus->connect(*external_power_);
+  } else {
+    gpus->stop_on_shutdown(workload_parameters.on_gpu_shutdown == "end_run");
+    job = std::make_unique<workload::TrainingJob>("job", workload_parameters, *gpus, settings_.end_time,
+                                                  static_cast<std::uint64_t>(sim.integer("seed")), "workload");
+    gpus->connect(*job);
+  }
   auto coolant = std::make_unique<thermal::CoolantChannel>(
       "coolant", *gpus, plate, thermal::CoolantProperties::from(loop.section("coolant")), series, op.flow,
       supply, supply);
   gpus->connect(*coolant);  // each GPU's base rejects heat to its plate's coolant
   gpus_ = &system_.add(std::move(gpus));
   coolant_ = &system_.add(std::move(coolant));
-  job_ = &system_.add(std::move(job));
+  if (job) job_ = &system_.add(std::move(job));
   system_.assemble();
+}
+
+const thermal::GpuPowerSource& SingleNodeSite::power_source() const {
+  if (job_ != nullptr) return *job_;
+  return *external_power_;
 }
 
 std::vector<double> SingleNodeSite::initial_state() const {
   if (start_from_steady_state_) {
-    // The steady state of the step's mean power, not of its first phase (see TrainingJob).
+    // The steady state of the step's mean power, not of its first phase (see TrainingJob); with a
+    // power source, of its power at the start.
     std::vector<double> discrete = system_.initial_discrete();
+    if (job_ == nullptr) return solver::solve_steady_state(system_, settings_.start_time, discrete);
     job_->averaged_discrete(discrete.data());
     return solver::solve_steady_state(system_, settings_.start_time, discrete);
   }
@@ -139,7 +154,7 @@ std::vector<double> SingleNodeSite::hand_steady_junction_temperatures(const std:
   double inlet = coolant_->supply_temperature();
   for (std::size_t i = 0; i < gpus_->count(); ++i) {
     if (i % series == 0) inlet = coolant_->supply_temperature();
-    const double p = job_->power(i, ctx);
+    const double p = power_source().power(i, ctx);
     const double r_jb = gpus_->spread(i).resistance_scale * gp.junction_to_base_resistance;
     const double r_down = 1.0 / capacity_rate + coolant_->plate_resistance(i);
     double tj = inlet + p * (r_down + r_jb);
@@ -202,7 +217,8 @@ std::vector<solver::SummaryFigure> SingleNodeSite::summary(const std::vector<dou
       {"energy_balance_relative_error", relative, "1", "|generated - removed - stored change| / generated"},
       {"limit_violations", junction_max_ > limit ? 1.0 : 0.0, "1", "limit checks failed (GPU max operating temperature)"},
   };
-  for (auto& figure : job_->summary(discrete.data(), duration)) figures.push_back(std::move(figure));
+  if (job_ != nullptr)
+    for (auto& figure : job_->summary(discrete.data(), duration)) figures.push_back(std::move(figure));
   return figures;
 }
 

@@ -5,6 +5,11 @@
 // The loop's flow is the operating point of the pump against the plates' and the piping's
 // pressure drop; the thermal part is the GPU packages (thermal/gpu_package.hpp) and the coolant
 // in the plates (thermal/coolant_channel.hpp). See docs/models/single-node.md.
+//
+// The GPUs' power comes from the scenario's training job, or, for the replay of a measured trace
+// (io/validation.hpp), from a power source given to the constructor: the job is then not built,
+// `workload:` is only read for its power model, and a GPU reaching its shutdown temperature does
+// not end the run (the trace decides what the GPU draws).
 #pragma once
 
 #include <memory>
@@ -23,6 +28,10 @@ solver::SectionSchema single_node_loop_schema();
 class SingleNodeSite final : public Site {
  public:
   explicit SingleNodeSite(const solver::ParameterTree& scenario);
+  /// The same server with `power` driving the GPUs instead of the training job (one power per
+  /// GPU of the scenario, leakage excluded: the packages add it). The site shares ownership of it;
+  /// a null `power` builds the training job, as the first constructor does.
+  SingleNodeSite(const solver::ParameterTree& scenario, std::shared_ptr<const thermal::GpuPowerSource> power);
 
   [[nodiscard]] std::vector<double> initial_state() const override;
   void observe(double t, const std::vector<double>& x, const std::vector<double>& outputs) override;
@@ -31,7 +40,12 @@ class SingleNodeSite final : public Site {
 
   [[nodiscard]] const thermal::GpuPackageArray& gpus() const { return *gpus_; }
   [[nodiscard]] const thermal::CoolantChannel& coolant() const { return *coolant_; }
+  /// Whether the GPUs run the scenario's training job (false when built with a power source).
+  [[nodiscard]] bool has_job() const { return job_ != nullptr; }
+  /// The training job; only when has_job().
   [[nodiscard]] const workload::TrainingJob& job() const { return *job_; }
+  /// What drives the GPUs: the training job or the power source given to the constructor.
+  [[nodiscard]] const thermal::GpuPowerSource& power_source() const;
   [[nodiscard]] double pump_pressure_rise() const { return pump_pressure_rise_; }
   /// Total stored thermal energy sum C T over every node [J].
   [[nodiscard]] double stored_energy(const std::vector<double>& x) const;
@@ -46,6 +60,7 @@ class SingleNodeSite final : public Site {
   thermal::GpuPackageArray* gpus_ = nullptr;
   thermal::CoolantChannel* coolant_ = nullptr;
   workload::TrainingJob* job_ = nullptr;
+  std::shared_ptr<const thermal::GpuPowerSource> external_power_;
   bool start_from_steady_state_ = false;
   double pump_pressure_rise_ = 0.0;
   // Running extrema over samples.

@@ -1,0 +1,247 @@
+#include "validate_command.hpp"
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <fstream>
+#include <optional>
+
+#include "dctwin/io/report.hpp"
+#include "dctwin/io/run.hpp"
+#include "dctwin/io/scenario.hpp"
+#include "dctwin/io/telemetry.hpp"
+#include "dctwin/io/units.hpp"
+#include "dctwin/io/validation.hpp"
+#include "dctwin/solver/integrator.hpp"
+#include "exit_codes.hpp"
+
+namespace dctwin::cli {
+
+namespace {
+
+void add_replay_options(CLI::App* cmd, ReplayArguments& a) {
+  cmd->add_option("trace", a.trace, "Telemetry file (any format dctwin import reads)")->required();
+  cmd->add_option("--scenario", a.scenario, "Single-node scenario (YAML) whose server is replayed")->required();
+  cmd->add_option("--format", a.format,
+                  "auto, nvidia-smi-csv, nvidia-smi-dmon, dcgmi-dmon, prometheus, prometheus-json or csv")
+      ->capture_default_str();
+  cmd->add_option("--timezone", a.timezone, "Zone of timestamps written without one: UTC or an offset such as +02:00")
+      ->capture_default_str();
+  cmd->add_option("--columns", a.columns, "Fields of an nvidia-smi CSV file without header, in order");
+  cmd->add_option("--map", a.map, "Column map (YAML) of a generic CSV file; selects the csv format");
+  cmd->add_option("--interval", a.interval, "Sampling interval of sources without timestamps")->capture_default_str();
+  cmd->add_flag("--skip-bad-lines", a.skip_bad_lines, "Skip and count malformed lines instead of stopping");
+  cmd->add_option("--gpu-map", a.gpu_map,
+                  "Model GPU of each trace GPU, in trace order, e.g. 4,5 (default: trace GPU k -> model GPU k)");
+  cmd->add_option("--initial-state", a.initial_state,
+                  "steady_state (of the first samples' power) or supply_temperature")
+      ->check(CLI::IsMember({"steady_state", "supply_temperature"}))
+      ->capture_default_str();
+  cmd->add_option("--max-lag", a.max_lag, "Largest lag searched by the cross-correlation [s]")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  cmd->add_flag("-q,--quiet", a.quiet, "No table");
+}
+
+std::vector<std::string> split(const std::string& text) {
+  std::vector<std::string> parts;
+  std::size_t start = 0;
+  while (true) {
+    const auto comma = text.find(',', start);
+    parts.push_back(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return parts;
+}
+
+/// What both commands read before they start: the trace, the scenario, the options.
+struct Inputs {
+  io::TelemetryTrace trace;
+  io::ScenarioDocument scenario;
+  io::ValidationOptions options;
+};
+
+/// Reads the inputs; returns an exit code when that failed.
+std::optional<int> read_inputs(const char* command, const ReplayArguments& a, Inputs& in) {
+  io::TelemetryImportOptions options;
+  try {
+    const auto format = io::parse_format_name(a.format);
+    if (!format) {
+      std::fprintf(stderr,
+                   "dctwin %s: unknown format '%s' (auto, nvidia-smi-csv, nvidia-smi-dmon, dcgmi-dmon, prometheus, "
+                   "prometheus-json, csv)\n",
+                   command, a.format.c_str());
+      return exit_usage;
+    }
+    options.format = *format;
+    if (options.format == io::TelemetryFormat::generic_csv && a.map.empty()) {
+      std::fprintf(stderr, "dctwin %s: the csv format needs a column map (--map map.yaml)\n", command);
+      return exit_usage;
+    }
+    options.timezone = a.timezone;
+    (void)io::parse_utc_offset(a.timezone);
+    options.interval = io::parse_duration(a.interval);
+    if (!(options.interval > 0.0)) {
+      std::fprintf(stderr, "dctwin %s: invalid interval '%s' (must be > 0)\n", command, a.interval.c_str());
+      return exit_usage;
+    }
+    if (!a.columns.empty()) options.columns = split(a.columns);
+    options.skip_bad_lines = a.skip_bad_lines;
+    options.map_file = a.map;
+    if (!a.gpu_map.empty()) {
+      for (const auto& part : split(a.gpu_map)) {
+        std::size_t used = 0;
+        long value = -1;
+        try {
+          value = std::stol(part, &used);
+        } catch (const std::exception&) {
+          used = 0;
+        }
+        if (used != part.size() || part.empty() || value < 0) {
+          std::fprintf(stderr, "dctwin %s: invalid --gpu-map '%s' (model GPU indices separated by commas, e.g. 4,5)\n",
+                       command, a.gpu_map.c_str());
+          return exit_usage;
+        }
+        in.options.gpu_map.push_back(static_cast<std::size_t>(value));
+      }
+    }
+  } catch (const solver::InputError& e) {
+    std::fprintf(stderr, "dctwin %s: %s\n", command, e.what());
+    return exit_usage;
+  }
+  in.options.initial_state = a.initial_state;
+  in.options.max_lag = a.max_lag;
+
+  try {
+    in.scenario = io::load_scenario_file(a.scenario);
+    (void)io::check_site(in.scenario);
+    in.trace = io::import_telemetry(a.trace, options);
+  } catch (const io::MissingInputError& e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    return exit_no_input;
+  } catch (const solver::InputError& e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    return exit_data_error;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "dctwin %s: internal error: %s\n", command, e.what());
+    return exit_internal;
+  }
+  return std::nullopt;
+}
+
+/// Runs `work`, mapping its failures to exit codes.
+template <typename Work>
+std::optional<int> guarded(const char* command, Work&& work) {
+  try {
+    work();
+  } catch (const io::ReplayError& e) {
+    std::fprintf(stderr, "dctwin %s: %s\n", command, e.what());
+    return exit_run_ended_early;
+  } catch (const solver::SolverError& e) {
+    std::fprintf(stderr, "dctwin %s: %s\n", command, e.what());
+    return exit_run_ended_early;
+  } catch (const solver::InputError& e) {
+    std::fprintf(stderr, "dctwin %s: %s\n", command, e.what());
+    return exit_data_error;
+  } catch (const io::ReportError& e) {
+    std::fprintf(stderr, "dctwin %s: %s\n", command, e.what());
+    const std::string message = e.what();
+    return message.find("cannot create") != std::string::npos ? exit_cannot_create : exit_io_error;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "dctwin %s: internal error: %s\n", command, e.what());
+    return exit_internal;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+CLI::App* add_validate_command(CLI::App& app, ValidateArguments& a) {
+  auto* cmd = app.add_subcommand(
+      "validate",
+      "Replay a GPU telemetry trace through a single-node scenario's server: temperatures driven by the\n"
+      "measured power, power from the phases recognised in it (NVML 1-s average), the governor's clock;\n"
+      "print MAE, RMSE, bias, CV(RMSE), NMBE (ASHRAE Guideline 14), max error and lag per GPU and write\n"
+      "them with the series to HDF5. See docs/validation.md. Exit codes: 0 ok, 3 the replay stopped\n"
+      "early, 64 usage, 65 bad trace or scenario (e.g. more GPUs than the server), 66 missing input,\n"
+      "73 cannot create the output, 74 output error.");
+  add_replay_options(cmd, a.replay);
+  cmd->add_option("-o,--output", a.output, "Validation file (HDF5)")->capture_default_str();
+  return cmd;
+}
+
+CLI::App* add_calibrate_command(CLI::App& app, CalibrateArguments& a) {
+  auto* cmd = app.add_subcommand(
+      "calibrate",
+      "Fit the GPU package's junction-to-base resistance, junction and base capacitances (and with\n"
+      "--fit-supply-temperature the coolant supply temperature) and the power model's static power,\n"
+      "dynamic power and leakage coefficient to a telemetry trace (Levenberg-\n"
+      "Marquardt on the first --train-fraction of the trace), report metrics on the rest, and write the\n"
+      "values as a scenario fragment (YAML). See docs/validation.md. Exit codes as dctwin validate.");
+  add_replay_options(cmd, a.replay);
+  cmd->add_option("--train-fraction", a.train_fraction, "Share of the trace's time used for the fit")
+      ->check(CLI::Range(0.05, 0.95))
+      ->capture_default_str();
+  cmd->add_flag("--fit-supply-temperature", a.fit_supply_temperature,
+                "Also fit the coolant supply temperature (loop.supply_temperature) when it was not measured");
+  cmd->add_option("-o,--output", a.output, "Scenario fragment to write (YAML)")->capture_default_str();
+  return cmd;
+}
+
+int validate_command(const ValidateArguments& a) {
+  Inputs in;
+  if (const auto code = read_inputs("validate", a.replay, in)) return *code;
+  io::ValidationResult result;
+  if (const auto code = guarded("validate", [&] { result = io::validate_trace(in.trace, in.scenario, in.options); }))
+    return *code;
+  if (const auto code = guarded("validate", [&] { io::write_validation_hdf5(result, a.output); })) return *code;
+  if (!a.replay.quiet) {
+    std::printf("%s", io::format_validation_table(result).c_str());
+    for (const auto& note : result.notes) std::printf("note: %s\n", note.c_str());
+    std::printf("wrote %s\n", a.output.c_str());
+  }
+  return exit_ok;
+}
+
+int calibrate_command(const CalibrateArguments& a) {
+  Inputs in;
+  if (const auto code = read_inputs("calibrate", a.replay, in)) return *code;
+  io::CalibrationResult result;
+  io::CalibrationOptions options;
+  options.train_fraction = a.train_fraction;
+  options.validation = in.options;
+  options.fit_supply_temperature = a.fit_supply_temperature;
+  if (const auto code = guarded("calibrate", [&] { result = io::calibrate_trace(in.trace, in.scenario, options); }))
+    return *code;
+  const std::string text = fmt::format(
+      "# Calibrated by dctwin calibrate from {} against {} (fit on the first {:g} % of the trace).\n"
+      "# Merge into the scenario: every key keeps its section.\n{}",
+      a.replay.trace, a.replay.scenario, 100.0 * a.train_fraction, result.fragment);
+  if (const auto code = guarded("calibrate", [&] {
+        const std::string part = a.output + ".part";
+        std::ofstream out(part, std::ios::binary | std::ios::trunc);
+        if (!out) throw io::ReportError("cannot create '" + a.output + "'");
+        out << text;
+        out.close();
+        if (!out) throw io::ReportError("cannot write '" + a.output + "'");
+        std::error_code error;
+        std::filesystem::rename(part, a.output, error);
+        if (error) throw io::ReportError("cannot create '" + a.output + "': " + error.message());
+      }))
+    return *code;
+  if (!a.replay.quiet) {
+    std::printf("%-48s %14s %14s %10s\n", "parameter", "initial", "calibrated", "unit");
+    for (const auto& p : result.parameters)
+      std::printf("%-48s %14.6g %14.6g %10s\n", (p.section + "." + p.key).c_str(), p.initial, p.value, p.unit.c_str());
+    std::printf("fit on the first %g s of the trace (%d thermal replays); held-out metrics:\n", result.split_time,
+                result.evaluations);
+    std::printf("%s", io::format_validation_table(result.held_out).c_str());
+    for (const auto& note : result.notes) std::printf("note: %s\n", note.c_str());
+    std::printf("wrote %s\n", a.output.c_str());
+  }
+  return exit_ok;
+}
+
+}  // namespace dctwin::cli

@@ -1,0 +1,370 @@
+// Calibration of the single-node server model against a measured trace (see validation.hpp and
+// docs/validation.md): nonlinear least squares by Levenberg-Marquardt (Eigen's unsupported
+// NonLinearOptimization module, Jacobian by forward differences with NumericalDiff).
+//
+// Each parameter v is fitted as x = 1 + ln(v / v_0) (v_0 its starting value), so that every
+// unknown is of order one whatever its unit and the forward-difference step (sqrt(epsfcn) |x|) is
+// a fixed relative change of v; v = clamp(v_0 exp(x - 1), lower, upper) keeps the table's range.
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include <Eigen/Core>
+#include <unsupported/Eigen/NonLinearOptimization>
+#include <unsupported/Eigen/NumericalDiff>
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <sstream>
+#include <string>
+
+#include "dctwin/io/validation.hpp"
+#include "dctwin/models/facility/single_node.hpp"
+#include "dctwin/models/thermal/gpu_package.hpp"
+#include "dctwin/models/workload/gpu_power.hpp"
+#include "validation_internal.hpp"
+
+namespace dctwin::io {
+
+namespace {
+
+/// Forward-difference step of NumericalDiff: sqrt(epsfcn) relative, i.e. 0.1 % of a parameter,
+/// well above the integrator's relative tolerance of 1e-8 in the temperatures it perturbs.
+constexpr double difference_epsfcn = 1e-6;
+
+/// Residual of every temperature sample [K] for parameter values whose replay fails.
+constexpr double failed_residual = 1e3;
+
+/// Each parameter stays within this factor of its starting value (and within its table range).
+constexpr double bound_factor = 5.0;
+
+/// Residuals r(x) of a least-squares problem, in the shape Eigen's LevenbergMarquardt wants.
+struct Residuals {
+  using Scalar = double;
+  enum { InputsAtCompileTime = Eigen::Dynamic, ValuesAtCompileTime = Eigen::Dynamic };
+  using InputType = Eigen::VectorXd;
+  using ValueType = Eigen::VectorXd;
+  using JacobianType = Eigen::MatrixXd;
+
+  int input_count = 0;
+  int value_count = 0;
+  std::function<void(const Eigen::VectorXd&, Eigen::VectorXd&)> evaluate;
+
+  [[nodiscard]] int inputs() const { return input_count; }
+  [[nodiscard]] int values() const { return value_count; }
+  int operator()(const Eigen::VectorXd& x, Eigen::VectorXd& r) const {
+    evaluate(x, r);
+    return 0;
+  }
+};
+
+/// Minimises |r(x)|^2 from x = 1 (every parameter at its starting value).
+Eigen::VectorXd least_squares(Residuals residuals) {
+  Eigen::VectorXd x = Eigen::VectorXd::Ones(residuals.input_count);
+  if (residuals.value_count < residuals.input_count) return x;
+  Eigen::NumericalDiff<Residuals> differentiated(residuals, difference_epsfcn);
+  Eigen::LevenbergMarquardt<Eigen::NumericalDiff<Residuals>> solver(differentiated);
+  solver.parameters.ftol = 1e-12;
+  solver.parameters.xtol = 1e-10;
+  solver.parameters.maxfev = 400;
+  solver.minimize(x);
+  return x;
+}
+
+struct Unknown {
+  CalibratedParameter parameter;
+  double reference = 1.0;  ///< v_0 (> 0)
+
+  [[nodiscard]] double value(double x) const {
+    return std::clamp(reference * std::exp(x - 1.0), parameter.lower, parameter.upper);
+  }
+};
+
+const solver::ParameterSpec& spec(const solver::ParameterTable& table, const std::string& key) {
+  for (const auto& s : table)
+    if (s.name == key) return s;
+  throw std::logic_error("no parameter " + key);
+}
+
+const solver::ParameterValue& value_in(const solver::ParameterTree& tree, const std::string& section,
+                                      const std::string& key) {
+  const solver::ParameterTree* node = &tree;
+  std::size_t start = 0;
+  while (true) {
+    const auto dot = section.find('.', start);
+    node = &node->sections.at(section.substr(start, dot == std::string::npos ? std::string::npos : dot - start));
+    if (dot == std::string::npos) break;
+    start = dot + 1;
+  }
+  return node->values.at(key);
+}
+
+solver::ParameterValue& value_in(solver::ParameterTree& tree, const std::string& section, const std::string& key) {
+  solver::ParameterTree* node = &tree;
+  std::size_t start = 0;
+  while (true) {
+    const auto dot = section.find('.', start);
+    node = &node->sections.at(section.substr(start, dot == std::string::npos ? std::string::npos : dot - start));
+    if (dot == std::string::npos) break;
+    start = dot + 1;
+  }
+  return node->values.at(key);
+}
+
+/// A parameter to fit, starting from its scenario value, within its table range and a factor of
+/// 5 either way (the fit corrects an estimate, it does not search from nothing).
+Unknown unknown(const solver::ParameterTree& tree, const solver::ParameterTable& table, const std::string& section,
+                const std::string& key) {
+  const auto& s = spec(table, key);
+  const double start = value_in(tree, section, key).number;
+  Unknown u;
+  u.reference = start > 0.0 ? start : s.default_value.value_or(1.0);
+  const double lower = s.min_inclusive ? s.min : std::nextafter(s.min, s.max);
+  const double upper = s.max_inclusive ? s.max : std::nextafter(s.max, s.min);
+  u.parameter = {section, key, s.unit, start, start, std::max(lower, u.reference / bound_factor),
+                 std::min(upper, u.reference * bound_factor)};
+  if (!(u.parameter.lower > 0.0)) u.parameter.lower = u.reference / bound_factor;
+  return u;
+}
+
+void set_values(solver::ParameterTree& tree, const std::vector<Unknown>& unknowns, const std::vector<double>& values) {
+  for (std::size_t i = 0; i < unknowns.size(); ++i) {
+    auto& v = value_in(tree, unknowns[i].parameter.section, unknowns[i].parameter.key);
+    v.number = values[i];
+    v.from_default = false;
+  }
+}
+
+std::vector<double> values_of(const std::vector<Unknown>& unknowns, const Eigen::VectorXd& x) {
+  std::vector<double> v(unknowns.size());
+  for (std::size_t i = 0; i < unknowns.size(); ++i) v[i] = unknowns[i].value(x[static_cast<long>(i)]);
+  return v;
+}
+
+std::string yaml_number(double v) { return fmt::format("{}", v); }
+
+void merge(YAML::Node base, const YAML::Node& overlay) {
+  for (const auto& entry : overlay) {
+    const auto key = entry.first.as<std::string>();
+    const YAML::Node value = entry.second;
+    YAML::Node existing = base[key];
+    if (value.IsMap() && existing && existing.IsMap()) {
+      merge(existing, value);
+    } else {
+      base[key] = YAML::Clone(value);
+    }
+  }
+}
+
+}  // namespace
+
+std::string calibration_fragment(const std::vector<CalibratedParameter>& parameters) {
+  // Sections in first-appearance order, each key once.
+  YAML::Emitter out;
+  out << YAML::BeginMap;
+  std::vector<std::string> tops;
+  for (const auto& p : parameters) {
+    const auto top = p.section.substr(0, p.section.find('.'));
+    if (std::find(tops.begin(), tops.end(), top) == tops.end()) tops.push_back(top);
+  }
+  for (const auto& top : tops) {
+    out << YAML::Key << top << YAML::Value << YAML::BeginMap;
+    std::vector<std::string> subs;
+    for (const auto& p : parameters) {
+      if (p.section.substr(0, p.section.find('.')) != top) continue;
+      const auto dot = p.section.find('.');
+      const std::string sub = dot == std::string::npos ? std::string() : p.section.substr(dot + 1);
+      if (std::find(subs.begin(), subs.end(), sub) == subs.end()) subs.push_back(sub);
+    }
+    for (const auto& sub : subs) {
+      if (!sub.empty()) out << YAML::Key << sub << YAML::Value << YAML::BeginMap;
+      for (const auto& p : parameters) {
+        const auto dot = p.section.find('.');
+        const std::string this_sub = dot == std::string::npos ? std::string() : p.section.substr(dot + 1);
+        if (p.section.substr(0, dot) != top || this_sub != sub) continue;
+        out << YAML::Key << p.key << YAML::Value << (yaml_number(p.value) + (p.unit == "1" ? "" : " " + p.unit));
+      }
+      if (!sub.empty()) out << YAML::EndMap;
+    }
+    out << YAML::EndMap;
+  }
+  out << YAML::EndMap;
+  return std::string(out.c_str()) + "\n";
+}
+
+std::string merge_scenario_fragment(std::string_view scenario, std::string_view fragment) {
+  YAML::Node base, overlay;
+  try {
+    base = YAML::Load(std::string(scenario));
+    overlay = YAML::Load(std::string(fragment));
+  } catch (const YAML::Exception& e) {
+    throw TelemetryError(std::string("cannot merge the fragment: ") + e.what());
+  }
+  if (!base.IsMap() || !overlay.IsMap()) throw TelemetryError("cannot merge the fragment: both must be YAML mappings");
+  merge(base, overlay);
+  YAML::Emitter out;
+  out << base;
+  return std::string(out.c_str()) + "\n";
+}
+
+ScenarioDocument apply_calibration(const ScenarioDocument& scenario, const std::vector<CalibratedParameter>& parameters) {
+  ScenarioDocument copy = scenario;
+  for (const auto& p : parameters) {
+    auto& v = value_in(copy.tree, p.section, p.key);
+    v.number = p.value;
+    v.as_written = yaml_number(p.value) + (p.unit == "1" ? "" : " " + p.unit) + " (calibrated)";
+    v.from_default = false;
+  }
+  return copy;
+}
+
+CalibrationResult calibrate_trace(const TelemetryTrace& trace, const ScenarioDocument& scenario,
+                                  const CalibrationOptions& options) {
+  if (!(options.train_fraction > 0.0 && options.train_fraction < 1.0))
+    throw TelemetryError("the training fraction must be in (0, 1), not " + fmt::format("{}", options.train_fraction));
+  ValidationOptions vo = options.validation;
+  const replay::PreparedTrace prepared = replay::prepare(trace, scenario, vo);
+  const std::string where = prepared.source.empty() ? std::string("trace") : prepared.source;
+  if (!prepared.has_temperature)
+    throw TelemetryError(where + ": the trace has no GPU temperature (temperature.gpu), which calibration needs");
+
+  CalibrationResult result;
+  result.split_time = options.train_fraction * prepared.end;
+  auto training = [&](double t) { return t < result.split_time; };
+
+  const auto package_table = models::thermal::GpuPackageParameters::table();
+  const auto power_table = models::workload::GpuPowerParameters::table();
+  std::vector<Unknown> thermal = {
+      unknown(scenario.tree, package_table, "server.gpu", "junction_to_base_resistance"),
+      unknown(scenario.tree, package_table, "server.gpu", "junction_capacitance"),
+      unknown(scenario.tree, package_table, "server.gpu", "base_capacitance"),
+  };
+  if (options.fit_supply_temperature)
+    thermal.push_back(unknown(scenario.tree, models::facility::single_node_loop_schema().parameters, "loop",
+                              "supply_temperature"));
+  std::vector<Unknown> power = {
+      unknown(scenario.tree, power_table, "workload.gpu_power", "static_power"),
+      unknown(scenario.tree, power_table, "workload.gpu_power", "dynamic_power_at_max"),
+      unknown(scenario.tree, package_table, "server.gpu", "leakage_temperature_coefficient"),
+  };
+
+  solver::ParameterTree tree = scenario.tree;
+  std::vector<double> thermal_values, power_values;
+  for (const auto& u : thermal) thermal_values.push_back(u.parameter.initial);
+  for (const auto& u : power) power_values.push_back(u.parameter.initial);
+
+  // Training temperature samples.
+  std::vector<std::pair<std::size_t, std::size_t>> temperature_samples;
+  for (std::size_t g = 0; g < prepared.time.size(); ++g)
+    for (std::size_t k = 0; k < prepared.time[g].size(); ++k)
+      if (training(prepared.time[g][k]) && std::isfinite(prepared.temperature[g][k]))
+        temperature_samples.emplace_back(g, k);
+
+  replay::ThermalReplay replayed;
+  bool stopped = false;
+  for (int outer = 0; outer < std::max(1, options.outer_iterations); ++outer) {
+    // 1. Package resistances and capacitances against the measured temperature.
+    {
+      const solver::ParameterTree base = tree;
+      Residuals r;
+      r.input_count = static_cast<int>(thermal.size());
+      r.value_count = static_cast<int>(temperature_samples.size());
+      r.evaluate = [&](const Eigen::VectorXd& x, Eigen::VectorXd& out) {
+        solver::ParameterTree t = base;
+        set_values(t, thermal, values_of(thermal, x));
+        const auto model = replay::read_model(t);
+        ++result.evaluations;
+        replay::ThermalReplay run;
+        try {
+          run = replay::replay_thermal(prepared, t, model, vo);
+        } catch (const ReplayError&) {
+          // No solution for these values (a leakage runaway: no steady state, or a junction
+          // without bound): a large residual makes the fit step back.
+          out.setConstant(failed_residual);
+          return;
+        }
+        for (std::size_t i = 0; i < temperature_samples.size(); ++i) {
+          const auto [g, k] = temperature_samples[i];
+          out[static_cast<long>(i)] =
+              run.at(run.junction[prepared.model_gpu[g]], prepared.time[g][k]) - prepared.temperature[g][k];
+        }
+      };
+      // Each outer pass starts again from the current values.
+      for (std::size_t i = 0; i < thermal.size(); ++i) thermal[i].reference = thermal_values[i];
+      const Eigen::VectorXd x = least_squares(r);
+      thermal_values = values_of(thermal, x);
+      set_values(tree, thermal, thermal_values);
+      replayed = replay::replay_thermal(prepared, tree, replay::read_model(tree), vo);
+      ++result.evaluations;
+    }
+    // 2. Phases, then the power model against the measured power with the phases held, until
+    //    the phases no longer change.
+    std::vector<std::vector<ReplayPhase>> phases;
+    for (int pass = 0; pass < 5; ++pass) {
+      const auto current = replay::replay_power(prepared, replay::read_model(tree), replayed, vo);
+      if (pass > 0 && current.phases == phases) break;
+      phases = current.phases;
+      std::vector<std::pair<std::size_t, std::size_t>> samples;
+      for (std::size_t g = 0; g < prepared.time.size(); ++g)
+        for (std::size_t k = 0; k < prepared.time[g].size(); ++k)
+          if (training(prepared.time[g][k]) && std::isfinite(prepared.power[g][k]) && !current.transition[g][k])
+            samples.emplace_back(g, k);
+      const solver::ParameterTree base = tree;
+      Residuals r;
+      r.input_count = static_cast<int>(power.size());
+      r.value_count = static_cast<int>(samples.size());
+      r.evaluate = [&](const Eigen::VectorXd& x, Eigen::VectorXd& out) {
+        solver::ParameterTree t = base;
+        set_values(t, power, values_of(power, x));
+        const auto run = replay::replay_power(prepared, replay::read_model(t), replayed, vo, &phases);
+        for (std::size_t i = 0; i < samples.size(); ++i) {
+          const auto [g, k] = samples[i];
+          out[static_cast<long>(i)] = run.power[g][k] - prepared.power[g][k];
+        }
+      };
+      for (std::size_t i = 0; i < power.size(); ++i) power[i].reference = power_values[i];
+      const Eigen::VectorXd x = least_squares(r);
+      const std::vector<double> fitted = values_of(power, x);
+      // The power fit holds the temperatures; its leakage must still let the thermal model run.
+      solver::ParameterTree trial = tree;
+      set_values(trial, power, fitted);
+      try {
+        (void)replay::replay_thermal(prepared, trial, replay::read_model(trial), vo);
+      } catch (const ReplayError& e) {
+        result.notes.push_back(fmt::format(
+            "the power fit's values (static {:g} W, dynamic {:g} W, leakage coefficient {:g} 1/K) make the thermal "
+            "replay fail ({}); the previous values are kept and the fit stops there",
+            fitted[0], fitted[1], fitted[2], e.what()));
+        stopped = true;
+        break;
+      }
+      power_values = fitted;
+      set_values(tree, power, power_values);
+    }
+    if (stopped) break;
+  }
+
+  for (std::size_t i = 0; i < thermal.size(); ++i) {
+    CalibratedParameter p = thermal[i].parameter;
+    p.value = thermal_values[i];
+    result.parameters.push_back(p);
+  }
+  for (std::size_t i = 0; i < power.size(); ++i) {
+    CalibratedParameter p = power[i].parameter;
+    p.value = power_values[i];
+    result.parameters.push_back(p);
+  }
+
+  // The calibrated model over the whole trace; metrics before and after the split.
+  const auto model = replay::read_model(tree);
+  const auto thermal_run = replay::replay_thermal(prepared, tree, model, vo);
+  const auto power_run = replay::replay_power(prepared, model, thermal_run, vo);
+  ValidationOptions train = vo, held = vo;
+  train.metrics_until = result.split_time;
+  held.metrics_from = result.split_time;
+  result.training = replay::assemble(prepared, power_run, train);
+  result.held_out = replay::assemble(prepared, power_run, held);
+  result.fragment = calibration_fragment(result.parameters);
+  return result;
+}
+
+}  // namespace dctwin::io

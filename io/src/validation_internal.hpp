@@ -1,0 +1,88 @@
+// Pieces of the replay shared by validation and calibration (io/src only).
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "dctwin/io/validation.hpp"
+#include "dctwin/models/thermal/gpu_package.hpp"
+#include "dctwin/models/workload/training_job.hpp"
+
+namespace dctwin::io::replay {
+
+/// A trace made ready for the replay: times relative to its first sample, gaps filled.
+struct PreparedTrace {
+  std::string source;
+  std::vector<std::string> labels;
+  std::vector<std::size_t> model_gpu;              ///< model GPU of each trace GPU
+  std::size_t model_count = 0;                     ///< GPUs of the scenario's server
+  double epoch = 0.0;                              ///< Unix time of relative time 0
+  std::vector<std::vector<double>> time;           ///< [s] since `epoch`
+  std::vector<std::vector<double>> power;          ///< measured `power`, NaN kept [W]
+  std::vector<std::vector<double>> drive;          ///< power driving the thermal replay, gaps filled [W]
+  std::vector<std::vector<double>> temperature;    ///< measured `gpu_temperature`, NaN kept [K]
+  std::vector<std::vector<double>> temperature_filled;  ///< gaps held from the nearest sample [K]
+  std::vector<std::vector<double>> clock;          ///< measured `sm_clock`, NaN kept [Hz]
+  bool has_temperature = false;
+  bool has_clock = false;
+  double start = 0.0;     ///< start of the first sample's interval [s]
+  double end = 0.0;       ///< last sample [s]
+  double interval = 1.0;  ///< median sampling interval [s]
+  std::vector<std::string> notes;
+};
+
+/// The model's parameters as the replay uses them.
+struct ModelParameters {
+  models::thermal::GpuPackageParameters package;
+  std::vector<models::thermal::GpuSpread> spread;  ///< one per model GPU
+  models::workload::WorkloadParameters workload;
+  double supply_temperature = 0.0;
+
+  /// L_i(T_j) [W].
+  [[nodiscard]] double leakage(std::size_t gpu, double junction_temperature) const;
+  /// Board power of phase q at clock f without leakage [W].
+  [[nodiscard]] double phase_power(std::size_t gpu, ReplayPhase phase, double clock) const;
+  [[nodiscard]] double activity(ReplayPhase phase) const;
+};
+
+/// Checks that `scenario` is a single-node site and reads its parameters.
+ModelParameters read_model(const solver::ParameterTree& tree);
+
+PreparedTrace prepare(const TelemetryTrace& trace, const ScenarioDocument& scenario, const ValidationOptions& options);
+
+/// Junction and HBM temperatures of every model GPU on a grid of times.
+struct ThermalReplay {
+  std::vector<double> grid;                     ///< [s]
+  std::vector<std::vector<double>> junction;    ///< per model GPU [K]
+  std::vector<std::vector<double>> hbm;         ///< per model GPU [K]
+  /// Linear interpolation of `series` on the grid at time t (held beyond the ends).
+  [[nodiscard]] double at(const std::vector<double>& series, double t) const;
+};
+
+/// Runs the site of `tree` driven by the trace's power (drive less leakage at the measured
+/// temperature). Throws ReplayError when the run stops early.
+ThermalReplay replay_thermal(const PreparedTrace& trace, const solver::ParameterTree& tree,
+                             const ModelParameters& model, const ValidationOptions& options);
+
+/// Simulated power, clock and temperature at the trace's samples.
+struct PowerReplay {
+  std::vector<std::vector<ReplayPhase>> phases;
+  std::vector<std::vector<double>> power;        ///< NVML-averaged board power [W]
+  std::vector<std::vector<double>> clock;        ///< governor clock [Hz]
+  std::vector<std::vector<double>> temperature;  ///< junction temperature [K]
+  /// Samples next to a phase change (their averaging window may straddle it).
+  std::vector<std::vector<bool>> transition;
+};
+
+/// `phases`: use these instead of deriving them from the measured power (calibration holds them
+/// while it fits the power model).
+PowerReplay replay_power(const PreparedTrace& trace, const ModelParameters& model, const ThermalReplay& thermal,
+                         const ValidationOptions& options,
+                         const std::vector<std::vector<ReplayPhase>>* phases = nullptr);
+
+/// Metrics and series of a replay, with the options' metric window.
+ValidationResult assemble(const PreparedTrace& trace, const PowerReplay& replay, const ValidationOptions& options);
+
+}  // namespace dctwin::io::replay

@@ -1,0 +1,502 @@
+// The replay of a measured trace through the single-node site (see validation.hpp and
+// docs/validation.md).
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <string>
+
+#include "dctwin/models/facility/single_node.hpp"
+#include "dctwin/models/workload/dvfs_governor.hpp"
+#include "dctwin/models/workload/gpu_power.hpp"
+#include "dctwin/models/workload/trace_power.hpp"
+#include "dctwin/solver/simulator.hpp"
+#include "validation_internal.hpp"
+
+namespace dctwin::io {
+
+namespace {
+
+constexpr double not_a_number = std::numeric_limits<double>::quiet_NaN();
+
+}  // namespace
+
+std::string_view replay_phase_name(ReplayPhase phase) {
+  switch (phase) {
+    case ReplayPhase::idle: return "idle";
+    case ReplayPhase::stall: return "stall";
+    case ReplayPhase::communication: return "communication";
+    case ReplayPhase::compute: return "compute";
+  }
+  return "idle";
+}
+
+std::vector<ReplayPhase> derive_phases(std::span<const double> power,
+                                       const std::vector<std::array<double, replay_phase_count>>& levels,
+                                       double hysteresis) {
+  if (levels.size() != power.size())
+    throw MetricError("derive_phases: " + std::to_string(power.size()) + " power values but " +
+                      std::to_string(levels.size()) + " sets of levels");
+  std::vector<ReplayPhase> phases(power.size(), ReplayPhase::idle);
+  bool started = false;
+  std::size_t current = 0;
+  for (std::size_t k = 0; k < power.size(); ++k) {
+    const double p = power[k];
+    if (std::isnan(p)) {
+      phases[k] = static_cast<ReplayPhase>(current);
+      continue;
+    }
+    const auto& level = levels[k];
+    std::size_t nearest = 0;
+    for (std::size_t q = 1; q < replay_phase_count; ++q)
+      if (std::abs(p - level[q]) < std::abs(p - level[nearest])) nearest = q;
+    if (!started) {
+      current = nearest;
+      started = true;
+    } else if (nearest != current) {
+      const double gap = level[nearest] - level[current];
+      const double midpoint = 0.5 * (level[nearest] + level[current]);
+      const double direction = gap > 0.0 ? 1.0 : -1.0;
+      if ((p - midpoint) * direction > hysteresis * std::abs(gap)) current = nearest;
+    }
+    phases[k] = static_cast<ReplayPhase>(current);
+  }
+  return phases;
+}
+
+namespace replay {
+
+namespace {
+
+/// Values with NaN gaps held from the previous finite sample (the next one at the start). Empty
+/// when no value is finite.
+std::vector<double> fill_gaps(const std::vector<double>& values) {
+  std::vector<double> out = values;
+  const auto first = std::find_if(out.begin(), out.end(), [](double v) { return std::isfinite(v); });
+  if (first == out.end()) return {};
+  std::fill(out.begin(), first, *first);
+  double last = *first;
+  for (auto it = first; it != out.end(); ++it) {
+    if (std::isfinite(*it))
+      last = *it;
+    else
+      *it = last;
+  }
+  return out;
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return not_a_number;
+  const auto mid = v.begin() + static_cast<long>(v.size() / 2);
+  std::nth_element(v.begin(), mid, v.end());
+  return *mid;
+}
+
+/// Values of quantity `name` of GPU g, or empty.
+std::vector<double> quantity(const TelemetryTrace& trace, std::size_t g, const char* name) {
+  const auto q = trace.quantity_index(name);
+  if (!q) return {};
+  return trace.gpus[g].values[*q];
+}
+
+bool any_finite(const std::vector<double>& v) {
+  return std::any_of(v.begin(), v.end(), [](double x) { return std::isfinite(x); });
+}
+
+/// Index of the first element of `times` at or after t, clamped to the last.
+std::size_t window_of(const std::vector<double>& times, double t) {
+  const auto k = static_cast<std::size_t>(std::lower_bound(times.begin(), times.end(), t) - times.begin());
+  return std::min(k, times.size() - 1);
+}
+
+class Recorder final : public solver::SimulationObserver {
+ public:
+  Recorder(const models::thermal::GpuPackageArray& gpus, ThermalReplay& out) : gpus_(gpus), out_(out) {
+    out_.junction.assign(gpus.count(), {});
+    out_.hbm.assign(gpus.count(), {});
+  }
+  void on_sample(double t, const std::vector<double>& x, const std::vector<double>&) override {
+    out_.grid.push_back(t);
+    for (std::size_t i = 0; i < gpus_.count(); ++i) {
+      out_.junction[i].push_back(x[static_cast<std::size_t>(gpus_.junction_index(i))]);
+      out_.hbm[i].push_back(x[static_cast<std::size_t>(gpus_.hbm_index(i))]);
+    }
+  }
+
+ private:
+  const models::thermal::GpuPackageArray& gpus_;
+  ThermalReplay& out_;
+};
+
+}  // namespace
+
+double ModelParameters::leakage(std::size_t gpu, double junction_temperature) const {
+  if (package.leakage_power_at_reference == 0.0) return 0.0;
+  return spread[gpu].leakage_scale * package.leakage_power_at_reference *
+         std::exp(package.leakage_temperature_coefficient * (junction_temperature - package.leakage_reference_temperature));
+}
+
+double ModelParameters::activity(ReplayPhase phase) const {
+  switch (phase) {
+    case ReplayPhase::idle: return 0.0;
+    case ReplayPhase::stall: return workload.job.stall_activity;
+    case ReplayPhase::communication: return workload.job.communication_activity;
+    case ReplayPhase::compute: return workload.job.compute_activity;
+  }
+  return 0.0;
+}
+
+double ModelParameters::phase_power(std::size_t gpu, ReplayPhase phase, double clock) const {
+  const models::workload::GpuPowerModel power(workload.power);
+  return workload.power.static_power + spread[gpu].power_scale * power.dynamic_power(activity(phase), clock);
+}
+
+ModelParameters read_model(const solver::ParameterTree& tree) {
+  if (tree.text("site") != "single-node")
+    throw solver::InputError("the replay of a trace needs a single-node site (site: single-node), not '" +
+                             tree.text("site") + "'");
+  const auto& server = tree.section("server");
+  ModelParameters m;
+  m.package = models::thermal::GpuPackageParameters::from(server.section("gpu"));
+  const auto count = static_cast<std::size_t>(server.integer("gpu_count"));
+  m.spread.assign(count, {});
+  const auto& entries = server.list("gpus");
+  for (std::size_t i = 0; i < entries.size() && i < count; ++i)
+    m.spread[i] = models::thermal::GpuSpread::from(entries[i]);
+  m.workload = models::workload::WorkloadParameters::from(tree.section("workload"));
+  m.supply_temperature = tree.section("loop").number("supply_temperature");
+  return m;
+}
+
+PreparedTrace prepare(const TelemetryTrace& trace, const ScenarioDocument& scenario, const ValidationOptions& options) {
+  const ModelParameters model = read_model(scenario.tree);
+  PreparedTrace p;
+  p.source = trace.provenance.source;
+  p.model_count = model.spread.size();
+  const std::size_t n = trace.gpus.size();
+  const std::string where = trace.provenance.source.empty() ? std::string("trace") : trace.provenance.source;
+  if (n == 0) throw TelemetryError(where + ": the trace has no GPUs");
+  if (n > p.model_count)
+    throw TelemetryError(where + ": the trace has " + std::to_string(n) + " GPUs but the scenario's server has " +
+                         std::to_string(p.model_count) + " (server.gpu_count in " + scenario.file + ")");
+  if (!trace.quantity_index("power"))
+    throw TelemetryError(where + ": the trace has no power (power.draw), which the replay needs");
+  if (!options.gpu_map.empty()) {
+    if (options.gpu_map.size() != n)
+      throw TelemetryError("the GPU map has " + std::to_string(options.gpu_map.size()) + " entries but the trace has " +
+                           std::to_string(n) + " GPUs");
+    for (std::size_t g = 0; g < n; ++g) {
+      if (options.gpu_map[g] >= p.model_count)
+        throw TelemetryError("the GPU map sends trace GPU " + std::to_string(g) + " to model GPU " +
+                             std::to_string(options.gpu_map[g]) + ", but the scenario's server has " +
+                             std::to_string(p.model_count) + " GPUs (0 to " + std::to_string(p.model_count - 1) + ")");
+      for (std::size_t h = 0; h < g; ++h)
+        if (options.gpu_map[h] == options.gpu_map[g])
+          throw TelemetryError("the GPU map sends trace GPUs " + std::to_string(h) + " and " + std::to_string(g) +
+                               " to the same model GPU " + std::to_string(options.gpu_map[g]));
+    }
+    p.model_gpu = options.gpu_map;
+  } else {
+    for (std::size_t g = 0; g < n; ++g) p.model_gpu.push_back(g);
+  }
+  if (!(options.averaging_window > 0.0)) throw TelemetryError("the power averaging window must be > 0");
+  if (!(options.step > 0.0)) throw TelemetryError("the replay's sampling step must be > 0");
+
+  p.epoch = std::numeric_limits<double>::infinity();
+  for (const auto& g : trace.gpus) {
+    if (g.time.empty()) throw TelemetryError(where + ": GPU " + g.label() + " has no samples");
+    p.epoch = std::min(p.epoch, g.time.front());
+  }
+  const bool instant = trace.quantity_index("power_instant").has_value();
+  p.has_temperature = trace.quantity_index("gpu_temperature").has_value();
+  p.has_clock = trace.quantity_index("sm_clock").has_value();
+  std::vector<double> intervals;
+  p.start = std::numeric_limits<double>::infinity();
+  p.end = -std::numeric_limits<double>::infinity();
+  bool drove_instant = false;
+  for (std::size_t g = 0; g < n; ++g) {
+    const auto& s = trace.gpus[g];
+    p.labels.push_back(s.label());
+    std::vector<double> t(s.time.size());
+    for (std::size_t k = 0; k < t.size(); ++k) t[k] = s.time[k] - p.epoch;
+    for (std::size_t k = 1; k < t.size(); ++k) intervals.push_back(t[k] - t[k - 1]);
+    const double first_interval = t.size() > 1 ? t[1] - t[0] : options.averaging_window;
+    p.start = std::min(p.start, t.front() - first_interval);
+    p.end = std::max(p.end, t.back());
+    p.power.push_back(quantity(trace, g, "power"));
+    std::vector<double> drive = instant ? fill_gaps(quantity(trace, g, "power_instant")) : std::vector<double>{};
+    if (!drive.empty()) {
+      drove_instant = true;
+    } else {
+      drive = fill_gaps(p.power.back());
+      if (drive.empty()) throw TelemetryError(where + ": GPU " + s.label() + " has no power value");
+    }
+    p.drive.push_back(std::move(drive));
+    p.temperature.push_back(p.has_temperature ? quantity(trace, g, "gpu_temperature")
+                                              : std::vector<double>(t.size(), not_a_number));
+    p.temperature_filled.push_back(fill_gaps(p.temperature.back()));
+    p.clock.push_back(p.has_clock ? quantity(trace, g, "sm_clock") : std::vector<double>(t.size(), not_a_number));
+    p.time.push_back(std::move(t));
+  }
+  p.has_temperature = p.has_temperature && std::any_of(p.temperature.begin(), p.temperature.end(), any_finite);
+  p.has_clock = p.has_clock && std::any_of(p.clock.begin(), p.clock.end(), any_finite);
+  p.interval = intervals.empty() ? options.averaging_window : median(intervals);
+  if (drove_instant)
+    p.notes.push_back("temperatures are driven by the instantaneous power (power_instant)");
+  else
+    p.notes.push_back("temperatures are driven by the averaged power (power), held over the interval before each sample");
+  if (!p.has_temperature)
+    p.notes.push_back("no GPU temperature: leakage is taken out of the measured power at the simulated junction "
+                      "temperature of the first pass, and temperatures are not compared");
+  if (!p.has_clock) p.notes.push_back("no SM clock: the power model runs at the governor's clock");
+  if (n < p.model_count)
+    p.notes.push_back("model GPUs without a trace GPU draw the static power (" +
+                      std::to_string(p.model_count - n) + " of " + std::to_string(p.model_count) + ")");
+  return p;
+}
+
+double ThermalReplay::at(const std::vector<double>& series, double t) const {
+  if (grid.empty()) return not_a_number;
+  if (t <= grid.front()) return series.front();
+  if (t >= grid.back()) return series.back();
+  const auto j = static_cast<std::size_t>(std::upper_bound(grid.begin(), grid.end(), t) - grid.begin());
+  const double t0 = grid[j - 1], t1 = grid[j];
+  const double w = t1 > t0 ? (t - t0) / (t1 - t0) : 0.0;
+  return series[j - 1] + w * (series[j] - series[j - 1]);
+}
+
+namespace {
+
+ThermalReplay run_thermal(const PreparedTrace& trace, const solver::ParameterTree& tree, const ModelParameters& model,
+                          const ValidationOptions& options, const ThermalReplay* previous) {
+  // What each model GPU dissipates besides leakage: the measured power less the leakage the
+  // package will add, at the measured temperature (else at the previous pass's junction).
+  std::vector<std::vector<double>> times(trace.model_count), power(trace.model_count);
+  for (std::size_t g = 0; g < trace.time.size(); ++g) {
+    const std::size_t j = trace.model_gpu[g];
+    times[j] = trace.time[g];
+    power[j].resize(trace.time[g].size());
+    for (std::size_t k = 0; k < trace.time[g].size(); ++k) {
+      double tj = trace.temperature_filled[g].empty() ? not_a_number : trace.temperature_filled[g][k];
+      if (std::isnan(tj)) tj = previous != nullptr ? previous->at(previous->junction[j], trace.time[g][k])
+                                                   : model.package.leakage_reference_temperature;
+      power[j][k] = std::max(0.0, trace.drive[g][k] - model.leakage(j, tj));
+    }
+  }
+  for (std::size_t j = 0; j < trace.model_count; ++j) {
+    if (!times[j].empty()) continue;
+    times[j] = {trace.start};
+    power[j] = {model.workload.power.static_power};
+  }
+  auto source = std::make_shared<models::workload::TracePowerSource>(std::move(times), std::move(power));
+
+  solver::ParameterTree copy = tree;
+  copy.sections.at("simulation").values.at("initial_state").text = options.initial_state;
+  models::facility::SingleNodeSite site(copy, source);
+  auto& settings = site.settings();
+  settings.start_time = trace.start;
+  settings.end_time = trace.end;
+  settings.output_interval = options.step;
+  settings.integrator.relative_tolerance = options.relative_tolerance;
+  settings.integrator.absolute_tolerance = std::min(settings.integrator.absolute_tolerance, 1e-8);
+  settings.integrator.max_step = 0.0;
+
+  ThermalReplay out;
+  Recorder recorder(site.gpus(), out);
+  solver::Simulator simulator(site.system(), settings);
+  std::vector<double> x0;
+  try {
+    x0 = site.initial_state();
+  } catch (const solver::SolverError& e) {
+    throw ReplayError(std::string("the replay's initial steady state failed: ") + e.what());
+  }
+  const auto status = simulator.run(x0, recorder);
+  if (status.reason != solver::StopReason::finished)
+    throw ReplayError("the replay stopped at " + std::to_string(status.time - trace.start) + " s: " + status.describe());
+  return out;
+}
+
+}  // namespace
+
+ThermalReplay replay_thermal(const PreparedTrace& trace, const solver::ParameterTree& tree,
+                             const ModelParameters& model, const ValidationOptions& options) {
+  ThermalReplay first = run_thermal(trace, tree, model, options, nullptr);
+  if (trace.has_temperature || model.package.leakage_power_at_reference == 0.0) return first;
+  // Without measured temperatures the leakage to take out is that of the simulated junction.
+  return run_thermal(trace, tree, model, options, &first);
+}
+
+PowerReplay replay_power(const PreparedTrace& trace, const ModelParameters& model, const ThermalReplay& thermal,
+                         const ValidationOptions& options, const std::vector<std::vector<ReplayPhase>>* given) {
+  using models::workload::GovernorInputs;
+  using models::workload::GovernorState;
+  const models::workload::GpuPowerModel power_model(model.workload.power);
+  models::workload::GpuThermalLimits limits;
+  limits.max_operating = model.package.max_operating_temperature;
+  limits.hw_slowdown = model.package.hw_slowdown_temperature;
+  limits.shutdown = model.package.shutdown_temperature;
+  limits.hbm_max_operating = model.package.hbm_max_operating_temperature;
+  const models::workload::DvfsGovernor governor(model.workload.governor, power_model, limits);
+  const double max_clock = model.workload.power.max_clock;
+  const double window = options.averaging_window;
+
+  const std::size_t n = trace.time.size();
+  PowerReplay out;
+  out.phases.resize(n);
+  out.power.resize(n);
+  out.clock.resize(n);
+  out.temperature.resize(n);
+  out.transition.resize(n);
+  for (std::size_t g = 0; g < n; ++g) {
+    const std::size_t j = trace.model_gpu[g];
+    const auto& times = trace.time[g];
+    const std::size_t samples = times.size();
+    const auto& tj = thermal.junction[j];
+    const auto& th = thermal.hbm[j];
+
+    // Simulated junction temperature at the samples.
+    auto& temperature = out.temperature[g];
+    temperature.resize(samples);
+    for (std::size_t k = 0; k < samples; ++k) temperature[k] = thermal.at(tj, times[k]);
+
+    // Phases from the measured power.
+    std::vector<std::array<double, replay_phase_count>> levels(samples);
+    for (std::size_t k = 0; k < samples; ++k) {
+      double t_level = trace.temperature_filled[g].empty() ? not_a_number : trace.temperature_filled[g][k];
+      if (std::isnan(t_level)) t_level = temperature[k];
+      const double f = std::isfinite(trace.clock[g][k]) ? trace.clock[g][k] : max_clock;
+      const double leak = model.leakage(j, t_level);
+      for (std::size_t q = 0; q < replay_phase_count; ++q)
+        levels[k][q] = model.phase_power(j, static_cast<ReplayPhase>(q), f) + leak;
+    }
+    auto& phases = out.phases[g];
+    phases = given != nullptr ? (*given)[g] : derive_phases(trace.power[g], levels, options.hysteresis);
+    auto& transition = out.transition[g];
+    transition.assign(samples, false);
+    for (std::size_t k = 0; k < samples; ++k)
+      transition[k] = (k > 0 && phases[k - 1] != phases[k]) || (k + 1 < samples && phases[k + 1] != phases[k]);
+
+    // The governor, updated every period from the start, on the replayed temperatures.
+    const double period = model.workload.governor.update_period;
+    std::vector<double> update_times, update_clock;
+    GovernorState state = governor.initial_state();
+    for (long m = 0;; ++m) {
+      const double u = trace.start + static_cast<double>(m) * period;
+      if (u > trace.end) break;
+      const auto k = std::min(static_cast<std::size_t>(std::upper_bound(times.begin(), times.end(), u) - times.begin()),
+                              samples - 1);
+      GovernorInputs in;
+      in.junction_temperature = thermal.at(tj, u);
+      in.hbm_temperature = thermal.at(th, u);
+      in.activity = model.activity(phases[k]);
+      in.leakage_power = model.leakage(j, in.junction_temperature);
+      in.working = phases[k] != ReplayPhase::idle;
+      state = governor.update(state, in);
+      update_times.push_back(u);
+      update_clock.push_back(state.clock);
+    }
+    const double initial_clock = governor.initial_state().clock;
+    // Clock in effect just before time t (the last update strictly before it).
+    auto clock_before = [&](double t) {
+      const auto it = std::lower_bound(update_times.begin(), update_times.end(), t);
+      if (it == update_times.begin()) return initial_clock;
+      return update_clock[static_cast<std::size_t>(it - update_times.begin() - 1)];
+    };
+    auto& clock = out.clock[g];
+    clock.resize(samples);
+    for (std::size_t k = 0; k < samples; ++k) clock[k] = clock_before(times[k]);
+
+    // Board power on the replay grid (midpoint of each grid interval), then NVML's average over
+    // the window before each sample, from the running integral.
+    const auto& grid = thermal.grid;
+    std::vector<double> integral(grid.size(), 0.0), level(grid.size() > 0 ? grid.size() - 1 : 0, 0.0);
+    for (std::size_t i = 0; i + 1 < grid.size(); ++i) {
+      const double mid = 0.5 * (grid[i] + grid[i + 1]);
+      const std::size_t k = window_of(times, mid);
+      const double f = std::isfinite(trace.clock[g][k]) ? trace.clock[g][k] : clock_before(mid);
+      const double tj_mid = 0.5 * (tj[i] + tj[i + 1]);
+      level[i] = model.phase_power(j, phases[k], f) + model.leakage(j, tj_mid);
+      integral[i + 1] = integral[i] + level[i] * (grid[i + 1] - grid[i]);
+    }
+    auto integral_at = [&](double t) {
+      if (grid.size() < 2 || t <= grid.front()) return 0.0;
+      if (t >= grid.back()) return integral.back();
+      const auto i = static_cast<std::size_t>(std::upper_bound(grid.begin(), grid.end(), t) - grid.begin()) - 1;
+      return integral[i] + level[i] * (t - grid[i]);
+    };
+    auto& power = out.power[g];
+    power.resize(samples);
+    for (std::size_t k = 0; k < samples; ++k) {
+      const double to = times[k];
+      const double from = std::max(grid.empty() ? to : grid.front(), to - window);
+      power[k] = to > from ? (integral_at(to) - integral_at(from)) / (to - from)
+                           : (level.empty() ? not_a_number : level.front());
+    }
+  }
+  return out;
+}
+
+ValidationResult assemble(const PreparedTrace& trace, const PowerReplay& replay, const ValidationOptions& options) {
+  ValidationResult r;
+  r.gpu_labels = trace.labels;
+  r.model_gpus = trace.model_gpu;
+  r.start_time = trace.epoch;
+  r.phases = replay.phases;
+  r.notes = trace.notes;
+  const std::size_t n = trace.time.size();
+
+  // Phase shares over every sample.
+  r.phase_share.assign(n, {});
+  std::array<double, replay_phase_count> total{};
+  double all = 0.0;
+  for (std::size_t g = 0; g < n; ++g) {
+    std::array<double, replay_phase_count> counts{};
+    for (const auto phase : replay.phases[g]) counts[static_cast<std::size_t>(phase)] += 1.0;
+    const auto samples = static_cast<double>(replay.phases[g].size());
+    for (std::size_t q = 0; q < replay_phase_count; ++q) {
+      r.phase_share[g][q] = samples > 0 ? counts[q] / samples : 0.0;
+      total[q] += counts[q];
+    }
+    all += samples;
+  }
+  for (std::size_t q = 0; q < replay_phase_count; ++q) r.overall_phase_share[q] = all > 0 ? total[q] / all : 0.0;
+
+  auto add = [&](const char* name, const char* unit, const std::vector<std::vector<double>>& measured,
+                 const std::vector<std::vector<double>>& simulated) {
+    QuantitySeries s{name, unit, {}, measured, simulated};
+    std::vector<std::vector<double>> m_window(n), s_window(n);
+    QuantityMetrics q{name, unit, {}, {}};
+    for (std::size_t g = 0; g < n; ++g) {
+      std::vector<double> absolute(trace.time[g].size());
+      m_window[g] = measured[g];
+      s_window[g] = simulated[g];
+      for (std::size_t k = 0; k < absolute.size(); ++k) {
+        absolute[k] = trace.time[g][k] + trace.epoch;
+        const double t = trace.time[g][k];
+        if (!(t >= options.metrics_from && t < options.metrics_until)) m_window[g][k] = s_window[g][k] = not_a_number;
+      }
+      s.time.push_back(std::move(absolute));
+      q.per_gpu.push_back(compute_metrics(s_window[g], m_window[g], trace.interval, options.max_lag, options.parameters));
+    }
+    q.overall = compute_pooled_metrics(s_window, m_window, trace.interval, options.max_lag, options.parameters);
+    r.metrics.push_back(std::move(q));
+    r.series.push_back(std::move(s));
+  };
+  add("power", "W", trace.power, replay.power);
+  if (trace.has_temperature) add("junction_temperature", "K", trace.temperature, replay.temperature);
+  if (trace.has_clock) add("sm_clock", "Hz", trace.clock, replay.clock);
+  return r;
+}
+
+}  // namespace replay
+
+ValidationResult validate_trace(const TelemetryTrace& trace, const ScenarioDocument& scenario,
+                                const ValidationOptions& options) {
+  const replay::PreparedTrace prepared = replay::prepare(trace, scenario, options);
+  const replay::ModelParameters model = replay::read_model(scenario.tree);
+  const replay::ThermalReplay thermal = replay::replay_thermal(prepared, scenario.tree, model, options);
+  const replay::PowerReplay power = replay::replay_power(prepared, model, thermal, options);
+  return replay::assemble(prepared, power, options);
+}
+
+}  // namespace dctwin::io
