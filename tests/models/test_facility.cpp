@@ -171,3 +171,55 @@ TEST_CASE("The layout's static data maps every GPU to its rack", "[models][facil
   CHECK(data[3].values[16] == 1.0);
   CHECK(data[3].values.back() == 11.0);
 }
+
+TEST_CASE("The electrical feed follows the hall at 1 ms between knots and its energy closes", "[models][facility][electrical]") {
+  // Short steps (2 s compute, 1 s exposed communication, 0.5 s optimizer) so that 30 s hold swings.
+  const std::string text =
+      "name: small\nsite: facility\nsimulation: {output_interval: 5 s, duration: 30 s}\n"
+      "facility:\n  cooling: liquid-to-air\n  layout: {pods: 2, racks_per_pod: 4}\n  pod_loop: {rack_count: 4}\n"
+      "workload:\n  job: {timing: given, compute_time: 2 s, exposed_communication_time: 1 s, optimizer_time: 0.5 s, "
+      "pipeline_parallel: 2}\n";
+  const auto doc = dctwin::io::parse_scenario(text, "small.yaml", dctwin::models::facility::scenario_schema());
+  FacilitySite site(doc.tree, std::nullopt);
+  REQUIRE(site.has_electrical_feed());
+  struct KnotObserver final : dctwin::solver::SimulationObserver {
+    FacilitySite* site = nullptr;
+    std::vector<dctwin::models::electrical::GridSample> grid;
+    void on_sample(double t, const std::vector<double>& x, const std::vector<double>& out) override {
+      site->observe(t, x, out);
+      for (const auto& g : site->take_grid_samples()) grid.push_back(g);
+    }
+    [[nodiscard]] bool wants_knots() const override { return true; }
+    void on_knot(double t, const std::vector<double>& x, const std::vector<double>& before,
+                 const std::vector<double>& after) override {
+      site->knot(t, x, before, after);
+    }
+  } observer;
+  observer.site = &site;
+  dctwin::solver::Simulator simulator(site.system(), site.settings());
+  const auto x0 = site.initial_state();
+  REQUIRE(simulator.run(x0, observer).finished());
+  const auto summary = site.summary(x0, simulator.final_state(), simulator.final_discrete());
+  const auto* feed = site.feed();
+  REQUIRE(feed != nullptr);
+  CHECK(feed->time() == Approx(30.0).margin(1e-9));
+  // One sample per millisecond, the first at the start.
+  REQUIRE(observer.grid.size() == 30001);
+  CHECK(observer.grid[1].time == Approx(0.001).margin(1e-12));
+  CHECK(observer.grid.back().time == Approx(30.0).margin(1e-9));
+  // The chain's energy closes, and its load is the hall's IT and cooling energy (the site's
+  // trapezoid over 5-s samples misses the steps inside them: a few per cent).
+  const auto e = feed->energy();
+  CHECK(std::abs(e.grid - e.load - e.losses - e.storage_change) <= 1e-9 * e.grid);
+  const double hall = (figure(summary, "it_power_mean") + figure(summary, "cooling_power_mean")) * 30.0;
+  CHECK(e.load == Approx(hall).epsilon(0.05));
+  CHECK(e.losses > 0.02 * e.load);  // PSUs alone lose 4-6 %
+  CHECK(e.losses < 0.15 * e.load);
+  // The job's steps swing the grid: compute against communication of 128 GPUs (~290 W each at
+  // the GPUs, more at the grid with the chain's losses), and the swing sits in the 0.1-20 Hz band.
+  CHECK(figure(summary, "grid_power_peak_to_peak") > 128.0 * 250.0);
+  CHECK(figure(summary, "grid_power_peak_to_peak") < 128.0 * 450.0);
+  CHECK(figure(summary, "grid_band_energy_fraction_0p1_20hz") > 0.5);
+  CHECK(figure(summary, "grid_energy") == Approx(e.grid).epsilon(1e-12));
+  CHECK(figure(summary, "limit_violations") >= figure(summary, "grid_limit_violations"));
+}
