@@ -346,15 +346,15 @@ bool TrainingJob::powered(std::size_t gpu, const solver::EvalContext& ctx) const
   return value(ctx.discrete, off_, gpu) == 0.0;
 }
 
-double TrainingJob::total_power(const double* x, const double* d) const {
-  const solver::EvalContext ctx{0.0, 0.0, d};
+double TrainingJob::total_power(const double* x, const double* d, double t) const {
+  const solver::EvalContext ctx{t, t, d};
   double total = 0.0;
   for (std::size_t i = 0; i < gpus_.count(); ++i) total += gpus_.board_power(i, ctx, x);
   return total;
 }
 
-void TrainingJob::track_power(const double* x, double* d) const {
-  const double total = total_power(x, d);
+void TrainingJob::track_power(const double* x, double* d, double t) const {
+  const double total = total_power(x, d, t);
   slot(d, power_min_) = std::min(value(d, power_min_), total);
   slot(d, power_max_) = std::max(value(d, power_max_), total);
 }
@@ -601,7 +601,7 @@ bool TrainingJob::update_discrete(const solver::EvalContext& ctx, const double* 
     regate(ctx.t, d_next);
   }
   changed |= rebase_ramps(ctx.t, d, d_next);
-  track_power(x, d_next);
+  track_power(x, d_next, ctx.t);
   return changed;
 }
 
@@ -638,7 +638,7 @@ bool TrainingJob::scheduled_update(const solver::EvalContext& ctx, const double*
   }
   regate(t, d_next);
   rebase_ramps(t, ctx.discrete, d_next);
-  track_power(x, d_next);
+  track_power(x, d_next, t);
   return true;
 }
 

@@ -129,8 +129,9 @@ class TrainingJob final : public solver::Component, public thermal::GpuPowerSour
   [[nodiscard]] double step_progress(const double* d, double t) const;
   /// Summary figures of a run that lasted `duration` seconds (from the final discrete state).
   [[nodiscard]] std::vector<solver::SummaryFigure> summary(const double* d, double duration) const;
-  /// Total board power of the GPUs at state (x, d) [W] (leakage included).
-  [[nodiscard]] double total_power(const double* x, const double* d) const;
+  /// Total board power of the GPUs at state (x, d) and time t [W] (leakage included; t places
+  /// power-smoothing ramps).
+  [[nodiscard]] double total_power(const double* x, const double* d, double t) const;
 
   // thermal::GpuPowerSource
   [[nodiscard]] double power(std::size_t gpu, const solver::EvalContext& ctx) const override;
@@ -192,7 +193,7 @@ class TrainingJob final : public solver::Component, public thermal::GpuPowerSour
   [[nodiscard]] double gate_ratio(const double* d) const;
   [[nodiscard]] double& slot(double* d, int group, std::size_t i = 0) const;
   [[nodiscard]] double value(const double* d, int group, std::size_t i = 0) const;
-  void track_power(const double* x, double* d) const;
+  void track_power(const double* x, double* d, double t) const;
 
   WorkloadParameters p_;
   const thermal::GpuPackageArray& gpus_;
