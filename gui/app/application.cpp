@@ -18,6 +18,7 @@
 #include "hall_view.hpp"
 #include "main_window.hpp"
 #include "rack_panel.hpp"
+#include "validation_view.hpp"
 #include "vtk_view.hpp"
 
 namespace dctwin::gui {
@@ -127,8 +128,10 @@ int run_application(int argc, char** argv) {
   parser.addVersionOption();
   parser.addPositionalArgument("file", "A report (.h5) or a scenario (.yaml) to open.", "[REPORT|SCENARIO]");
   const QCommandLineOption screenshot({"s", "screenshot"}, "Render the window to a PNG FILE and exit.", "FILE");
-  const QCommandLineOption view_option("view", "View for the screenshot: hall, charts, scenario, compare (default hall).", "VIEW", "hall");
-  const QCommandLineOption field_option("field", "Field of the hall (path or name, e.g. junction_temperature), or comma-separated series of the charts.", "NAME");
+  const QCommandLineOption view_option("view", "View for the screenshot: hall, charts, scenario, compare, validation (default hall).", "VIEW", "hall");
+  const QCommandLineOption field_option("field", "Field of the hall (path or name, e.g. junction_temperature), comma-separated series of the charts, or the quantity of the validation view.", "NAME");
+  const QCommandLineOption spectrum_option("spectrum", "In the charts view, plot the spectra of the series (log frequency axis).");
+  const QCommandLineOption gpu_option("gpu", "In the validation view, the trace GPU shown (index, default 0).", "N", "0");
   const QCommandLineOption time_option("time", "Time shown in the hall, in s or with a unit (\"10 min\"); default: the end.", "T");
   const QCommandLineOption reduction_option("reduction", "How GPU values make a rack's value: max, mean, count.", "HOW", "max");
   const QCommandLineOption rack_option("rack", "Select a rack (label or index) and open its panel.", "RACK");
@@ -140,7 +143,7 @@ int run_application(int argc, char** argv) {
   const QCommandLineOption benchmark_option("benchmark", "Time N frames of the data hall and print the figures.", "N");
   parser.addOptions({screenshot, view_option, field_option, time_option, reduction_option, rack_option,
                      camera_option, compare_option, difference_option, size_option, browser_option,
-                     benchmark_option});
+                     benchmark_option, spectrum_option, gpu_option});
   if (!parser.parse(QApplication::arguments())) {
     fail(parser.errorText());
     return exit_usage;
@@ -200,9 +203,11 @@ int run_application(int argc, char** argv) {
 
   // Options that set the views up.
   HallView* hall = window.hall();
-  const QString view = parser.value(view_option);
-  if (view != "hall" && view != "charts" && view != "scenario" && view != "compare") {
-    fail(QStringLiteral("--view %1: expected hall, charts, scenario or compare").arg(view));
+  const QString view = !parser.isSet(view_option) && window.current_view() == MainWindow::View::validation
+                           ? QStringLiteral("validation")
+                           : parser.value(view_option);
+  if (view != "hall" && view != "charts" && view != "scenario" && view != "compare" && view != "validation") {
+    fail(QStringLiteral("--view %1: expected hall, charts, scenario, compare or validation").arg(view));
     return exit_usage;
   }
   const QString how = parser.value(reduction_option);
@@ -211,7 +216,24 @@ int run_application(int argc, char** argv) {
     return exit_usage;
   }
   hall->set_reduction(how == "mean" ? Reduction::mean : how == "count" ? Reduction::count_nonzero : Reduction::max);
-  if (parser.isSet(field_option)) {
+  if (parser.isSet(spectrum_option)) window.charts()->set_mode(ChartsView::Mode::spectrum);
+  if (view == "validation") {
+    if (window.validation()->report() == nullptr) {
+      fail(QStringLiteral("--view validation needs a report of `dctwin validate`"));
+      return exit_usage;
+    }
+    bool number = false;
+    const int gpu = parser.value(gpu_option).toInt(&number);
+    const QString quantity = parser.isSet(field_option) ? parser.value(field_option) : window.validation()->quantity();
+    if (!number || !window.validation()->select(quantity, gpu)) {
+      QStringList names;
+      for (const auto& q : window.validation()->report()->quantities()) names << QString::fromStdString(q.name);
+      fail(QStringLiteral("--field %1 --gpu %2: no such quantity or GPU (quantities: %3; GPUs 0 to %4)")
+               .arg(quantity, parser.value(gpu_option), names.join(", "))
+               .arg(static_cast<int>(window.validation()->report()->gpu_labels().size()) - 1));
+      return exit_usage;
+    }
+  } else if (parser.isSet(field_option)) {
     const QString field = parser.value(field_option);
     if (view == "charts") {
       if (window.charts()->set_checked(field.split(',', Qt::SkipEmptyParts)) == 0) {
@@ -273,6 +295,7 @@ int run_application(int argc, char** argv) {
   const MainWindow::View shown = view == "charts" ? MainWindow::View::charts
                                  : view == "scenario" ? MainWindow::View::scenario
                                  : view == "compare" ? MainWindow::View::compare
+                                 : view == "validation" ? MainWindow::View::validation
                                                      : MainWindow::View::hall;
   if (batch || parser.isSet(view_option)) window.show_view(shown);
   window.show();

@@ -1,34 +1,89 @@
 #include "charts_view.hpp"
 
+#include <QCheckBox>
+#include <QComboBox>
 #include <QFile>
 #include <QFileDialog>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QListWidget>
+#include <QLocale>
 #include <QMessageBox>
 #include <QPushButton>
 #include <QSplitter>
+#include <QTimer>
 #include <QVBoxLayout>
 
 #include <vtkContextView.h>
 #include <vtkGenericOpenGLRenderWindow.h>
 
 #include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <map>
 
 #include "dctwin/gui/chart_scene.hpp"
+#include "dctwin/gui/live_run.hpp"
+#include "dctwin/gui/series_tools.hpp"
 #include "vtk_view.hpp"
 
 namespace dctwin::gui {
+namespace {
+
+/// "grid power" for /grid/power: short legend names for fine series, whose long names are sentences.
+std::string fine_name(const std::string& path) {
+  std::string name = path.substr(1);
+  for (char& c : name) {
+    if (c == '/' || c == '_') c = ' ';
+  }
+  return name;
+}
+
+/// The display unit of a rate (unit per second) of a quantity shown in `unit`.
+DisplayUnit rate_unit(const std::string& si_unit, double magnitude) {
+  DisplayUnit unit = display_unit_for(si_unit, magnitude);
+  unit.offset = 0.0;
+  unit.unit += "/s";
+  return unit;
+}
+
+double largest_magnitude(const std::vector<double>& values) {
+  double magnitude = 0.0;
+  for (const double v : values) {
+    if (std::isfinite(v)) magnitude = std::max(magnitude, std::fabs(v));
+  }
+  return magnitude;
+}
+
+}  // namespace
+
+/// One series resolved for plotting: its time axis and values in SI.
+struct Resolved {
+  std::vector<double> time;  // [s]
+  std::vector<double> si;
+  std::string units, name;
+  bool count = false, ramp = false, own_time = false;
+};
 
 struct ChartsView::Impl {
   std::shared_ptr<const ReportModel> report;
+  std::shared_ptr<const LiveRun> live;
+  std::uint64_t live_version = 0;
+  QTimer* live_timer = nullptr;
   QListWidget* list = nullptr;
+  QComboBox* mode = nullptr;
+  QCheckBox* log_frequency = nullptr;
+  QCheckBox* log_energy = nullptr;
+  QLabel* note = nullptr;
   VtkView* view = nullptr;
+  QTimer* detail_timer = nullptr;
   ChartScene chart;
   std::vector<double> x;
   std::string x_title;
   std::vector<ChartSeries> shown;
+  QString problems;
   bool updating = false;
+  std::map<std::string, SeriesSpectrum> spectra;  // by id, for the report shown
 };
 
 ChartsView::ChartsView(QWidget* parent) : QWidget(parent), impl_(std::make_unique<Impl>()) {
@@ -39,10 +94,31 @@ ChartsView::ChartsView(QWidget* parent) : QWidget(parent), impl_(std::make_uniqu
   auto* side = new QWidget(splitter);
   auto* side_layout = new QVBoxLayout(side);
   side_layout->setContentsMargins(0, 0, 0, 0);
+  auto* mode_row = new QHBoxLayout();
+  mode_row->addWidget(new QLabel(tr("Plot:"), side));
+  self.mode = new QComboBox(side);
+  self.mode->setObjectName("chartMode");
+  self.mode->addItem(tr("Against time"));
+  self.mode->addItem(tr("Spectrum (energy per frequency bin)"));
+  mode_row->addWidget(self.mode, 1);
+  side_layout->addLayout(mode_row);
+  auto* log_row = new QHBoxLayout();
+  self.log_frequency = new QCheckBox(tr("log frequency"), side);
+  self.log_frequency->setChecked(true);
+  self.log_energy = new QCheckBox(tr("log energy"), side);
+  log_row->addWidget(self.log_frequency);
+  log_row->addWidget(self.log_energy);
+  side_layout->addLayout(log_row);
+  self.log_frequency->setEnabled(false);
+  self.log_energy->setEnabled(false);
   side_layout->addWidget(new QLabel(tr("Series (tick to plot):"), side));
   self.list = new QListWidget(side);
   self.list->setObjectName("seriesList");
   side_layout->addWidget(self.list, 1);
+  self.note = new QLabel(side);
+  self.note->setObjectName("chartNote");
+  self.note->setWordWrap(true);
+  side_layout->addWidget(self.note);
   auto* reset = new QPushButton(tr("Reset zoom"), side);
   auto* png = new QPushButton(tr("Export PNG..."), side);
   auto* csv = new QPushButton(tr("Export CSV..."), side);
@@ -63,8 +139,19 @@ ChartsView::ChartsView(QWidget* parent) : QWidget(parent), impl_(std::make_uniqu
   connect(self.list, &QListWidget::itemChanged, this, [this] {
     if (!impl_->updating) rebuild();
   });
+  connect(self.mode, &QComboBox::currentIndexChanged, this, [this](int index) {
+    impl_->log_frequency->setEnabled(index == 1);
+    impl_->log_energy->setEnabled(index == 1);
+    if (!impl_->updating) rebuild();
+  });
+  for (auto* box : {self.log_frequency, self.log_energy}) {
+    connect(box, &QCheckBox::toggled, this, [this] {
+      if (!impl_->updating && mode() == Mode::spectrum) rebuild();
+    });
+  }
   connect(reset, &QPushButton::clicked, this, [this] {
     impl_->chart.reset_zoom();
+    update_note();
     impl_->view->update();
   });
   connect(png, &QPushButton::clicked, this, [this] {
@@ -75,16 +162,101 @@ ChartsView::ChartsView(QWidget* parent) : QWidget(parent), impl_(std::make_uniqu
     const QString file = QFileDialog::getSaveFileName(this, tr("Export chart data as CSV"), "chart.csv", tr("CSV files (*.csv)"));
     if (!file.isEmpty() && !export_csv(file)) QMessageBox::warning(this, tr("Export CSV"), tr("Cannot write %1").arg(file));
   });
+  // After a zoom or pan (the chart's own mouse handling), decimate again over the visible range.
+  self.detail_timer = new QTimer(this);
+  self.detail_timer->setInterval(150);
+  connect(self.detail_timer, &QTimer::timeout, this, [this] {
+    if (!isVisible()) return;
+    if (impl_->chart.refresh_detail()) {
+      update_note();
+      impl_->view->update();
+    }
+  });
+  self.detail_timer->start();
+  self.live_timer = new QTimer(this);
+  self.live_timer->setInterval(1000);
+  connect(self.live_timer, &QTimer::timeout, this, [this] { refresh_live(); });
 }
 
 ChartsView::~ChartsView() = default;
 
 ChartScene& ChartsView::chart() const { return impl_->chart; }
 VtkView* ChartsView::vtk_view() const { return impl_->view; }
+QString ChartsView::note() const { return impl_->note->text(); }
+ChartsView::Mode ChartsView::mode() const { return impl_->mode->currentIndex() == 1 ? Mode::spectrum : Mode::time; }
+
+void ChartsView::set_mode(Mode mode) { impl_->mode->setCurrentIndex(mode == Mode::spectrum ? 1 : 0); }
+
+void ChartsView::set_spectrum_log(bool log_frequency, bool log_energy) {
+  auto& self = *impl_;
+  self.updating = true;
+  self.log_frequency->setChecked(log_frequency);
+  self.log_energy->setChecked(log_energy);
+  self.updating = false;
+  if (mode() == Mode::spectrum) rebuild();
+}
+
+bool ChartsView::following_live() const { return impl_->live != nullptr; }
+
+void ChartsView::set_live(std::shared_ptr<const LiveRun> live) {
+  auto& self = *impl_;
+  self.live = std::move(live);
+  self.live_version = 0;
+  self.spectra.clear();
+  if (!self.live) {
+    self.live_timer->stop();
+    set_report(self.report);
+    return;
+  }
+  self.updating = true;
+  self.list->clear();
+  self.updating = false;
+  self.live_timer->start();
+  refresh_live();
+}
+
+bool ChartsView::refresh_live() {
+  auto& self = *impl_;
+  if (!self.live) return false;
+  const std::uint64_t version = self.live->version();
+  if (version == self.live_version) return false;
+  self.live_version = version;
+  self.spectra.clear();
+  populate_live();
+  rebuild();
+  return true;
+}
+
+void ChartsView::populate_live() {
+  auto& self = *impl_;
+  std::vector<std::pair<std::string, std::string>> items;  // id, text
+  for (const auto& s : self.live->series()) {
+    const std::string unit = display_unit_for(s.units, s.units == "W" ? (s.fine ? 1e6 : 1e4) : 0.0).unit;
+    const std::string suffix = unit == "1" ? std::string() : " [" + unit + "]";
+    items.emplace_back(s.id, (s.fine ? fine_name(s.id) : s.long_name) + suffix);
+    if (s.fine && s.units == "W") items.emplace_back("ramp:" + s.id, fine_name(s.id) + " ramp rate, 1-s windows [" + unit + "/s]");
+  }
+  if (static_cast<int>(items.size()) == self.list->count()) return;
+  const QStringList was = checked();
+  self.updating = true;
+  self.list->clear();
+  for (const auto& [id, text] : items) {
+    auto* item = new QListWidgetItem(QString::fromStdString(text), self.list);
+    item->setData(Qt::UserRole, QString::fromStdString(id));
+    item->setToolTip(QString::fromStdString(id) + tr(" (live)"));
+    item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
+    item->setCheckState(was.contains(QString::fromStdString(id)) ? Qt::Checked : Qt::Unchecked);
+  }
+  if (checked().isEmpty() && self.list->count() > 0) self.list->item(0)->setCheckState(Qt::Checked);
+  self.updating = false;
+}
 
 void ChartsView::set_report(std::shared_ptr<const ReportModel> report) {
   auto& self = *impl_;
   self.report = std::move(report);
+  self.live.reset();
+  self.live_timer->stop();
+  self.spectra.clear();
   self.updating = true;
   self.list->clear();
   if (self.report) {
@@ -106,6 +278,21 @@ void ChartsView::set_report(std::shared_ptr<const ReportModel> report) {
       }
       add("max:" + f.path, f.long_name + ", max over GPUs", "largest value over all GPUs of " + f.path);
       add("mean:" + f.path, f.long_name + ", mean over GPUs", "mean over all GPUs of " + f.path);
+    }
+    for (const auto& group : self.report->fine_groups()) {
+      const auto& time = self.report->fine_time(group);
+      const double dt = uniform_spacing(time);
+      char spacing[64];
+      std::snprintf(spacing, sizeof spacing, dt > 0.0 ? "every %.3g ms" : "irregular", dt * 1e3);
+      for (const auto& s : group.series) {
+        const std::string unit = display_unit_for(s.units, s.units == "W" ? 1e6 : 0.0).unit;
+        add(s.path, fine_name(s.path) + (unit == "1" ? std::string() : " [" + unit + "]") + " (" + spacing + ")",
+            s.path + ": " + s.long_name + ", " + std::to_string(group.samples) + " samples on " + group.time_path);
+        if (s.units == "W") {
+          add("ramp:" + s.path, fine_name(s.path) + " ramp rate, 1-s windows [" + unit + "/s]",
+              "difference of the means of adjacent 1-s windows of " + s.path + " per second");
+        }
+      }
     }
     if (self.list->count() > 0) self.list->item(0)->setCheckState(Qt::Checked);
   }
@@ -150,56 +337,176 @@ void ChartsView::rebuild() {
   auto& self = *impl_;
   self.shown.clear();
   self.x.clear();
-  if (!self.report || self.report->time().empty()) {
-    self.chart.set_series({}, "time [s]", {});
+  self.problems.clear();
+  const bool spectrum = mode() == Mode::spectrum;
+  const bool live = self.live != nullptr;
+  if (!live && (!self.report || (self.report->time().empty() && self.report->fine_groups().empty()))) {
+    self.x_title = "time [s]";
+    self.chart.set_series({}, self.x_title, {});
+    update_note();
     self.view->update();
     return;
   }
-  const auto& time = self.report->time();
-  const TimeUnit time_unit = time_unit_for(time.back());
+  // The report's time axis (or the live run's), and the duration that chooses the time unit.
+  std::vector<double> time;
+  double duration = 0.0;
+  if (live) {
+    duration = self.live->last_time();
+  } else {
+    time = self.report->time();
+    duration = time.empty() ? 0.0 : time.back();
+    for (const auto& group : self.report->fine_groups()) {
+      const auto& fine = self.report->fine_time(group);
+      if (!fine.empty()) duration = std::max(duration, fine.back());
+    }
+  }
+  auto resolve = [&](const std::string& id, Resolved& out) -> bool {
+    std::string path = id, how;
+    if (const auto colon = id.find(':'); colon != std::string::npos) {
+      how = id.substr(0, colon);
+      path = id.substr(colon + 1);
+    }
+    if (how == "ramp") {
+      if (live) {
+        auto snapshot = self.live->snapshot(path);
+        out.time = std::move(snapshot.time);
+        out.si = std::move(snapshot.values);
+        for (const auto& s : self.live->series()) {
+          if (s.id == path) out.units = s.units;
+        }
+      } else {
+        const auto* group = self.report->fine_group_of(path);
+        const auto* series = self.report->find_fine_series(path);
+        if (group == nullptr || series == nullptr) return false;
+        out.time = self.report->fine_time(*group);
+        out.si = self.report->series_values(path);
+        out.units = series->units;
+      }
+      const double dt = uniform_spacing(out.time);
+      if (dt <= 0.0) {
+        if (out.time.size() > 1) self.problems += QString::fromStdString(path) + tr(": irregular time axis, no ramp rate. ");
+        return false;
+      }
+      out.si = ramp_rate_series(out.si, dt, 1.0);
+      out.name = fine_name(path) + " ramp rate (1 s)";
+      out.ramp = out.own_time = true;
+      return true;
+    }
+    if (live) {
+      for (const auto& s : self.live->series()) {
+        if (s.id != id) continue;
+        auto snapshot = self.live->snapshot(id);
+        out.time = std::move(snapshot.time);
+        out.si = std::move(snapshot.values);
+        out.units = s.units;
+        out.name = s.fine ? fine_name(id) : s.long_name;
+        out.own_time = true;
+        return true;
+      }
+      return false;
+    }
+    if (!how.empty()) {
+      const Reduction reduction = how == "mean" ? Reduction::mean : how == "count" ? Reduction::count_nonzero : Reduction::max;
+      const auto* field = self.report->find_field(path);
+      if (field == nullptr) return false;
+      out.count = reduction == Reduction::count_nonzero;
+      out.time = time;
+      out.si = self.report->aggregate_series(*field, reduction);
+      out.units = out.count ? "GPUs" : field->units;
+      out.name = out.count ? "GPUs flagged (" + field->long_name + ")" : field->long_name + " (" + reduction_name(reduction) + ")";
+      return true;
+    }
+    if (const auto* series = self.report->find_series(path)) {
+      out.time = time;
+      out.si = self.report->series_values(path);
+      out.units = series->units;
+      out.name = series->long_name;
+      return true;
+    }
+    if (const auto* fine = self.report->find_fine_series(path)) {
+      out.time = self.report->fine_time(*self.report->fine_group_of(path));
+      out.si = self.report->series_values(path);
+      out.units = fine->units;
+      out.name = fine_name(path);
+      out.own_time = true;
+      return true;
+    }
+    return false;
+  };
+
+  const TimeUnit time_unit = time_unit_for(duration);
   self.x.resize(time.size());
   for (std::size_t t = 0; t < time.size(); ++t) self.x[t] = time[t] / time_unit.seconds;
-  self.x_title = "time [" + time_unit.unit + "]";
+  self.x_title = spectrum ? "frequency [Hz]" : "time [" + time_unit.unit + "]";
   std::string first_unit;
+  std::string band_text;
   for (const auto& id_text : checked()) {
     const std::string id = id_text.toStdString();
-    std::vector<double> si;
-    std::string units, name;
-    std::string path = id;
-    Reduction reduction = Reduction::max;
-    bool count = false;
-    if (const auto colon = id.find(':'); colon != std::string::npos) {
-      const std::string how = id.substr(0, colon);
-      path = id.substr(colon + 1);
-      reduction = how == "mean" ? Reduction::mean : how == "count" ? Reduction::count_nonzero : Reduction::max;
-      count = reduction == Reduction::count_nonzero;
-      const auto* field = self.report->find_field(path);
-      if (field == nullptr) continue;
-      si = self.report->aggregate_series(*field, reduction);
-      units = count ? "GPUs" : field->units;
-      name = count ? "GPUs flagged (" + field->long_name + ")" : field->long_name + " (" + reduction_name(reduction) + ")";
+    Resolved r;
+    if (!resolve(id, r)) continue;
+    const double magnitude = largest_magnitude(r.si);
+    const DisplayUnit unit = r.count ? DisplayUnit{"GPUs", 1.0, 0.0} : r.ramp ? rate_unit(r.units, magnitude) : display_unit_for(r.units, magnitude);
+    ChartSeries s{r.name, unit.unit, {}, false};
+    if (spectrum) {
+      auto cached = self.spectra.find(id);
+      if (cached == self.spectra.end()) {
+        try {
+          cached = self.spectra.emplace(id, series_spectrum(r.time, r.si, id)).first;
+        } catch (const std::exception& e) {
+          self.problems += QString::fromStdString(e.what()) + ". ";
+          continue;
+        }
+      }
+      const SeriesSpectrum& sp = cached->second;
+      // Energy per bin is a variance: it scales with the square of the unit and has no offset.
+      s.unit = unit.unit == "1" ? "1" : unit.unit + "^2";
+      s.x = sp.frequency;
+      s.values.reserve(sp.energy.size());
+      for (const double e : sp.energy) s.values.push_back(e * unit.scale * unit.scale);
+      char text[200];
+      std::snprintf(text, sizeof text, "%s%s: %.1f %% of the variance in %g-%g Hz (peak %.4g Hz)",
+                    band_text.empty() ? "" : "; ", r.name.c_str(), 100.0 * sp.band_fraction, sp.band_low,
+                    sp.band_high, sp.peak_frequency());
+      band_text += text;
     } else {
-      const auto* series = self.report->find_series(path);
-      if (series == nullptr) continue;
-      si = self.report->series_values(path);
-      units = series->units;
-      name = series->long_name;
+      s.values.reserve(r.si.size());
+      for (const double v : r.si) s.values.push_back(unit.from_si(v));
+      if (r.own_time) {
+        s.x.reserve(r.time.size());
+        for (const double t : r.time) s.x.push_back(t / time_unit.seconds);
+      }
     }
-    double magnitude = 0.0;
-    for (const double v : si) {
-      if (std::isfinite(v)) magnitude = std::max(magnitude, std::fabs(v));
-    }
-    const DisplayUnit unit = count ? DisplayUnit{"GPUs", 1.0, 0.0} : display_unit_for(units, magnitude);
-    ChartSeries s{name, unit.unit, {}, false};
-    s.values.reserve(si.size());
-    for (const double v : si) s.values.push_back(unit.from_si(v));
-    if (first_unit.empty()) first_unit = unit.unit;
-    s.right_axis = unit.unit != first_unit;
+    if (first_unit.empty()) first_unit = s.unit;
+    s.right_axis = s.unit != first_unit;
     self.shown.push_back(std::move(s));
   }
-  self.chart.set_series(self.x, self.x_title, self.shown,
-                        self.report->path().filename().string());
+  ChartOptions options;
+  std::string title = live ? "Live: the run so far, " + format_time(self.live->last_time(), duration)
+                           : self.report->path().filename().string();
+  if (spectrum) {
+    options.log_x = self.log_frequency->isChecked();
+    options.log_y = self.log_energy->isChecked();
+    options.x_markers = {0.1, 20.0};
+    title = (live ? std::string("Live spectrum. ") : std::string("Spectrum, 0.1-20 Hz band marked. ")) + band_text;
+  }
+  self.chart.set_series(self.x, self.x_title, self.shown, title, options);
+  update_note();
   self.view->update();
+}
+
+void ChartsView::update_note() {
+  auto& self = *impl_;
+  QString text = self.problems;
+  const std::size_t input = self.chart.input_points();
+  const std::size_t drawn = self.chart.drawn_points();
+  if (input > drawn) {
+    const QLocale locale(QLocale::English);
+    text += tr("Decimated for display: %1 samples drawn as %2 points (the smallest and largest sample of "
+               "each 1/2000 of the visible range, so peaks stay visible; zoom in for every sample).")
+                .arg(locale.toString(static_cast<qulonglong>(input)), locale.toString(static_cast<qulonglong>(drawn)));
+  }
+  self.note->setText(text);
+  self.note->setVisible(!text.isEmpty());
 }
 
 std::string ChartsView::csv() const { return chart_csv(impl_->x, impl_->x_title, impl_->shown); }

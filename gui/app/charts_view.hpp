@@ -1,6 +1,11 @@
 // Charts of a report's scalar series (and of all-GPU aggregates of the hall fields) with VTK's
 // Charts module in the VTK bridge: choose series, zoom (wheel, right-drag box) and pan (left drag),
-// reset, export PNG and CSV.
+// reset, export PNG and CSV. Series of fine groups (/grid at 1 ms) are plotted on their own time
+// axis, with the ramp rate of power series derived; the Spectrum mode plots the power spectrum of
+// the ticked series against frequency with the 0.1-20 Hz band marked. Long series are decimated
+// for display (min/max per x interval) and decimated again over the visible range after a zoom.
+// While a run started from the editor is going, the view can follow it (set_live): the samples the
+// run's thread produced so far, redrawn every second.
 #pragma once
 
 #include <QWidget>
@@ -12,30 +17,50 @@
 namespace dctwin::gui {
 
 class ChartScene;
+class LiveRun;
 class VtkView;
 
 class ChartsView : public QWidget {
   Q_OBJECT
 
  public:
+  enum class Mode { time, spectrum };
+
   explicit ChartsView(QWidget* parent = nullptr);
   ~ChartsView() override;
 
+  /// Charts a report (and stops following a live run).
   void set_report(std::shared_ptr<const ReportModel> report);
-  /// Ids of the series offered: dataset paths, and "max:/gpu/..." style ids for aggregates.
+  /// Follows a run in progress: the series it has produced so far, redrawn every second while
+  /// samples arrive (null: stop following). Zoom is reset at every refresh.
+  void set_live(std::shared_ptr<const LiveRun> live);
+  [[nodiscard]] bool following_live() const;
+  /// Redraws from the live run if it produced samples since the last refresh; true when it did.
+  bool refresh_live();
+  /// Ids of the series offered: dataset paths (also of fine series, "/grid/power"),
+  /// "max:/gpu/..." style ids for aggregates and "ramp:/grid/power" for ramp rates.
   [[nodiscard]] QStringList available() const;
   [[nodiscard]] QStringList checked() const;
   /// Checks exactly the given series (ids or dataset names); returns how many were found.
   int set_checked(const QStringList& ids);
+  /// Against time (default) or the spectra of the ticked series.
+  void set_mode(Mode mode);
+  [[nodiscard]] Mode mode() const;
+  /// Logarithmic frequency and energy axes of the spectrum (log frequency by default).
+  void set_spectrum_log(bool log_frequency, bool log_energy);
   [[nodiscard]] ChartScene& chart() const;
   [[nodiscard]] VtkView* vtk_view() const;
-  /// The CSV text of the series shown.
+  /// The CSV text of the series shown (full resolution).
   [[nodiscard]] std::string csv() const;
+  /// What the note under the series list says (decimation, spectrum problems).
+  [[nodiscard]] QString note() const;
   bool export_csv(const QString& file);
   bool export_png(const QString& file);
 
  private:
   void rebuild();
+  void populate_live();
+  void update_note();
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

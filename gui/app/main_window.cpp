@@ -17,7 +17,9 @@
 #include "compare_view.hpp"
 #include "dctwin/gui/report_model.hpp"
 #include "hall_view.hpp"
+#include "dctwin/gui/validation_model.hpp"
 #include "scenario_editor.hpp"
+#include "validation_view.hpp"
 
 namespace dctwin::gui {
 
@@ -29,6 +31,7 @@ struct MainWindow::Impl {
   ChartsView* charts = nullptr;
   ScenarioEditor* editor = nullptr;
   CompareView* compare = nullptr;
+  ValidationView* validation = nullptr;
   QTreeWidget* browser = nullptr;
   QDockWidget* dock = nullptr;
   QMenu* recent_menu = nullptr;
@@ -47,18 +50,12 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), impl_(std::make_u
   self.charts = new ChartsView(self.tabs);
   self.editor = new ScenarioEditor(self.tabs);
   self.compare = new CompareView(self.tabs);
-  auto* validation = new QLabel(
-      tr("Validation view: measured against simulated series with error metrics.\n\n"
-         "Not available yet: it needs reports from `dctwin validate`, which comes with the telemetry "
-         "import (nvidia-smi / DCGM traces)."),
-      self.tabs);
-  validation->setAlignment(Qt::AlignCenter);
-  validation->setWordWrap(true);
+  self.validation = new ValidationView(self.tabs);
   self.tabs->addTab(self.hall, tr("Data hall"));
   self.tabs->addTab(self.charts, tr("Charts"));
   self.tabs->addTab(self.editor, tr("Scenario"));
   self.tabs->addTab(self.compare, tr("Compare"));
-  self.tabs->addTab(validation, tr("Validation"));
+  self.tabs->addTab(self.validation, tr("Validation"));
   setCentralWidget(self.tabs);
 
   // Scenario browser.
@@ -104,6 +101,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), impl_(std::make_u
   self.status = new QLabel(this);
   statusBar()->addWidget(self.status, 1);
 
+  connect(self.editor, &ScenarioEditor::run_started, this, [this] {
+    impl_->charts->set_live(impl_->editor->live_run());
+    statusBar()->showMessage(tr("Run started: the Charts tab follows it as it runs (refreshed every second)"), 10000);
+  });
   connect(self.editor, &ScenarioEditor::run_finished, this, [this](const QString& report, const QString& summary, bool) {
     statusBar()->showMessage(tr("Run ended: %1").arg(summary), 10000);
     if (QFileInfo::exists(report)) open_report(report);
@@ -120,6 +121,7 @@ HallView* MainWindow::hall() const { return impl_->hall; }
 ChartsView* MainWindow::charts() const { return impl_->charts; }
 ScenarioEditor* MainWindow::editor() const { return impl_->editor; }
 CompareView* MainWindow::compare() const { return impl_->compare; }
+ValidationView* MainWindow::validation() const { return impl_->validation; }
 QString MainWindow::last_error() const { return impl_->last_error; }
 void MainWindow::set_interactive(bool interactive) { impl_->interactive = interactive; }
 void MainWindow::set_browser_visible(bool visible) { impl_->dock->setVisible(visible); }
@@ -147,6 +149,7 @@ bool MainWindow::open_report(const QString& file) {
     report_error(tr("%1: no such report file").arg(file));
     return false;
   }
+  if (ValidationModel::is_validation_report(file.toStdString())) return open_validation(file);
   try {
     self.report = std::make_shared<const ReportModel>(file.toStdString());
   } catch (const std::exception& e) {
@@ -170,6 +173,27 @@ bool MainWindow::open_report(const QString& file) {
   setWindowTitle(tr("dctwin - %1").arg(QFileInfo(file).fileName()));
   add_recent(file);
   if (current_view() != View::charts) show_view(View::hall);
+  return true;
+}
+
+bool MainWindow::open_validation(const QString& file) {
+  std::shared_ptr<const ValidationModel> model;
+  try {
+    model = std::make_shared<const ValidationModel>(file.toStdString());
+  } catch (const std::exception& e) {
+    report_error(QString::fromStdString(e.what()));
+    return false;
+  }
+  impl_->last_error.clear();
+  impl_->validation->set_report(model);
+  impl_->status->setText(tr("%1: validation report, %2 GPUs, %3 quantities")
+                             .arg(QFileInfo(file).fileName())
+                             .arg(model->gpu_labels().size())
+                             .arg(model->quantities().size()));
+  impl_->status->setToolTip(QFileInfo(file).absoluteFilePath());
+  setWindowTitle(tr("dctwin - %1").arg(QFileInfo(file).fileName()));
+  add_recent(file);
+  show_view(View::validation);
   return true;
 }
 

@@ -1,6 +1,6 @@
 // The main window: a scenario browser (scenarios/ and recent files), and tabs for the data hall,
 // the charts, the scenario editor (with runs), the comparison of two reports and the validation
-// view (not available until telemetry import exists).
+// view (reports of `dctwin validate`).
 #pragma once
 
 #include <QMainWindow>
@@ -13,6 +13,7 @@ class ChartsView;
 class CompareView;
 class HallView;
 class ScenarioEditor;
+class ValidationView;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -26,7 +27,9 @@ class MainWindow : public QMainWindow {
   /// Opens a report (.h5) or a scenario (.yaml/.yml). Errors go to a dialog when interactive, and
   /// to `last_error()` in any case.
   bool open_file(const QString& file);
+  /// Opens a simulation report, or a validation report (then in the validation view).
   bool open_report(const QString& file);
+  bool open_validation(const QString& file);
   bool open_scenario(const QString& file);
   /// Opens a second report and shows the comparison with the current one.
   bool compare_with(const QString& file);
@@ -44,6 +47,7 @@ class MainWindow : public QMainWindow {
   [[nodiscard]] ChartsView* charts() const;
   [[nodiscard]] ScenarioEditor* editor() const;
   [[nodiscard]] CompareView* compare() const;
+  [[nodiscard]] ValidationView* validation() const;
 
  private:
   void add_recent(const QString& file);

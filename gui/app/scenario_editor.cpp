@@ -22,6 +22,7 @@
 #include <map>
 #include <thread>
 
+#include "dctwin/gui/live_run.hpp"
 #include "dctwin/gui/scenario_form.hpp"
 #include "dctwin/gui/units.hpp"
 #include "dctwin/io/run.hpp"
@@ -48,6 +49,7 @@ struct ScenarioEditor::Impl {
   std::string problem_path_shown;
   // Run in a worker thread.
   std::thread worker;
+  std::shared_ptr<LiveRun> live;
   std::atomic<bool> cancel_flag{false};
   std::atomic<bool> busy{false};
   double duration = 1.0;
@@ -341,8 +343,9 @@ bool ScenarioEditor::start_run(const QString& report) {
   self.run_status->setText(tr("Running..."));
   QPointer<ScenarioEditor> guard(this);
   const std::string report_path = report.toStdString();
-  self.worker = std::thread([this, guard, document = std::move(document), report_path] {
-    io::RunCallbacks callbacks;
+  self.live = std::make_shared<LiveRun>();
+  self.worker = std::thread([this, guard, document = std::move(document), report_path, live = self.live] {
+    io::RunCallbacks callbacks = live->callbacks();
     callbacks.cancel = &impl_->cancel_flag;
     const double duration = impl_->duration > 0 ? impl_->duration : 1.0;
     callbacks.progress = [guard, duration](double t) {
@@ -380,8 +383,11 @@ bool ScenarioEditor::start_run(const QString& report) {
         },
         Qt::QueuedConnection);
   });
+  Q_EMIT run_started();
   return true;
 }
+
+std::shared_ptr<const LiveRun> ScenarioEditor::live_run() const { return impl_->live; }
 
 void ScenarioEditor::cancel_run() {
   impl_->cancel_flag = true;

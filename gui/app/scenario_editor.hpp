@@ -10,6 +10,7 @@
 
 namespace dctwin::gui {
 
+class LiveRun;
 class ScenarioForm;
 
 class ScenarioEditor : public QWidget {
@@ -40,11 +41,16 @@ class ScenarioEditor : public QWidget {
   bool start_run(const QString& report);
   void cancel_run();
   [[nodiscard]] bool running() const;
+  /// The samples of the current (or last) run so far, filled by the run's thread; null before the
+  /// first run.
+  [[nodiscard]] std::shared_ptr<const LiveRun> live_run() const;
 
  Q_SIGNALS:
   /// A run ended; `report` was written (complete or incomplete), `summary` says how it ended.
   void run_finished(const QString& report, const QString& summary, bool ok);
   void progress(double fraction);
+  /// A run started; live_run() holds its samples as they come.
+  void run_started();
 
  private:
   void rebuild_form();

@@ -54,6 +54,7 @@ class ReportingObserver final : public solver::SimulationObserver {
       : writer_(writer), site_(site), callbacks_(callbacks) {}
   void on_sample(double t, const std::vector<double>& x, const std::vector<double>& outputs) override {
     writer_.append_sample(t, std::span<const double>(outputs));
+    if (callbacks_.sample) callbacks_.sample(t, std::span<const double>(outputs));
     site_.observe(t, x, outputs);
     write_grid_samples();
   }
@@ -68,6 +69,7 @@ class ReportingObserver final : public solver::SimulationObserver {
       const std::array<double, 6> values = {g.grid_power, g.frequency, g.voltage, g.capacitor_energy, g.battery_soc,
                                             g.hot_spot};
       writer_.append_fine_sample(0, g.time, values);
+      if (callbacks_.fine_sample) callbacks_.fine_sample(0, g.time, values);
     }
   }
   void on_event(double t, const std::string& component, const std::string& event, const std::string& message) override {
@@ -143,6 +145,7 @@ RunResult run_scenario(const ScenarioDocument& document, const std::filesystem::
   layout.attributes["simulation_mode"] = document.tree.section("simulation").text("mode");
 
   ReportWriter writer(report, layout);
+  if (callbacks.layout) callbacks.layout(layout);
   const auto wall_start = std::chrono::steady_clock::now();
   RunResult result;
   result.report = report;

@@ -88,8 +88,14 @@ void write_facility_report(const std::filesystem::path& path, const FacilityRepo
   add("rack", "coolant_return_temperature", "K", "Rack coolant return temperature", "rack", rack_count);
   add("rack", "door_outlet_air_temperature", "K", "Rear-door outlet air temperature", "rack", rack_count);
   add("coolant", "return_temperature", "K", "Facility coolant return temperature", "", 1);
-  add("grid", "power", "W", "Power at the grid connection", "", 1);
-  add("grid", "frequency", "Hz", "Grid frequency", "", 1);
+  const std::string grid_group = options.grid_samples > 0 ? "utility" : "grid";
+  add(grid_group, "power", "W", "Power at the grid connection", "", 1);
+  add(grid_group, "frequency", "Hz", "Grid frequency", "", 1);
+  if (options.grid_samples > 0) {
+    layout.fine_series.push_back({"grid", "time of the grid-connection samples",
+                                  {{"grid", "power", "W", "power drawn from the utility", "", 1},
+                                   {"grid", "frequency", "Hz", "grid frequency", "", 1}}});
+  }
   add("job", "mfu", "1", "Model FLOPs utilisation", "", 1);
 
   io::ReportWriter writer(path, layout);
@@ -134,6 +140,18 @@ void write_facility_report(const std::filesystem::path& path, const FacilityRepo
     values[scalars + 2] = 50.0 - 0.02 * std::sin(t / 40.0) * load;
     values[scalars + 3] = 0.38 + 0.05 * load - 0.04 * phase;
     writer.append_sample(t, values);
+  }
+  if (options.grid_samples > 0) {
+    const double pi = std::acos(-1.0);
+    const double middle = 0.5 * options.grid_samples * options.grid_dt;
+    for (int k = 0; k < options.grid_samples; ++k) {
+      const double t = k * options.grid_dt;
+      const double power = options.grid_power + options.grid_tone_amplitude * std::sin(2.0 * pi * options.grid_tone_hz * t) +
+                           (t >= middle ? options.grid_step : 0.0);
+      const double frequency = 60.0 - 1e-9 * (power - options.grid_power);
+      const double row[] = {power, frequency};
+      writer.append_fine_sample(0, t, row);
+    }
   }
   io::RunInfo run;
   run.status.time = (options.samples - 1) * options.interval;

@@ -18,6 +18,15 @@ struct FacilityReportOptions {
   int samples = 25;          ///< time samples, every `interval` s from 0
   double interval = 30.0;    ///< [s]
   double pod2_offset = 0.0;  ///< extra junction temperature in pod 2 [K] (for comparisons)
+  /// Fine grid series /grid/{time,power,frequency} (the electrical feed's layout): this many samples
+  /// every `grid_dt` s; 0 writes none (the 1-s grid power and frequency are then /grid/power and
+  /// /grid/frequency on /time, otherwise /utility/power and /utility/frequency).
+  int grid_samples = 0;
+  double grid_dt = 1e-3;          ///< [s]
+  double grid_power = 100e6;      ///< mean grid power [W]
+  double grid_tone_hz = 0.0;      ///< frequency of a sinusoidal power swing [Hz] (0: none)
+  double grid_tone_amplitude = 5e6;  ///< its amplitude [W]
+  double grid_step = 0.0;         ///< a power step [W] at the middle of the record (a ramp to see)
 };
 
 /// Writes the report (replacing `path`).

@@ -13,20 +13,28 @@
 #include <QSlider>
 #include <QStandardPaths>
 #include <QTemporaryDir>
+#include <QTableWidget>
 #include <QTest>
 
 #include <cmath>
 #include <filesystem>
 #include <map>
 #include <set>
+#include <sstream>
+#include <tuple>
 
 #include "charts_view.hpp"
 #include "compare_view.hpp"
 #include "dctwin/gui/chart_scene.hpp"
 #include "dctwin/gui/hall_scene.hpp"
+#include "dctwin/gui/live_run.hpp"
 #include "dctwin/gui/report_model.hpp"
 #include "dctwin/gui/scenario_form.hpp"
+#include "dctwin/gui/series_tools.hpp"
+#include "dctwin/gui/validation_model.hpp"
 #include "dctwin/io/report.hpp"
+#include "dctwin/io/validation.hpp"
+#include "dctwin/models/electrical/grid_metrics.hpp"
 #include "dctwin/models/facility/site.hpp"
 #include "facility_report.hpp"
 #include "gui_test.hpp"
@@ -34,6 +42,7 @@
 #include "main_window.hpp"
 #include "rack_panel.hpp"
 #include "scenario_editor.hpp"
+#include "validation_view.hpp"
 #include "vtk_view.hpp"
 
 namespace fs = std::filesystem;
@@ -59,6 +68,15 @@ fs::path fixture(const std::string& name) {
     options.racks_per_row = 8;
     options.samples = 11;
     options.pod2_offset = name == "small-hot" ? 5.0 : 0.0;
+  }
+  if (name == "grid-tone") {  // 20 s of 1-ms grid power with a 2.5-Hz swing of 5 MW on 100 MW
+    options.pods = 1;
+    options.racks_per_pod = 8;
+    options.racks_per_row = 8;
+    options.samples = 21;
+    options.interval = 1.0;
+    options.grid_samples = 20000;
+    options.grid_tone_hz = 2.5;
   }
   dctwin::gui::testing::write_facility_report(path, options);
   written[name] = path;
@@ -522,4 +540,378 @@ TEST_CASE("command line: errors and an unusable OpenGL give messages and exit co
   r = run_process(DCTWIN_GUI_EXE, {"--screenshot", shot, report}, environment);
   CHECK(r.exit_code == 69);
   CHECK(r.err.contains("OpenGL unavailable"));
+}
+
+// ---- fine series (/grid), ramp rate, spectrum, decimation -------------------------------------------
+
+TEST_CASE("series tools: min/max decimation keeps every extreme, ramp series, spectrum of a tone", "[model]") {
+  // 100,000 samples of a slow sine with two one-sample spikes: 200 buckets keep both spikes.
+  const std::size_t n = 100000;
+  std::vector<double> x(n), y(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    x[i] = static_cast<double>(i) * 1e-3;
+    y[i] = std::sin(static_cast<double>(i) * 1e-4);
+  }
+  y[12345] = 7.0;
+  y[77777] = -9.0;
+  const auto d = decimate_min_max(x, y, x.front(), x.back(), 200);
+  CHECK(d.x.size() <= 2 * 200 + 2);
+  CHECK(d.x.size() >= 200);
+  CHECK(*std::max_element(d.y.begin(), d.y.end()) == 7.0);
+  CHECK(*std::min_element(d.y.begin(), d.y.end()) == -9.0);
+  CHECK(std::is_sorted(d.x.begin(), d.x.end()));
+  // A zoomed range holds the samples themselves, plus one neighbour either side.
+  const auto zoom = decimate_min_max(x, y, 12.3, 12.4, 200);
+  CHECK(zoom.x.size() == 103);
+  CHECK(zoom.x.front() == Approx(12.299));
+  // Log-spaced buckets drop x <= 0.
+  const auto log = decimate_min_max(x, y, 1e-3, x.back(), 50, true);
+  CHECK(log.x.front() > 0.0);
+
+  // Ramp series: a linear ramp of 2 MW/s gives 2 MW/s wherever defined; its largest magnitude is
+  // models::electrical::max_ramp_rate for any signal.
+  std::vector<double> ramp(5000);
+  for (std::size_t i = 0; i < ramp.size(); ++i) ramp[i] = 1e8 + 2e6 * static_cast<double>(i) * 1e-3;
+  const auto rate = ramp_rate_series(ramp, 1e-3, 1.0);
+  CHECK(std::isnan(rate[999]));
+  CHECK(rate[1000] == Approx(2e6).epsilon(1e-9));
+  CHECK(rate[4000] == Approx(2e6).epsilon(1e-9));
+  CHECK(std::isnan(rate[4001]));
+  std::vector<double> step(4000, 5e7);
+  for (std::size_t i = 2100; i < step.size(); ++i) step[i] = 5.3e7;
+  for (std::size_t i = 0; i < step.size(); ++i) step[i] += 1e5 * std::sin(0.013 * static_cast<double>(i));
+  const auto step_rate = ramp_rate_series(step, 1e-3, 1.0);
+  double largest = 0.0;
+  for (const double r : step_rate) {
+    if (std::isfinite(r)) largest = std::max(largest, std::fabs(r));
+  }
+  CHECK(largest == Approx(dctwin::models::electrical::max_ramp_rate(step, 1e-3, 1.0)).epsilon(1e-9));
+
+  // Spectrum of a 2.5-Hz tone over 20 s at 1 ms: bin 50 (0.05 Hz resolution) holds the variance.
+  std::vector<double> time(20000), tone(20000);
+  for (std::size_t i = 0; i < time.size(); ++i) {
+    time[i] = static_cast<double>(i) * 1e-3;
+    tone[i] = 1e8 + 5e6 * std::sin(2.0 * std::acos(-1.0) * 2.5 * time[i]);
+  }
+  const auto spectrum = series_spectrum(time, tone, "tone");
+  CHECK(spectrum.dt == Approx(1e-3));
+  CHECK(spectrum.peak_frequency() == Approx(2.5).epsilon(1e-12));
+  CHECK(spectrum.energy[50] == Approx(0.5 * 5e6 * 5e6).epsilon(1e-6));  // variance of A sin: A^2 / 2
+  CHECK(spectrum.band_fraction == Approx(1.0).epsilon(1e-9));
+  time[7] += 1e-4;
+  CHECK_THROWS_WITH(series_spectrum(time, tone, "/grid/power"),
+                    "/grid/power: the time axis is not uniformly sampled, no spectrum");
+}
+
+TEST_CASE("report model: a group with a time axis of its own is a fine series group", "[model]") {
+  const ReportModel report(fixture("grid-tone"));
+  REQUIRE(report.fine_groups().size() == 1);
+  const auto& group = report.fine_groups().front();
+  CHECK(group.group == "/grid");
+  CHECK(group.time_path == "/grid/time");
+  CHECK(group.samples == 20000);
+  REQUIRE(group.series.size() == 2);
+  CHECK(group.series[0].path == "/grid/frequency");
+  CHECK(group.series[1].path == "/grid/power");
+  CHECK(report.fine_time(group).size() == 20000);
+  CHECK(report.fine_time(group)[1] == Approx(1e-3));
+  CHECK(report.find_series("/grid/power") == nullptr);  // not on /time
+  CHECK(report.find_fine_series("/grid/power") != nullptr);
+  CHECK(report.fine_group_of("/grid/power") == &group);
+  CHECK(report.find_series("/utility/power") != nullptr);
+  CHECK(report.series_values("/grid/power").size() == 20000);
+}
+
+TEST_CASE("grid charts: the pod report's /grid series are listed, plotted decimated, and a second series changes the image", "[gl]") {
+  app();
+  fs::create_directories(work_dir);
+  const fs::path pod = work_dir / "pod-l2a-20s.h5";
+  if (!fs::exists(pod)) {
+    const auto result = run_process(DCTWIN_EXE, {"run", DCTWIN_SOURCE_DIR "/scenarios/pod-l2a.yaml", "-o",
+                                                 QString::fromStdString(pod.string()), "--duration", "20s", "-q"});
+    INFO(result.err.toStdString());
+    REQUIRE(result.exit_code == 0);
+  }
+  ChartsView charts;
+  charts.resize(1100, 650);
+  charts.set_report(std::make_shared<const ReportModel>(pod));
+  show_and_wait(charts, charts.vtk_view());
+  const QStringList available = charts.available();
+  INFO(available.join(", ").toStdString());
+  for (const char* id : {"/grid/power", "/grid/frequency", "/grid/voltage", "/grid/capacitor_energy",
+                         "/grid/battery_soc", "/grid/transformer_hot_spot", "ramp:/grid/power"}) {
+    CHECK(available.contains(id));
+  }
+  CHECK_FALSE(available.contains("/grid/time"));
+  REQUIRE(charts.set_checked({"/grid/power"}) == 1);
+  CHECK(charts.chart().series_count() == 1);
+  CHECK(charts.chart().input_points() == 20001);
+  CHECK(charts.chart().drawn_points() <= 4002);
+  CHECK(charts.note().contains("Decimated for display: 20,001 samples drawn as"));
+  const QImage power = render(charts.vtk_view());
+  CHECK(distinct_colours(power) > 10);
+  // The line is drawn in the first palette colour (68, 119, 170) over a good part of the plot.
+  CHECK(pixels_near(power, power.rect(), {68 / 255.0, 119 / 255.0, 170 / 255.0}, 20) > 300);
+  // The power is shown in MW.
+  CHECK(charts.csv().rfind("time [s],grid power [MW]\n", 0) == 0);
+
+  REQUIRE(charts.set_checked({"/grid/power", "/grid/frequency"}) == 2);
+  CHECK(charts.chart().series_count() == 2);
+  const QImage both = render(charts.vtk_view());
+  CHECK(fraction_changed(power, both) > 0.005);
+
+  // Zoom in with the wheel: the visible range is decimated again, with more detail per second.
+  REQUIRE(charts.set_checked({"/grid/power"}) == 1);
+  const std::size_t whole = charts.chart().drawn_points();
+  const QPoint centre(charts.vtk_view()->width() / 2, charts.vtk_view()->height() / 2);
+  QWheelEvent wheel(centre, charts.vtk_view()->mapToGlobal(centre), QPoint(), QPoint(0, 120), Qt::NoButton,
+                    Qt::NoModifier, Qt::NoScrollPhase, false);
+  for (int k = 0; k < 6; ++k) QApplication::sendEvent(charts.vtk_view(), &wheel);
+  render(charts.vtk_view());
+  const auto [lo, hi] = charts.chart().visible_x();
+  CHECK(hi - lo < 15.0);
+  charts.chart().refresh_detail();  // (the view's timer may have done it already)
+  CHECK(charts.chart().decimated_x().first == Approx(std::max(lo, 0.0)).margin(1e-9));
+  CHECK(charts.chart().decimated_x().second == Approx(std::min(hi, 20.0)).margin(1e-9));
+  CHECK_FALSE(charts.chart().refresh_detail());  // nothing moved since
+  CHECK(charts.chart().drawn_points() > 0);
+  CHECK(charts.chart().drawn_points() <= whole + 4);
+  charts.chart().reset_zoom();
+  CHECK(charts.chart().drawn_points() == whole);
+
+  // Ramp rate: its largest magnitude is the report's grid_ramp_rate_max (same definition).
+  REQUIRE(charts.set_checked({"ramp:/grid/power"}) == 1);
+  const std::string csv = charts.csv();
+  CHECK(csv.rfind("time [s],grid power ramp rate (1 s) [MW/s]\n", 0) == 0);
+  const ReportModel model(pod);
+  const auto values = model.series_values("/grid/power");
+  const double expected = dctwin::models::electrical::max_ramp_rate(values, 1e-3, 1.0);
+  double largest = 0.0;
+  for (const double r : ramp_rate_series(values, 1e-3, 1.0)) {
+    if (std::isfinite(r)) largest = std::max(largest, std::fabs(r));
+  }
+  CHECK(largest == Approx(expected).epsilon(1e-9));
+  CHECK(distinct_colours(render(charts.vtk_view())) > 10);
+}
+
+TEST_CASE("grid charts: the spectrum of a report with a 2.5-Hz power swing peaks at that bin", "[gl]") {
+  app();
+  ChartsView charts;
+  charts.resize(1100, 650);
+  charts.set_report(std::make_shared<const ReportModel>(fixture("grid-tone")));
+  show_and_wait(charts, charts.vtk_view());
+  charts.set_mode(ChartsView::Mode::spectrum);
+  REQUIRE(charts.set_checked({"/grid/power"}) == 1);
+  CHECK(charts.chart().series_count() == 1);
+  const std::string title = charts.chart().title();
+  INFO(title);
+  CHECK(title.find("grid power: 100.0 % of the variance in 0.1-20 Hz (peak 2.5 Hz)") != std::string::npos);
+  // The chart's data: frequency [Hz] and energy [MW^2] per bin; the largest is the tone's bin, and
+  // it holds the swing's variance (5 MW)^2 / 2.
+  const std::string csv = charts.csv();
+  REQUIRE(csv.rfind("frequency [Hz],grid power [MW^2]\n", 0) == 0);
+  std::istringstream lines(csv.substr(csv.find('\n') + 1));
+  std::string line;
+  double best_f = -1.0, best_e = -1.0;
+  std::size_t bins = 0;
+  while (std::getline(lines, line)) {
+    const auto comma = line.find(',');
+    const double f = std::stod(line.substr(0, comma)), e = std::stod(line.substr(comma + 1));
+    ++bins;
+    if (e > best_e) {
+      best_e = e;
+      best_f = f;
+    }
+  }
+  CHECK(bins == 10001);
+  CHECK(best_f == Approx(2.5).epsilon(1e-12));
+  CHECK(best_e == Approx(12.5).epsilon(1e-6));
+  const QImage log_image = render(charts.vtk_view());
+  CHECK(distinct_colours(log_image) > 10);
+  charts.set_spectrum_log(false, true);
+  CHECK(fraction_changed(log_image, render(charts.vtk_view())) > 0.005);
+}
+
+// ---- validation view ------------------------------------------------------------------------------
+
+namespace {
+
+/// A validation result with known metrics and series (two GPUs, power and junction temperature).
+dctwin::io::ValidationResult known_validation() {
+  using namespace dctwin::io;
+  ValidationResult r;
+  r.gpu_labels = {"gpu0", "gpu1"};
+  r.model_gpus = {0, 1};
+  r.start_time = 1753572729.0;
+  r.notes = {"synthetic validation for the GUI tests"};
+  const std::size_t samples = 30;
+  r.phases.assign(2, std::vector<ReplayPhase>(samples, ReplayPhase::compute));
+  r.phase_share.assign(2, {0.0, 0.0, 0.0, 1.0});
+  r.overall_phase_share = {0.0, 0.0, 0.0, 1.0};
+  auto metrics = [](double scale) {
+    ErrorMetrics m;
+    m.count = 30;
+    m.mae = 11.5 * scale;
+    m.rmse = 15.25 * scale;
+    m.bias = -7.125 * scale;
+    m.cv_rmse = 0.0325 * scale;
+    m.nmbe = 0.0160 * scale;
+    m.max_error = 35.75 * scale;
+    m.lag = scale > 1.5 ? -1.0 : 0.0;
+    return m;
+  };
+  r.metrics = {{"power", "W", {metrics(1.0), metrics(2.0)}, metrics(1.5)},
+               {"junction_temperature", "K", {metrics(0.1), metrics(0.2)}, metrics(0.15)}};
+  for (const auto& [quantity, unit, level] : {std::tuple<std::string, std::string, double>{"power", "W", 600.0},
+                                              {"junction_temperature", "K", 340.0}}) {
+    QuantitySeries s{quantity, unit, {}, {}, {}};
+    for (std::size_t g = 0; g < 2; ++g) {
+      s.time.emplace_back();
+      s.measured.emplace_back();
+      s.simulated.emplace_back();
+      for (std::size_t k = 0; k < samples; ++k) {
+        s.time.back().push_back(r.start_time + static_cast<double>(k));
+        s.measured.back().push_back(level + 20.0 * std::sin(0.4 * static_cast<double>(k)) + 5.0 * static_cast<double>(g));
+        s.simulated.back().push_back(level + 18.0 * std::sin(0.4 * static_cast<double>(k) - 0.2));
+      }
+    }
+    r.series.push_back(s);
+  }
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("validation model: reads the metrics and series of a dctwin validate file", "[model]") {
+  fs::create_directories(work_dir);
+  const fs::path file = work_dir / "validation.h5";
+  dctwin::io::write_validation_hdf5(known_validation(), file);
+  CHECK(ValidationModel::is_validation_report(file));
+  CHECK_FALSE(ValidationModel::is_validation_report(fixture("small")));
+  CHECK_FALSE(ValidationModel::is_validation_report(work_dir / "no-such-file.h5"));
+  const ValidationModel model(file);
+  CHECK(model.gpu_labels() == std::vector<std::string>{"gpu0", "gpu1"});
+  REQUIRE(model.quantities().size() == 2);
+  const auto* power = model.quantity("power");
+  REQUIRE(power != nullptr);
+  CHECK(power->units == "W");
+  std::vector<std::string> names;
+  for (const auto& m : power->metrics) names.push_back(m.name);
+  CHECK(names == validation_metric_names());
+  CHECK(power->metric("rmse")->per_gpu == std::vector<double>{15.25, 30.5});
+  CHECK(power->metric("rmse")->overall == 15.25 * 1.5);
+  CHECK(power->metric("cv_rmse")->units == "1");
+  CHECK(power->metric("lag")->units == "s");
+  const auto series = model.series("junction_temperature", 1);
+  REQUIRE(series.time.size() == 30);
+  CHECK(series.time[3] == Approx(3.0));
+  CHECK(series.measured[0] == Approx(345.0));
+  CHECK(model.start_time_utc() == "2025-07-26T23:32:09Z");
+  CHECK_THROWS_WITH(ValidationModel(fixture("small")), Catch::Contains("not a validation report (no /validation)"));
+}
+
+TEST_CASE("validation view: a validation report opens with measured and simulated series and the metrics table", "[gl]") {
+  app();
+  fs::create_directories(work_dir);
+  const fs::path file = work_dir / "validation-view.h5";
+  dctwin::io::write_validation_hdf5(known_validation(), file);
+  MainWindow window;
+  window.set_interactive(false);
+  window.resize(1300, 850);
+  REQUIRE(window.open_file(QString::fromStdString(file.string())));
+  CHECK(window.current_view() == MainWindow::View::validation);
+  ValidationView* view = window.validation();
+  show_and_wait(window, view->vtk_view());
+  CHECK(view->quantity() == "power");
+  CHECK(view->gpu() == 0);
+  CHECK(view->chart().series_count() == 2);
+  // The table: 2 quantities x (2 GPUs + all), values as in the file, in display units.
+  QTableWidget* table = view->metrics_table();
+  REQUIRE(table->rowCount() == 6);
+  CHECK(table->horizontalHeaderItem(2)->text() == "MAE");
+  CHECK(table->horizontalHeaderItem(5)->text() == "CV(RMSE) [%]");
+  CHECK(table->horizontalHeaderItem(8)->text() == "lag [s]");
+  CHECK(view->table_value("power", "gpu0", "mae") == 11.5);
+  CHECK(view->table_value("power", "gpu1", "rmse") == 30.5);
+  CHECK(view->table_value("power", "all", "bias") == -7.125 * 1.5);
+  CHECK(view->table_value("power", "gpu0", "cv_rmse") == Approx(3.25));
+  CHECK(view->table_value("power", "gpu1", "nmbe") == Approx(3.2));
+  CHECK(view->table_value("power", "gpu0", "max_error") == 35.75);
+  CHECK(view->table_value("power", "gpu1", "lag") == -1.0);
+  CHECK(view->table_value("power", "gpu0", "count") == 30.0);
+  // Temperature errors are differences: kelvin, not degC.
+  CHECK(view->table_value("junction_temperature", "gpu0", "rmse") == Approx(1.525));
+  CHECK(view->table_unit("junction_temperature", "rmse") == "K");
+  CHECK(view->table_unit("power", "cv_rmse") == "%");
+  CHECK(table->item(0, 0)->text() == "Board power [W]");
+  CHECK(table->item(3, 0)->text() == "Junction temperature [K]");
+  CHECK(table->item(0, 3)->text() == "15.25");
+  CHECK(table->item(2, 1)->text() == "all");
+
+  const QImage power = render(view->vtk_view());
+  CHECK(distinct_colours(power) > 10);
+  REQUIRE(view->select("junction_temperature", 1));
+  CHECK(view->chart().title() == "Junction temperature, gpu1: RMSE 3.05 K");
+  CHECK(fraction_changed(power, render(view->vtk_view())) > 0.005);
+  CHECK_FALSE(view->select("sm_clock", 0));  // not in this file
+  CHECK_FALSE(view->select("power", 2));
+
+  // The command line renders it.
+  const QString shot = QString::fromStdString((work_dir / "validation.png").string());
+  auto r = run_process(DCTWIN_GUI_EXE, {"--screenshot", shot, "--view", "validation", "--size", "1200x800",
+                                        QString::fromStdString(file.string())});
+  INFO(r.err.toStdString());
+  CHECK(r.exit_code == 0);
+  CHECK(distinct_colours(QImage(shot).convertToFormat(QImage::Format_RGB32)) > 10);
+  r = run_process(DCTWIN_GUI_EXE, {"--screenshot", shot, "--view", "validation", "--field", "sm_clock",
+                                   QString::fromStdString(file.string())});
+  CHECK(r.exit_code == 64);
+  CHECK(r.err.contains("no such quantity or GPU (quantities: power, junction_temperature"));
+}
+
+TEST_CASE("live charts: a run started from the editor is charted as it grows, with the samples its report gets", "[gl][run]") {
+  app();
+  QTemporaryDir dir;
+  ScenarioEditor editor;
+  REQUIRE(editor.open(DCTWIN_SOURCE_DIR "/scenarios/single-node.yaml"));
+  REQUIRE(editor.set_value("simulation.duration", "2 h"));
+  ChartsView charts;
+  charts.resize(1000, 600);
+  QObject::connect(&editor, &ScenarioEditor::run_started, &charts, [&] { charts.set_live(editor.live_run()); });
+  QSignalSpy finished(&editor, &ScenarioEditor::run_finished);
+  REQUIRE(editor.start_run(dir.filePath("live.h5")));
+  REQUIRE(charts.following_live());
+  show_and_wait(charts, charts.vtk_view());
+  // While the run goes, the chart follows it (at most one refresh a second).
+  bool seen_while_running = false;
+  for (int k = 0; k < 600 && finished.isEmpty(); ++k) {
+    QTest::qWait(50);
+    if (editor.running() && charts.chart().input_points() > 0) seen_while_running = true;
+  }
+  if (finished.isEmpty()) REQUIRE(finished.wait(300000));
+  if (!seen_while_running) WARN("the run ended before the view's first refresh");
+  charts.refresh_live();
+  REQUIRE(charts.checked().size() == 1);
+  std::string id;
+  for (const auto& series : editor.live_run()->series()) {
+    if (id.empty() && series.id.rfind("/", 0) == 0 && !series.fine) id = series.id;
+  }
+  REQUIRE(charts.set_checked({QString::fromStdString(id)}) == 1);
+  // What the live view holds is what the report got.
+  const ReportModel report(dir.filePath("live.h5").toStdString());
+  const auto live = editor.live_run()->snapshot(id);
+  CHECK(live.time == report.time());
+  CHECK(live.values == report.series_values(id));
+  CHECK(editor.live_run()->samples() == report.time().size());
+  CHECK(charts.chart().input_points() == report.time().size());
+  CHECK(charts.chart().title().rfind("Live: the run so far, t = 120 min", 0) == 0);
+  CHECK(distinct_colours(render(charts.vtk_view())) > 10);
+  // The GPU aggregates are the report's too.
+  const auto* field = report.find_field("/gpu/junction_temperature");
+  REQUIRE(field != nullptr);
+  const auto max_live = editor.live_run()->snapshot("max:/gpu/junction_temperature").values;
+  const auto& max_report = report.aggregate_series(*field, Reduction::max);
+  CHECK(max_live == max_report);
+  charts.set_report(std::make_shared<const ReportModel>(dir.filePath("live.h5").toStdString()));
+  CHECK_FALSE(charts.following_live());
 }

@@ -8,57 +8,15 @@
 #include <set>
 
 #include "dctwin/io/report.hpp"
+#include "h5_util.hpp"
 
 namespace dctwin::gui {
 namespace {
 
 constexpr double nan = std::numeric_limits<double>::quiet_NaN();
 
-/// Owns an HDF5 identifier (the report reader has no per-dataset attribute or column access, so
-/// the model opens the file a second time, read-only, for those).
-class H5Id {
- public:
-  H5Id(hid_t id, herr_t (*close)(hid_t)) : id_(id), close_(close) {}
-  ~H5Id() {
-    if (id_ >= 0) close_(id_);
-  }
-  H5Id(const H5Id&) = delete;
-  H5Id& operator=(const H5Id&) = delete;
-  [[nodiscard]] hid_t get() const { return id_; }
-  [[nodiscard]] bool valid() const { return id_ >= 0; }
-
- private:
-  hid_t id_;
-  herr_t (*close_)(hid_t);
-};
-
-/// The string attribute `name` of the object at `path`, or "" when it is absent or not a string.
-std::string string_attribute(hid_t file, const std::string& path, const char* name) {
-  if (H5Aexists_by_name(file, path.c_str(), name, H5P_DEFAULT) <= 0) return {};
-  const H5Id attribute(H5Aopen_by_name(file, path.c_str(), name, H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
-  if (!attribute.valid()) return {};
-  const H5Id type(H5Aget_type(attribute.get()), H5Tclose);
-  if (!type.valid() || H5Tget_class(type.get()) != H5T_STRING) return {};
-  const H5Id space(H5Aget_space(attribute.get()), H5Sclose);
-  if (H5Sget_simple_extent_npoints(space.get()) != 1) return {};
-  if (H5Tis_variable_str(type.get()) > 0) {
-    char* value = nullptr;
-    const H5Id memory(H5Tcopy(H5T_C_S1), H5Tclose);
-    H5Tset_size(memory.get(), H5T_VARIABLE);
-    H5Tset_cset(memory.get(), H5Tget_cset(type.get()));
-    if (H5Aread(attribute.get(), memory.get(), &value) < 0 || value == nullptr) return {};
-    std::string result(value);
-    H5free_memory(value);
-    return result;
-  }
-  const std::size_t size = H5Tget_size(type.get());
-  std::string buffer(size, '\0');
-  const H5Id memory(H5Tcopy(H5T_C_S1), H5Tclose);
-  H5Tset_size(memory.get(), size);
-  if (H5Aread(attribute.get(), memory.get(), buffer.data()) < 0) return {};
-  buffer.resize(std::min(buffer.find('\0'), buffer.size()));
-  return buffer;
-}
+using H5Id = h5::Id;
+using h5::string_attribute;
 
 bool is_bitmask_field(const std::string& path, const std::string& units) {
   if (units != "1" && !units.empty()) return false;
@@ -148,6 +106,8 @@ struct ReportModel::Impl {
   HallLayout layout;
   std::vector<FieldInfo> fields;
   std::vector<SeriesInfo> series;
+  std::vector<FineGroupInfo> fine_groups;
+  mutable std::map<std::string, std::vector<double>> fine_times;
   std::map<std::string, std::size_t> index_sizes;
   mutable std::map<std::tuple<std::string, int, std::size_t>, std::vector<double>> cache;
   mutable std::map<std::pair<std::string, int>, std::pair<double, double>> ranges;
@@ -174,7 +134,31 @@ struct ReportModel::Impl {
         index_sizes[info.path.substr(7)] = info.shape[0];
       }
     }
+    // Fine groups: /<group>/time (1-D) and the group's 1-D datasets of the same length.
+    std::set<std::string> fine_paths;
     for (const auto& info : datasets) {
+      const auto slash = info.path.rfind('/');
+      if (slash == 0 || slash == std::string::npos || info.path.substr(slash) != "/time" ||
+          info.shape.size() != 1 || info.shape[0] < 2) {
+        continue;
+      }
+      FineGroupInfo group{info.path.substr(0, slash), info.path, info.shape[0], {}};
+      for (const auto& member : datasets) {
+        if (member.path == info.path || member.shape.size() != 1 || member.shape[0] != group.samples ||
+            member.path.rfind(group.group + "/", 0) != 0 ||
+            member.path.find('/', group.group.size() + 1) != std::string::npos) {
+          continue;
+        }
+        group.series.push_back({member.path, member.units,
+                                member.long_name.empty() ? last_component(member.path) : member.long_name});
+      }
+      if (group.series.empty()) continue;
+      fine_paths.insert(info.path);
+      for (const auto& s : group.series) fine_paths.insert(s.path);
+      fine_groups.push_back(std::move(group));
+    }
+    for (const auto& info : datasets) {
+      if (fine_paths.contains(info.path)) continue;
       const bool special = info.path == "/time" || info.path.rfind("/index/", 0) == 0 ||
                            info.path.rfind("/layout/", 0) == 0 ||
                            info.path.rfind("/summary/", 0) == 0 ||
@@ -315,6 +299,32 @@ const SeriesInfo* ReportModel::find_series(const std::string& path) const {
     if (series.path == path) return &series;
   }
   return nullptr;
+}
+
+const std::vector<FineGroupInfo>& ReportModel::fine_groups() const { return impl_->fine_groups; }
+
+const FineGroupInfo* ReportModel::fine_group_of(const std::string& path) const {
+  for (const auto& group : impl_->fine_groups) {
+    for (const auto& s : group.series) {
+      if (s.path == path) return &group;
+    }
+  }
+  return nullptr;
+}
+
+const SeriesInfo* ReportModel::find_fine_series(const std::string& path) const {
+  for (const auto& group : impl_->fine_groups) {
+    for (const auto& s : group.series) {
+      if (s.path == path) return &s;
+    }
+  }
+  return nullptr;
+}
+
+const std::vector<double>& ReportModel::fine_time(const FineGroupInfo& group) const {
+  auto& times = impl_->fine_times;
+  if (const auto it = times.find(group.time_path); it != times.end()) return it->second;
+  return times.emplace(group.time_path, impl_->reader.read(group.time_path)).first->second;
 }
 
 const FieldInfo* ReportModel::default_field() const {

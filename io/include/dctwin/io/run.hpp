@@ -6,9 +6,11 @@
 #include <filesystem>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
+#include "dctwin/io/report.hpp"
 #include "dctwin/io/scenario.hpp"
 #include "dctwin/solver/status.hpp"
 #include "dctwin/solver/types.hpp"
@@ -33,6 +35,12 @@ std::string check_site(const ScenarioDocument& document);
 struct RunCallbacks {
   std::function<void(double)> progress;  ///< simulated time reached [s]
   const std::atomic<bool>* cancel = nullptr;
+  /// Called on the run's thread with the report's layout before the first sample, then with every
+  /// sample written to the report (all output values, laid out as `layout.outputs` says) and every
+  /// sample of a fine series group (`layout.fine_series[group]`), e.g. for a live view of the run.
+  std::function<void(const ReportLayout&)> layout;
+  std::function<void(double t, std::span<const double> outputs)> sample;
+  std::function<void(std::size_t group, double t, std::span<const double> values)> fine_sample;
 };
 
 struct RunResult {

@@ -1,8 +1,14 @@
 // Line charts with VTK's Charts module (vtkChartXY in a vtkContextView), without widgets: series
-// against time with a left and a right axis, zoom and pan by the chart's own mouse handling, and
-// CSV export of what is shown.
+// against time (or frequency) with a left and a right axis, zoom and pan by the chart's own mouse
+// handling, and CSV export of what is shown.
+//
+// Long series are decimated for display (series_tools.hpp decimate_min_max: the smallest and the
+// largest sample of each of `ChartOptions::buckets` x intervals, so peaks stay visible); after a
+// zoom or pan, refresh_detail() decimates again over the visible x range, so zooming in shows
+// the samples themselves. The full-resolution series are kept for that and for the CSV.
 #pragma once
 
+#include <cstddef>
 #include <memory>
 #include <string>
 #include <vector>
@@ -17,6 +23,21 @@ struct ChartSeries {
   std::string unit;  ///< display unit, e.g. "degC"
   std::vector<double> values;
   bool right_axis = false;
+  /// The series' own x values (same length as `values`), e.g. a 1-ms grid series beside 1-s
+  /// thermal series; empty: the chart's shared x.
+  std::vector<double> x = {};
+};
+
+struct ChartOptions {
+  bool log_x = false;            ///< x values <= 0 are left out
+  bool log_y = false;            ///< y values <= 0 are left out
+  /// Decimation: x intervals across the visible range (2 points at most per interval and series);
+  /// 0 draws every sample.
+  std::size_t buckets = 2000;
+  /// Vertical dashed lines (e.g. the edges of a frequency band), with their legend-free labels.
+  std::vector<double> x_markers = {};
+  /// Title of the left axis; empty: built from the series' names and units.
+  std::string left_title = {};
 };
 
 class ChartScene {
@@ -28,13 +49,25 @@ class ChartScene {
 
   [[nodiscard]] vtkContextView* view() const;
 
-  /// Replaces the chart's content. `x` is the time in `x_title`'s unit; every series has x.size()
-  /// values. Axis titles are built from the series' names and units.
+  /// Replaces the chart's content. `x` is the shared x (time in `x_title`'s unit) of the series
+  /// without x values of their own. Axis titles are built from the series' names and units.
   void set_series(const std::vector<double>& x, const std::string& x_title,
-                  const std::vector<ChartSeries>& series, const std::string& title = {});
+                  const std::vector<ChartSeries>& series, const std::string& title = {},
+                  const ChartOptions& options = {});
   /// Back to the whole data range (after zooming or panning).
   void reset_zoom();
+  /// Decimates again when the visible x range changed since the last decimation (a zoom or a
+  /// pan); returns true when the chart's data changed (then render again).
+  bool refresh_detail();
   [[nodiscard]] std::size_t series_count() const;
+  /// Samples of all series (full resolution) and points handed to VTK after decimation.
+  [[nodiscard]] std::size_t input_points() const;
+  [[nodiscard]] std::size_t drawn_points() const;
+  /// The visible x range [min, max] (unscaled, also on a log axis).
+  [[nodiscard]] std::pair<double, double> visible_x() const;
+  /// The x range the drawn points were decimated over (the visible range after refresh_detail()).
+  [[nodiscard]] std::pair<double, double> decimated_x() const;
+  [[nodiscard]] std::string title() const;
 
  private:
   struct Impl;
@@ -42,7 +75,9 @@ class ChartScene {
 };
 
 /// CSV text: a header `time [s],name [unit],...` and one row per sample, values with 10
-/// significant digits. Names are quoted when they contain a comma or a quote.
+/// significant digits. Names are quoted when they contain a comma or a quote. When a series has
+/// x values of its own, every series gets its own x column (`x_title`) before its values, and
+/// shorter columns are left empty at the end.
 [[nodiscard]] std::string chart_csv(const std::vector<double>& x, const std::string& x_title,
                                     const std::vector<ChartSeries>& series);
 

@@ -9,7 +9,10 @@
 //   /layout/rack_pod         [rack] pod index
 //   /layout/gpu_rack         [gpu] index of the rack holding each GPU
 //   any 2-D [time x entity] dataset whose `entity` attribute is `rack` or `gpu` is a hall field;
-//   any 1-D [time] dataset other than /time is a chartable series.
+//   any 1-D [time] dataset other than /time is a chartable series;
+//   a group holding a 1-D `time` dataset (other than the root) is a "fine" series group: its 1-D
+//   datasets of the same length are series on that time axis of their own (/grid/time at 1 ms
+//   with /grid/power, /grid/frequency, ...).
 // A report without /layout (a single server today) is shown as one rack holding all its GPUs (or,
 // when it has a `rack` index, as one row of racks).
 #pragma once
@@ -50,6 +53,14 @@ struct SeriesInfo {
   std::string long_name;
 };
 
+/// A group of series sampled on a time axis of their own, `/<group>/time` (e.g. /grid at 1 ms).
+struct FineGroupInfo {
+  std::string group;                ///< "/grid"
+  std::string time_path;            ///< "/grid/time"
+  std::size_t samples = 0;          ///< length of the time axis
+  std::vector<SeriesInfo> series;   ///< the group's 1-D datasets of that length, path order
+};
+
 /// Where the racks are and what they hold.
 struct HallLayout {
   struct Vec3 {
@@ -85,7 +96,17 @@ class ReportModel {
   [[nodiscard]] const std::vector<FieldInfo>& hall_fields() const;
   [[nodiscard]] const std::vector<SeriesInfo>& series() const;
   [[nodiscard]] const FieldInfo* find_field(const std::string& path) const;
+  /// A series on the report's /time axis (not a fine series).
   [[nodiscard]] const SeriesInfo* find_series(const std::string& path) const;
+
+  /// Groups of series on time axes of their own, in path order.
+  [[nodiscard]] const std::vector<FineGroupInfo>& fine_groups() const;
+  /// The fine group holding the series at `path`, or null.
+  [[nodiscard]] const FineGroupInfo* fine_group_of(const std::string& path) const;
+  /// A series of a fine group, or null.
+  [[nodiscard]] const SeriesInfo* find_fine_series(const std::string& path) const;
+  /// The time axis [s] of a fine group (read once, cached).
+  [[nodiscard]] const std::vector<double>& fine_time(const FineGroupInfo& group) const;
 
   /// The field shown first: the GPU junction temperature when present, else the first field.
   [[nodiscard]] const FieldInfo* default_field() const;
@@ -102,7 +123,7 @@ class ReportModel {
   [[nodiscard]] std::pair<double, double> rack_value_range(const FieldInfo& field,
                                                            Reduction reduction) const;
 
-  /// A 1-D series [time], SI.
+  /// A 1-D series [time] (or [fine time] for a fine series), SI.
   [[nodiscard]] std::vector<double> series_values(const std::string& path) const;
   /// Time series of some entities of a field: result[k][time] for entities[k], SI.
   [[nodiscard]] std::vector<std::vector<double>> entity_series(
