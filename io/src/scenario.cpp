@@ -17,6 +17,7 @@
 
 #include "dctwin/io/units.hpp"
 #include "dctwin/solver/check.hpp"
+#include "yaml_documents.hpp"
 
 namespace dctwin::io {
 
@@ -412,7 +413,7 @@ ScenarioDocument parse_scenario(std::string_view text, std::string file_label,
 
   std::vector<YAML::Node> documents;
   try {
-    documents = YAML::LoadAll(document.source_text);
+    documents = load_all_documents(document.source_text);
   } catch (const YAML::Exception& error) {
     resolver.fail(resolver.where(error.mark), {}, "YAML syntax error: " + error.msg);
   }

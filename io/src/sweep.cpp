@@ -19,6 +19,7 @@
 #include "dctwin/io/units.hpp"
 #include "dctwin/solver/check.hpp"
 #include "sweep_internal.hpp"
+#include "yaml_documents.hpp"
 
 namespace dctwin::io {
 
@@ -479,7 +480,7 @@ YAML::Node single_document(const std::string& text, const std::string& label, co
   };
   std::vector<YAML::Node> documents;
   try {
-    documents = YAML::LoadAll(text);
+    documents = load_all_documents(text);
   } catch (const YAML::Exception& error) {
     fail(error.mark, "YAML syntax error: " + error.msg);
   }

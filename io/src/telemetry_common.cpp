@@ -253,7 +253,12 @@ double UnitCache::to_si(double value, const std::string& unit, const std::string
     const double scale = io::convert(1.0, unit, si_unit) - offset;
     it = cache_.emplace(key, std::make_pair(scale, offset)).first;
   }
-  return it->second.first * value + it->second.second;
+  const double si = it->second.first * value + it->second.second;
+  // A huge finite value can overflow in the conversion (1e306 kW): refused like `inf` itself.
+  if (!std::isfinite(si))
+    throw UnitError(UnitError::Reason::not_finite,
+                    fmt::format("{} {} is not a finite number in {}", value, unit, si_unit));
+  return si;
 }
 
 TraceBuilder::TraceBuilder(std::string label, const TelemetryImportOptions& options)
@@ -363,6 +368,9 @@ std::optional<double> parse_timestamp(std::string_view text, double offset) {
 
 std::string format_time(double seconds) {
   if (!std::isfinite(seconds)) return "nan";
+  // Outside the years 0000-9999 (a time in a wrong unit, or a damaged file): seconds as a number,
+  // since the calendar arithmetic below would overflow.
+  if (seconds < -62167219200.0 || seconds >= 253402300800.0) return fmt::format("{} s", seconds);
   const double whole = std::floor(seconds);
   const auto days = static_cast<long long>(std::floor(whole / 86400.0));
   const double in_day = seconds - 86400.0 * static_cast<double>(days);

@@ -157,11 +157,16 @@ void read_generic_csv(LineReader& reader, TraceBuilder& builder, const Telemetry
       const std::string_view time_cell = cells[map.time->position];
       double time = nan;
       if (const auto number = parse_number(time_cell)) {
-        time = map.time->unit.empty() ? *number : units.to_si(*number, map.time->unit, "s");
+        try {
+          time = map.time->unit.empty() ? *number : units.to_si(*number, map.time->unit, "s");
+        } catch (const UnitError&) {
+          time = nan;  // overflow in the conversion
+        }
       } else if (map.time->unit.empty()) {
         if (const auto t = parse_timestamp(time_cell, offset)) time = *t;
       }
-      if (std::isnan(time)) throw RowProblem(fmt::format("{}: '{}' is not a valid time", map.time->column, time_cell));
+      // parse_number accepts `inf`: a time must be finite.
+      if (!std::isfinite(time)) throw RowProblem(fmt::format("{}: '{}' is not a valid time", map.time->column, time_cell));
       int gpu = 0;
       if (map.gpu) {
         const std::string_view g = cells[map.gpu->position];

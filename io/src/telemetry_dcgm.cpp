@@ -288,6 +288,7 @@ void read_prometheus_text(LineReader& reader, TraceBuilder& builder, const Telem
     // A scrape separator: a line holding only a time (Unix seconds or an ISO-8601 timestamp).
     if (text.find_first_of(" \t{") == std::string_view::npos) {
       std::optional<double> t = parse_number(text);
+      if (t && !std::isfinite(*t)) t.reset();  // `inf` alone is not a scrape time
       if (!t) t = parse_timestamp(text, offset);
       if (t) {
         new_scrape();
@@ -369,12 +370,15 @@ struct Json {
   double number = 0.0;
   std::string text;  // string value, or the number as written
   std::vector<Json> items;
-  std::vector<std::pair<std::string, Json>> members;
+  // Object members as two parallel lists: a std::pair holding the still incomplete Json is not
+  // allowed (clang with libstdc++ refuses it), a std::vector of it is.
+  std::vector<std::string> member_names;
+  std::vector<Json> member_values;
   std::size_t line = 0;
 
   [[nodiscard]] const Json* find(std::string_view key) const {
-    for (const auto& [k, v] : members)
-      if (k == key) return &v;
+    for (std::size_t k = 0; k < member_names.size(); ++k)
+      if (member_names[k] == key) return &member_values[k];
     return nullptr;
   }
 };
@@ -424,7 +428,9 @@ class JsonParser {
         skip_space();
         if (pos_ >= text_.size() || text_[pos_] != ':') error("expected ':' after a member name");
         ++pos_;
-        v.members.emplace_back(std::move(key), parse_value(depth + 1));
+        Json value = parse_value(depth + 1);
+        v.member_names.push_back(std::move(key));
+        v.member_values.push_back(std::move(value));
         skip_space();
         if (pos_ < text_.size() && text_[pos_] == ',') {
           ++pos_;

@@ -396,6 +396,9 @@ void read_nvidia_smi_dmon(LineReader& reader, TraceBuilder& builder, const Telem
         // The names line (the first comment line).
         names.clear();
         quantity_of.clear();
+        // A names line read again (no units line after the first) starts afresh: columns found in
+        // the earlier one may lie beyond this one's fields.
+        date_column = time_column = gpu_column = -1;
         std::vector<std::string> ignored;
         for (std::size_t i = 0; i < words.size(); ++i) {
           const std::string w = lower(words[i]);

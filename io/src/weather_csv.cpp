@@ -159,7 +159,9 @@ class Reader {
     try {
       const Quantity q = parse_quantity(cell);
       const std::string& unit = q.unit.empty() ? column.unit : q.unit;
-      return unit.empty() ? q.number : convert(q.number, unit, "K");
+      const double kelvin = unit.empty() ? q.number : convert(q.number, unit, "K");
+      if (!std::isfinite(kelvin)) fail(line_number, column.name + ": '" + std::string(trim(cell)) + "' is not a finite number in K");
+      return kelvin;
     } catch (const UnitError& e) {
       fail(line_number, column.name + ": " + e.what());
     }
@@ -186,7 +188,10 @@ class Reader {
     try {
       const Quantity q = parse_quantity(cell);
       const std::string& unit = q.unit.empty() ? time_.unit : q.unit;
-      return unit.empty() ? q.number : convert(q.number, unit, "s");
+      const double seconds = unit.empty() ? q.number : convert(q.number, unit, "s");
+      // A huge time in a large unit (1e308 h) overflows in the conversion.
+      if (!std::isfinite(seconds)) fail(line_number, "time: '" + text + "' is not a finite number in s");
+      return seconds;
     } catch (const UnitError& e) {
       fail(line_number, std::string("time: ") + e.what());
     }

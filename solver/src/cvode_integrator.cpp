@@ -249,6 +249,39 @@ AdvanceResult CvodeIntegrator::advance(double t_out) {
   if (t_out <= t_) return AdvanceResult::reached;
   sunrealtype t_reached = t_;
   const int flag = CVode(m.cvode, t_out, m.y, &t_reached, CV_NORMAL);
+  if (flag < 0) {
+    // The time and state CVODE reached, and the state whose local error estimate (weighted as the
+    // error test weighs it) was largest: where the run went wrong.
+    t_ = t_reached;
+    const double* y = N_VGetArrayPointer(m.y);
+    std::copy(y, y + x_.size(), x_.begin());
+    // Only error-test and corrector failures point at a state; too much work or accuracy do not.
+    const bool state_specific = flag == CV_ERR_FAILURE || flag == CV_CONV_FAILURE;
+    long worst = -1;
+    N_Vector errors = state_specific ? N_VClone(m.y) : nullptr;
+    N_Vector weights = state_specific ? N_VClone(m.y) : nullptr;
+    if (errors != nullptr && weights != nullptr && CVodeGetEstLocalErrors(m.cvode, errors) >= 0 &&
+        CVodeGetErrWeights(m.cvode, weights) >= 0) {
+      const double* e = N_VGetArrayPointer(errors);
+      const double* w = N_VGetArrayPointer(weights);
+      double largest = -1.0;
+      for (std::size_t i = 0; i < x_.size(); ++i) {
+        const double weighted = std::abs(e[i] * w[i]);
+        if (std::isfinite(weighted) && weighted > largest) {
+          largest = weighted;
+          worst = static_cast<long>(i);
+        }
+      }
+    }
+    if (errors != nullptr) N_VDestroy(errors);
+    if (weights != nullptr) N_VDestroy(weights);
+    try {
+      m.check(flag, "CVode");
+    } catch (SolverError& e) {
+      e.set_state(worst);
+      throw;
+    }
+  }
   m.check(flag, "CVode");
   t_ = t_reached;
   const double* y = N_VGetArrayPointer(m.y);

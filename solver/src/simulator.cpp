@@ -170,7 +170,13 @@ SimulationStatus Simulator::run(std::vector<double> x, SimulationObserver& obser
       } catch (const SolverError& e) {
         t = integrator.time();
         x = integrator.state();
-        return finish({StopReason::solver_failure, t, "", e.what()});
+        // Name the component whose state had the largest weighted error when CVODE gave up.
+        std::string component, detail = e.what();
+        if (e.state() >= 0 && e.state() < system_.size()) {
+          component = system_.state_component(static_cast<Index>(e.state()));
+          detail += " (largest local error: " + system_.state_name(static_cast<Index>(e.state())) + ")";
+        }
+        return finish({StopReason::solver_failure, t, component, detail});
       }
       t = integrator.time();
       x = integrator.state();

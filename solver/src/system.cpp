@@ -134,6 +134,11 @@ std::string System::state_name(Index i) const {
   return text;
 }
 
+const std::string& System::state_component(Index i) const {
+  DCTWIN_DEMAND(assembled_ && i >= 0 && i < size_, "state index out of range");
+  return find_group(group_refs_, i)->component->name();
+}
+
 const std::string& System::state_unit(Index i) const {
   DCTWIN_DEMAND(assembled_ && i >= 0 && i < size_, "state index out of range");
   const auto ref = find_group(group_refs_, i);

@@ -27,6 +27,8 @@
 //   FILE:L: column 'dry_bulb': unit 'kW' is not convertible to 'K'
 //   FILE:L: expected 3 fields, found 2
 //   FILE:L: dry_bulb: 'abc' is not a number                     (or 'nan' is not a finite number)
+//   FILE:L: time: '1e308 h' is not a finite number in s      (overflow in the unit conversion; also
+//                                                             for temperatures, `in K`)
 //   FILE:L: time: '2024-02-30T00:00' is not a valid ISO-8601 timestamp
 //   FILE:L: time: '3600' is a number, but earlier rows give ISO-8601 timestamps  (and the reverse)
 //   FILE:L: time: '2024-07-21T01:00' has no time zone, but earlier rows have one (and the reverse)

@@ -63,6 +63,8 @@ class System {
   [[nodiscard]] int event_count() const noexcept { return static_cast<int>(event_owner_.size()); }
   /// Name of state i, e.g. "gpus.junction_temperature[3]", for messages.
   [[nodiscard]] std::string state_name(Index i) const;
+  /// Name of the component that owns state i.
+  [[nodiscard]] const std::string& state_component(Index i) const;
   /// Unit of state i.
   [[nodiscard]] const std::string& state_unit(Index i) const;
   /// True for states declared as accumulators (no steady state).
