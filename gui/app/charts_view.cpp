@@ -83,6 +83,7 @@ struct ChartsView::Impl {
   std::vector<ChartSeries> shown;
   QString problems;
   bool updating = false;
+  bool keep_zoom = false;  ///< set while a live refresh rebuilds the chart
   std::map<std::string, SeriesSpectrum> spectra;  // by id, for the report shown
 };
 
@@ -223,7 +224,9 @@ bool ChartsView::refresh_live() {
   self.live_version = version;
   self.spectra.clear();
   populate_live();
+  self.keep_zoom = true;  // a refresh under the user's eyes keeps where they zoomed
   rebuild();
+  self.keep_zoom = false;
   return true;
 }
 
@@ -481,6 +484,7 @@ void ChartsView::rebuild() {
     self.shown.push_back(std::move(s));
   }
   ChartOptions options;
+  options.keep_zoom = live && self.keep_zoom;
   std::string title = live ? "Live: the run so far, " + format_time(self.live->last_time(), duration)
                            : self.report->path().filename().string();
   if (spectrum) {

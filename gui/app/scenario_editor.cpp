@@ -1,5 +1,6 @@
 #include "scenario_editor.hpp"
 
+#include <QComboBox>
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -258,11 +259,38 @@ void ScenarioEditor::rebuild_form() {
         row_layout->setContentsMargins(0, 0, 0, 0);
         row_layout->setSpacing(1);
         auto* line = new QHBoxLayout;
-        auto* edit = new QLineEdit(QString::fromStdString(field.text), row);
+        // Choices and booleans get a drop-down of their allowed values; it stays editable, so that
+        // the field can be emptied (= the default) and a value typed by hand is checked like any
+        // other. The combo box's own line edit is the field, so the rest treats both alike.
+        const bool listed = field.spec.kind == solver::ParameterKind::choice ||
+                            field.spec.kind == solver::ParameterKind::boolean;
+        QLineEdit* edit = nullptr;
+        if (listed) {
+          auto* combo = new QComboBox(row);
+          combo->setEditable(true);
+          combo->setInsertPolicy(QComboBox::NoInsert);
+          combo->setObjectName(QString::fromStdString("choice:" + field.key_path));
+          combo->addItem(QString());  // empty: the default
+          const std::vector<std::string> values = field.spec.kind == solver::ParameterKind::boolean
+                                                      ? std::vector<std::string>{"true", "false"}
+                                                      : field.spec.choices;
+          for (const auto& value : values) combo->addItem(QString::fromStdString(value));
+          combo->setToolTip(spec_tooltip(field.spec));
+          edit = combo->lineEdit();
+          edit->setText(QString::fromStdString(field.text));
+          const std::string key_path = field.key_path;
+          connect(combo, &QComboBox::textActivated, this, [this, key_path](const QString& text) {
+            impl_->form.set(key_path, text.toStdString());
+            impl_->check_timer->start();
+          });
+          line->addWidget(combo, 1);
+        } else {
+          edit = new QLineEdit(QString::fromStdString(field.text), row);
+          line->addWidget(edit, 1);
+        }
         edit->setObjectName(QString::fromStdString("edit:" + field.key_path));
         edit->setPlaceholderText(QString::fromStdString(describe_default(field.spec)));
         edit->setToolTip(spec_tooltip(field.spec));
-        line->addWidget(edit, 1);
         const std::string unit = input_unit(field.spec);
         const std::string range = describe_range(field.spec);
         auto* hint = new QLabel(QString::fromStdString((unit.empty() ? std::string() : "[" + unit + "]  ") + range), row);

@@ -449,6 +449,38 @@ TEST_CASE("editor: a bad value is rejected with the message `dctwin check` gives
   }
 }
 
+TEST_CASE("editor: choices and booleans are drop-downs of their allowed values", "[editor]") {
+  app();
+  QTemporaryDir dir;
+  ScenarioEditor editor;
+  REQUIRE(editor.open(DCTWIN_SOURCE_DIR "/scenarios/single-node.yaml"));
+  auto* mode = editor.findChild<QComboBox*>("choice:simulation.mode");
+  REQUIRE(mode != nullptr);
+  QStringList items;
+  for (int i = 0; i < mode->count(); ++i) items << mode->itemText(i);
+  CHECK(items == QStringList{"", "fast", "reference"});  // empty: the default
+  CHECK(mode->currentText() == "fast");                  // as the file has it
+  // A plain number is a line edit, not a drop-down.
+  CHECK(editor.findChild<QComboBox*>("choice:loop.pump.max_flow") == nullptr);
+  // Picking an item is an edit of the scenario, checked and saved like a typed one.
+  mode->setCurrentIndex(mode->findText("reference"));
+  emit mode->textActivated(mode->currentText());
+  CHECK(editor.check_now().isEmpty());
+  REQUIRE(editor.save_as(dir.filePath("picked.yaml")));
+  QFile saved(dir.filePath("picked.yaml"));
+  REQUIRE(saved.open(QIODevice::ReadOnly));
+  CHECK(saved.readAll().contains("mode: reference"));
+  // A value typed into the drop-down is checked like any other, with the CLI's message.
+  REQUIRE(editor.set_value("simulation.mode", "fastest"));
+  CHECK(editor.message().contains("simulation.mode = fastest"));
+  CHECK(editor.field_message("simulation.mode") == editor.message());
+  // Booleans offer true and false.
+  auto* enabled = editor.findChild<QComboBox*>("choice:workload.power_smoothing.enabled");
+  REQUIRE(enabled != nullptr);
+  CHECK(enabled->findText("true") > 0);
+  CHECK(enabled->findText("false") > 0);
+}
+
 TEST_CASE("editor: the form is generated from the parameter tables and writes valid YAML", "[editor]") {
   ScenarioForm form(dctwin::models::facility::scenario_schema());
   REQUIRE(form.field("loop.pump.max_flow") != nullptr);
@@ -495,6 +527,57 @@ TEST_CASE("run: a scenario runs in a worker thread with progress, and a cancelle
   const dctwin::io::ReportReader cancelled(dir.filePath("cancelled.h5").toStdString());
   CHECK(cancelled.status() == "incomplete");
   CHECK(cancelled.end_time() < 86400.0);
+}
+
+TEST_CASE("run: the main window cancels a run and opens another, ten times in a row", "[gl][run]") {
+  app();
+  QTemporaryDir dir;
+  MainWindow window;
+  window.set_interactive(false);
+  window.resize(1200, 800);
+  window.show();
+  ScenarioEditor* editor = window.editor();
+  QSignalSpy finished(editor, &ScenarioEditor::run_finished);
+  QSignalSpy started(editor, &ScenarioEditor::run_started);
+  const QString other = dir.filePath("other-node.yaml");
+  REQUIRE(QFile::copy(DCTWIN_SOURCE_DIR "/scenarios/single-node.yaml", other));
+  for (int k = 0; k < 10; ++k) {
+    INFO("round " << k);
+    // Alternate between two scenario files, so that each round opens another file.
+    const QString scenario = k % 2 == 0 ? QString(DCTWIN_SOURCE_DIR "/scenarios/single-node.yaml") : other;
+    REQUIRE(window.open_file(scenario));
+    REQUIRE(editor->set_value("simulation.duration", "24 h"));
+    const QString report = dir.filePath(QString("run%1.h5").arg(k));
+    REQUIRE(editor->start_run(report));
+    CHECK(editor->running());
+    CHECK(window.charts()->following_live());
+    // Cancel at a different moment each round: at once, or after some samples reached the view.
+    QTest::qWait(40 * k);
+    editor->cancel_run();
+    REQUIRE(finished.wait(120000));
+    CHECK_FALSE(editor->running());
+    CHECK_FALSE(finished.back().at(2).toBool());
+    // The cancelled run leaves a complete file marked incomplete, and no .part file.
+    CHECK_FALSE(QFileInfo::exists(report + ".part"));
+    const dctwin::io::ReportReader reader(report.toStdString());
+    CHECK(reader.status() == "incomplete");
+    CHECK(reader.end_time() < 86400.0);
+    // The window opened the report when the run ended; the hall and the charts show it.
+    REQUIRE(window.hall()->report() != nullptr);
+    CHECK(QFileInfo(QString::fromStdString(window.hall()->report()->path().string())) == QFileInfo(report));
+    CHECK(window.current_view() == MainWindow::View::hall);
+    CHECK_FALSE(window.charts()->following_live());
+    CHECK(window.last_error().isEmpty());
+  }
+  CHECK(started.count() == 10);
+  CHECK(finished.count() == 10);
+  // After ten cancellations a run still goes to its end.
+  REQUIRE(window.open_file(DCTWIN_SOURCE_DIR "/scenarios/single-node.yaml"));
+  REQUIRE(editor->set_value("simulation.duration", "30 s"));
+  REQUIRE(editor->start_run(dir.filePath("last.h5")));
+  REQUIRE(finished.wait(120000));
+  CHECK(finished.back().at(2).toBool());
+  CHECK(dctwin::io::ReportReader(dir.filePath("last.h5").toStdString()).status() == "complete");
 }
 
 TEST_CASE("screenshot: dctwin-gui --screenshot matches the stored baseline", "[gl][screenshot]") {
@@ -914,4 +997,50 @@ TEST_CASE("live charts: a run started from the editor is charted as it grows, wi
   CHECK(max_live == max_report);
   charts.set_report(std::make_shared<const ReportModel>(dir.filePath("live.h5").toStdString()));
   CHECK_FALSE(charts.following_live());
+}
+
+TEST_CASE("live charts: a refresh keeps the user's zoom, and without a zoom the chart follows the run", "[gl]") {
+  app();
+  // A run's samples handed to a LiveRun by hand: one scalar output, 1 sample a second.
+  auto live = std::make_shared<LiveRun>();
+  dctwin::io::ReportLayout layout;
+  layout.outputs.push_back({{"coolant", "supply_temperature", "K", "Coolant supply temperature", "", 1}, 0});
+  live->set_layout(layout);
+  double t = 0.0;
+  auto add_samples = [&](int count) {
+    for (int i = 0; i < count; ++i, t += 1.0) {
+      const double value = 300.0 + 5.0 * std::sin(t / 20.0);
+      live->add_sample(t, std::span<const double>(&value, 1));
+    }
+  };
+  add_samples(300);  // 0-299 s, and 420 s at the end: the time axis stays in seconds
+  ChartsView charts;
+  charts.resize(1000, 600);
+  charts.set_live(live);
+  show_and_wait(charts, charts.vtk_view());
+  REQUIRE(charts.chart().input_points() == 300);
+  const auto full = charts.chart().visible_x();
+  // Zoom in with the wheel.
+  const QPoint centre(charts.vtk_view()->width() / 2, charts.vtk_view()->height() / 2);
+  QWheelEvent wheel(centre, charts.vtk_view()->mapToGlobal(centre), QPoint(), QPoint(0, 120), Qt::NoButton,
+                    Qt::NoModifier, Qt::NoScrollPhase, false);
+  for (int k = 0; k < 3; ++k) QApplication::sendEvent(charts.vtk_view(), &wheel);
+  charts.chart().refresh_detail();
+  const auto zoomed = charts.chart().visible_x();
+  REQUIRE(zoomed.second - zoomed.first < 0.9 * (full.second - full.first));
+  // New samples arrive and the view refreshes: the zoom stays, the data under it are the new ones.
+  add_samples(60);
+  REQUIRE(charts.refresh_live());
+  render(charts.vtk_view());
+  CHECK(charts.chart().input_points() == 360);
+  const auto kept = charts.chart().visible_x();
+  CHECK(kept.first == Approx(zoomed.first).margin(1e-9));
+  CHECK(kept.second == Approx(zoomed.second).margin(1e-9));
+  CHECK(charts.chart().decimated_x().first == Approx(zoomed.first).margin(1e-9));
+  // Back to the whole range: now each refresh shows all of the run, up to its last sample.
+  charts.chart().reset_zoom();
+  add_samples(60);
+  REQUIRE(charts.refresh_live());
+  render(charts.vtk_view());  // the axes take their automatic range when drawn
+  CHECK(charts.chart().visible_x().second >= t - 1.0 - 1e-9);
 }

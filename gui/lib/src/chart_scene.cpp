@@ -174,6 +174,25 @@ void ChartScene::set_series(const std::vector<double>& x, const std::string& x_t
                             const std::vector<ChartSeries>& series, const std::string& title,
                             const ChartOptions& options) {
   auto& self = *impl_;
+  // The user's view, if it is to be kept: the axes' ranges while zoomed into the data.
+  struct AxisRange {
+    int axis;
+    double lo, hi;
+  };
+  std::vector<AxisRange> kept;
+  // Zoomed: refresh_detail() fixed the axes after a zoom or pan (reset_zoom() sets them back to
+  // automatic; the axes' ranges themselves are only brought up to date by the next render).
+  const bool zoomed = self.chart->GetAxis(vtkAxis::BOTTOM)->GetBehavior() == vtkAxis::FIXED;
+  if (options.keep_zoom && zoomed && x_title == self.x_title && !self.lines.empty()) {
+    const auto [lo, hi] = visible_x();
+    const double tolerance = 1e-9 * std::max(std::fabs(self.full_hi - self.full_lo), 1e-300);
+    if (lo > self.full_lo + tolerance || hi < self.full_hi - tolerance) {
+      for (const int axis : {vtkAxis::LEFT, vtkAxis::BOTTOM, vtkAxis::RIGHT}) {
+        vtkAxis* a = self.chart->GetAxis(axis);
+        kept.push_back({axis, a->GetUnscaledMinimum(), a->GetUnscaledMaximum()});
+      }
+    }
+  }
   self.chart->ClearPlots();
   self.lines.clear();
   self.marker_tables.clear();
@@ -245,6 +264,13 @@ void ChartScene::set_series(const std::vector<double>& x, const std::string& x_t
   self.chart->GetAxis(vtkAxis::RIGHT)->SetLogScale(options.log_y);
   self.chart->SetTitle(title);
   reset_zoom();
+  if (!kept.empty()) {
+    for (const auto& range : kept) {
+      vtkAxis* a = self.chart->GetAxis(range.axis);
+      a->SetUnscaledRange(range.lo, range.hi);
+    }
+    refresh_detail();  // decimates over the kept x range and fixes the axes there
+  }
 }
 
 void ChartScene::reset_zoom() {

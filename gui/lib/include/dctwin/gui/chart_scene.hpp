@@ -38,6 +38,10 @@ struct ChartOptions {
   std::vector<double> x_markers = {};
   /// Title of the left axis; empty: built from the series' names and units.
   std::string left_title = {};
+  /// Keep the user's zoom: when the chart was zoomed or panned into part of its data and the x axis
+  /// keeps its title (and so its unit), the new series are shown over the same axis ranges (a live
+  /// run's chart refreshing under the user). Otherwise the chart shows all of its data.
+  bool keep_zoom = false;
 };
 
 class ChartScene {
