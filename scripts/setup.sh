@@ -5,21 +5,31 @@
 #   bash scripts/setup.sh test   install missing packages, configure, build, run the whole test suite
 #   bash scripts/setup.sh sanitize  the same test suite built with AddressSanitizer and
 #                                UndefinedBehaviorSanitizer (preset `sanitize`, build/sanitize, no GUI)
+#   bash scripts/setup.sh fuzz   install clang, build the libFuzzer targets (build/fuzz) and run each
+#                                for DCTWIN_FUZZ_SECONDS (default 30) from its seed corpus
 #
+# The release build is configured with MPI (-DDCTWIN_WITH_MPI=ON): `dctwin sweep` under mpirun, and
+# the test that compares a sweep run serially, on threads and on 3 MPI ranks. Run without mpirun the
+# binary behaves as one without MPI.
 # Idempotent: packages already installed are not touched; an existing build is reused.
 # Environment: DCTWIN_BUILD_DIR (default build/release), DCTWIN_SCENARIO (default scenario of `run`),
-# DCTWIN_REPORT (default report.h5), DCTWIN_JOBS (default: number of cores).
+# DCTWIN_REPORT (default report.h5), DCTWIN_JOBS (default: number of cores), DCTWIN_FUZZ_SECONDS
+# (default 30).
 set -euo pipefail
 
 job="${1:-}"
-if [[ "$job" != "run" && "$job" != "test" && "$job" != "sanitize" ]]; then
-  echo "usage: bash scripts/setup.sh run|test|sanitize" >&2
+if [[ "$job" != "run" && "$job" != "test" && "$job" != "sanitize" && "$job" != "fuzz" ]]; then
+  echo "usage: bash scripts/setup.sh run|test|sanitize|fuzz" >&2
   exit 64
 fi
 
 top="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$top"
 build_dir="${DCTWIN_BUILD_DIR:-build/release}"
+# ccache (when installed) shares its cache between clones: paths relative to the clone, and the
+# build directory left out of the hash of builds with debug information.
+export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$top}"
+export CCACHE_NOHASHDIR="${CCACHE_NOHASHDIR:-1}"
 jobs="${DCTWIN_JOBS:-$(nproc)}"
 
 # ---- 1. Debian packages -------------------------------------------------------------------------
@@ -33,6 +43,8 @@ packages=(
   # dctwin-gui (Qt 6 + VTK) and its tests under a virtual X server with Mesa's software OpenGL
   qt6-base-dev libqt6opengl6-dev libvtk9-dev xvfb xauth
 )
+# The fuzz targets are built with clang (libFuzzer comes with Debian's clang package).
+[[ "$job" == "fuzz" ]] && packages+=(clang)
 missing=()
 for p in "${packages[@]}"; do
   status="$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)"
@@ -47,6 +59,9 @@ if ((${#missing[@]})); then
 fi
 
 # ---- 2. Configure and build ---------------------------------------------------------------------
+if [[ "$job" == "fuzz" ]]; then
+  DCTWIN_JOBS="$jobs" exec bash scripts/fuzz.sh "${DCTWIN_FUZZ_SECONDS:-30}"
+fi
 if [[ "$job" == "sanitize" ]]; then
   [[ -f build/sanitize/build.ninja ]] || cmake --preset sanitize
   cmake --build build/sanitize -j "$jobs"
@@ -54,7 +69,7 @@ if [[ "$job" == "sanitize" ]]; then
   exit 0
 fi
 if [[ ! -f "$build_dir/build.ninja" ]]; then
-  cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DDCTWIN_BUILD_TESTS=ON
+  cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DDCTWIN_BUILD_TESTS=ON -DDCTWIN_WITH_MPI=ON
 fi
 cmake --build "$build_dir" -j "$jobs"
 
