@@ -6,7 +6,8 @@
 #   bash scripts/setup.sh sanitize  the same test suite built with AddressSanitizer and
 #                                UndefinedBehaviorSanitizer (preset `sanitize`, build/sanitize, no GUI)
 #   bash scripts/setup.sh fuzz   install clang, build the libFuzzer targets (build/fuzz) and run each
-#                                for DCTWIN_FUZZ_SECONDS (default 30) from its seed corpus
+#                                for DCTWIN_FUZZ_SECONDS (default 30) from its seed corpus, except
+#                                the targets in DCTWIN_FUZZ_EXCLUDE
 #
 # The release build is configured with MPI (-DDCTWIN_WITH_MPI=ON): `dctwin sweep` under mpirun, and
 # the test that compares a sweep run serially, on threads and on 3 MPI ranks. Run without mpirun the
