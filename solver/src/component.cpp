@@ -19,25 +19,10 @@ Index Component::state_count() const noexcept {
   return n;
 }
 
-Index Component::index(int group, Index i) const {
-  DCTWIN_DEMAND(assembled(), "state index requested before the system was assembled");
-  DCTWIN_DEMAND(group >= 0 && group < static_cast<int>(groups_.size()), "state group out of range");
-  DCTWIN_DEMAND(i >= 0 && i < groups_[static_cast<std::size_t>(group)].count,
-                "state index out of range");
-  return offsets_[static_cast<std::size_t>(group)] + i;
-}
-
 Index Component::discrete_count() const noexcept {
   Index n = 0;
   for (const auto& g : discrete_groups_) n += g.count;
   return n;
-}
-
-Index Component::discrete_index(int group, Index i) const {
-  DCTWIN_DEMAND(assembled(), "discrete index requested before the system was assembled");
-  DCTWIN_DEMAND(group >= 0 && group < static_cast<int>(discrete_groups_.size()), "discrete group out of range");
-  DCTWIN_DEMAND(i >= 0 && i < discrete_groups_[static_cast<std::size_t>(group)].count, "discrete index out of range");
-  return discrete_offsets_[static_cast<std::size_t>(group)] + i;
 }
 
 int Component::declare_discrete_group(DiscreteGroupSpec spec) {

@@ -28,6 +28,7 @@ IntegratorSettings IntegratorSettings::reference() {
   s.absolute_tolerance = 1e-10;
   s.max_order = 5;
   s.max_steps_per_output = 10000000;
+  s.max_gamma_change = 0.3;  // CVODE's own default
   return s;
 }
 
@@ -218,6 +219,7 @@ void CvodeIntegrator::restart(double t, const std::vector<double>& x, double seg
     m.check(CVodeSetMaxOrd(m.cvode, m.settings.max_order), "CVodeSetMaxOrd");
     m.check(CVodeSetMaxNumSteps(m.cvode, m.settings.max_steps_per_output), "CVodeSetMaxNumSteps");
     if (m.settings.max_step > 0.0) m.check(CVodeSetMaxStep(m.cvode, m.settings.max_step), "CVodeSetMaxStep");
+    m.check(CVodeSetDeltaGammaMaxLSetup(m.cvode, m.settings.max_gamma_change), "CVodeSetDeltaGammaMaxLSetup");
     if (m.system->event_count() > 0)
       m.check(CVodeRootInit(m.cvode, m.system->event_count(), Impl::roots_fn), "CVodeRootInit");
     m.initialised = true;
@@ -232,10 +234,19 @@ void CvodeIntegrator::restart(double t, const std::vector<double>& x, double seg
   x_ = x;
 }
 
+double CvodeIntegrator::step_time() const {
+  const Impl& m = *impl_;
+  if (!m.initialised) return t_;
+  sunrealtype tn = t_;
+  m.check(CVodeGetCurrentTime(m.cvode, &tn), "CVodeGetCurrentTime");
+  return std::max(static_cast<double>(tn), t_);
+}
+
 void CvodeIntegrator::extend(double segment_end) {
   Impl& m = *impl_;
   DCTWIN_DEMAND(m.initialised, "call restart() before extend()");
   DCTWIN_DEMAND(segment_end > t_, "a segment must end after the current time");
+  DCTWIN_DEMAND(segment_end >= step_time(), "a segment cannot end before CVODE's last step");
   m.segment_end = segment_end;
   // CVODE disables the stop time once it has returned there; setting a new one re-arms it.
   m.check(CVodeSetStopTime(m.cvode, segment_end), "CVodeSetStopTime");

@@ -107,6 +107,7 @@ SimulationStatus Simulator::run(std::vector<double> x, SimulationObserver& obser
   reschedule();
   bool restart_needed = true;  // the first segment starts the integrator
   double forcing_edge = -std::numeric_limits<double>::infinity();
+  double integrator_segment_end = -std::numeric_limits<double>::infinity();
 
   while (true) {
     // t ends the previous piece of integration. Discrete updates due now run first: periodic ones
@@ -144,21 +145,29 @@ SimulationStatus Simulator::run(std::vector<double> x, SimulationObserver& obser
     forcing_edge = system_.next_discontinuity(t);
     const double next_scheduled =
         scheduled.empty() ? settings_.end_time : *std::min_element(scheduled.begin(), scheduled.end());
-    const double segment_end = std::min({forcing_edge, next_update(), next_scheduled, settings_.end_time});
-    if (restart_needed) {
+    // Periodic updates do not end a segment: CVODE steps across their times and the state there is
+    // its interpolant (dense output, as for the samples), so a controller ticking every 0.1 s does
+    // not bound the step size. An update that changes the derivatives restarts the integrator at
+    // its own time from that state; the steps taken beyond it are dropped.
+    const double segment_end = std::min({forcing_edge, next_scheduled, settings_.end_time});
+    if (restart_needed || segment_end < integrator.step_time()) {
       integrator.restart(t, x, segment_end, discrete.data());
       restart_needed = false;
-    } else {
+    } else if (segment_end != integrator_segment_end) {
       integrator.extend(segment_end);
     }
+    integrator_segment_end = segment_end;
+    const double tick = next_update();
 
     while (t < segment_end) {
-      const double target = clock.done() ? segment_end : std::min(clock.next(), segment_end);
+      if (t >= tick) break;  // periodic updates are due: back to the top, then on
+      const double target = std::min({clock.done() ? segment_end : clock.next(), tick, segment_end});
       // Times a few ulps apart (a sample at start + k * interval next to a phase end computed
-      // otherwise) are the same instant: no integration step is that short.
+      // otherwise) are the same instant: no integration step is that short. A sample due at a
+      // segment end or at a periodic update is taken at the top, after the updates.
       if (target - t <= time_resolution(t)) {
         t = target;
-        if (t < segment_end && !clock.done() && t == clock.next()) {
+        if (t < segment_end && t < tick && !clock.done() && t == clock.next()) {
           sample(t);
           clock.advance();
         }
@@ -206,7 +215,7 @@ SimulationStatus Simulator::run(std::vector<double> x, SimulationObserver& obser
         }
         continue;
       }
-      if (t < segment_end && !clock.done() && t == clock.next()) {
+      if (t < segment_end && t < tick && !clock.done() && t == clock.next()) {
         sample(t);
         clock.advance();
       }

@@ -3,6 +3,8 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <fstream>
+#include <sstream>
 
 #include "dctwin/io/scenario.hpp"
 #include "dctwin/models/facility/facility_site.hpp"
@@ -222,4 +224,66 @@ TEST_CASE("The electrical feed follows the hall at 1 ms between knots and its en
   CHECK(figure(summary, "grid_band_energy_fraction_0p1_20hz") > 0.5);
   CHECK(figure(summary, "grid_energy") == Approx(e.grid).epsilon(1e-12));
   CHECK(figure(summary, "limit_violations") >= figure(summary, "grid_limit_violations"));
+}
+
+TEST_CASE("The fast mode equals the reference mode on the pod scenario", "[models][facility][reference]") {
+  // scenarios/pod-l2a.yaml (3,072 GPUs, 64 racks, the Llama 3 job with its governors), its first
+  // minute: ~10 training steps with their phase edges and 600 governor ticks. Fast mode (the
+  // default tolerances, dense output across governor ticks) against reference mode (1e-10).
+  std::ifstream file(DCTWIN_SOURCE_DIR "/scenarios/pod-l2a.yaml");
+  REQUIRE(file);
+  std::stringstream buffer;
+  buffer << file.rdbuf();
+  std::string text = buffer.str();
+  const auto duration = text.find("  duration: 10 min\n");
+  REQUIRE(duration != std::string::npos);
+  text.replace(duration, std::string("  duration: 10 min\n").size(), "  duration: 60 s\n");
+  struct Run {
+    std::vector<dctwin::solver::SummaryFigure> summary;
+    std::vector<std::vector<double>> junction;  // per sample, every GPU's junction temperature [K]
+  };
+  auto run_mode = [&](const std::string& mode) {
+    std::string scenario = text;
+    scenario.replace(scenario.find("simulation:\n"), 12, "simulation:\n  mode: " + mode + "\n");
+    const auto doc = dctwin::io::parse_scenario(scenario, "pod-l2a.yaml", dctwin::models::facility::scenario_schema());
+    FacilitySite site(doc.tree, std::nullopt);
+    std::vector<dctwin::solver::Index> junction;
+    for (dctwin::solver::Index i = 0; i < site.system().size(); ++i) {
+      if (site.system().state_name(i).find("junction") != std::string::npos) junction.push_back(i);
+    }
+    REQUIRE(junction.size() == 3072);
+    struct SampleObserver final : dctwin::solver::SimulationObserver {
+      FacilitySite* site = nullptr;
+      const std::vector<dctwin::solver::Index>* junction = nullptr;
+      std::vector<std::vector<double>> samples;
+      void on_sample(double t, const std::vector<double>& x, const std::vector<double>& out) override {
+        site->observe(t, x, out);
+        std::vector<double> values;
+        for (const auto i : *junction) values.push_back(x[static_cast<std::size_t>(i)]);
+        samples.push_back(std::move(values));
+      }
+    } observer;
+    observer.site = &site;
+    observer.junction = &junction;
+    dctwin::solver::Simulator simulator(site.system(), site.settings());
+    const auto x0 = site.initial_state();
+    REQUIRE(simulator.run(x0, observer).finished());
+    return Run{site.summary(x0, simulator.final_state(), simulator.final_discrete()), std::move(observer.samples)};
+  };
+  const Run fast = run_mode("fast");
+  const Run reference = run_mode("reference");
+  REQUIRE(fast.junction.size() == reference.junction.size());
+  double worst = 0.0;
+  for (std::size_t k = 0; k < fast.junction.size(); ++k) {
+    for (std::size_t g = 0; g < fast.junction[k].size(); ++g) {
+      worst = std::max(worst, std::abs(fast.junction[k][g] - reference.junction[k][g]));
+    }
+  }
+  INFO("largest junction temperature difference " << worst << " K");
+  CHECK(worst <= 0.05);
+  CHECK(std::abs(figure(fast.summary, "gpu_junction_temperature_max") -
+                 figure(reference.summary, "gpu_junction_temperature_max")) <= 0.05);
+  CHECK(figure(fast.summary, "heat_generated") == Approx(figure(reference.summary, "heat_generated")).epsilon(1e-3));
+  CHECK(figure(fast.summary, "it_power_mean") == Approx(figure(reference.summary, "it_power_mean")).epsilon(1e-3));
+  CHECK(std::abs(figure(fast.summary, "mfu_mean") - figure(reference.summary, "mfu_mean")) <= 5e-4);
 }

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "dctwin/solver/check.hpp"
 #include "dctwin/solver/types.hpp"
 
 namespace dctwin::solver {
@@ -87,11 +88,22 @@ class Component {
   [[nodiscard]] Index discrete_count() const noexcept;
 
   // ---- layout (assigned once by the System) ----------------------------------------------------
-  /// Global index of element `i` of state group `group`.
-  [[nodiscard]] Index index(int group, Index i = 0) const;
+  /// Global index of element `i` of state group `group`. Inline: called for every state in every
+  /// right-hand side and Jacobian evaluation; the checks stay on.
+  [[nodiscard]] Index index(int group, Index i = 0) const {
+    DCTWIN_DEMAND(assembled(), "state index requested before the system was assembled");
+    DCTWIN_DEMAND(group >= 0 && group < static_cast<int>(groups_.size()), "state group out of range");
+    DCTWIN_DEMAND(i >= 0 && i < groups_[static_cast<std::size_t>(group)].count, "state index out of range");
+    return offsets_[static_cast<std::size_t>(group)] + i;
+  }
   [[nodiscard]] bool assembled() const noexcept { return !offsets_.empty(); }
   /// Index of element `i` of discrete group `group` in the discrete state vector.
-  [[nodiscard]] Index discrete_index(int group, Index i = 0) const;
+  [[nodiscard]] Index discrete_index(int group, Index i = 0) const {
+    DCTWIN_DEMAND(assembled(), "discrete index requested before the system was assembled");
+    DCTWIN_DEMAND(group >= 0 && group < static_cast<int>(discrete_groups_.size()), "discrete group out of range");
+    DCTWIN_DEMAND(i >= 0 && i < discrete_groups_[static_cast<std::size_t>(group)].count, "discrete index out of range");
+    return discrete_offsets_[static_cast<std::size_t>(group)] + i;
+  }
 
   // ---- physics ---------------------------------------------------------------------------------
   /// Writes this component's initial state into its slice of the global vector `x`.

@@ -18,6 +18,12 @@ struct IntegratorSettings {
   double initial_step = 0.0;         ///< [s]; 0 = let CVODE choose
   int max_order = 5;                 ///< BDF order limit (1..5)
   long max_steps_per_output = 100000;
+  /// Largest relative change of h/l_0 (CVODE's gamma) before the Newton matrix I - gamma J is
+  /// factored again (CVodeSetDeltaGammaMaxLSetup; CVODE's default 0.3). The error test is not
+  /// affected, only how stale the matrix may get: after each forcing edge the step size grows
+  /// fast, and at 0.3 KLU refactored at most steps (20 % of a 3,072-GPU pod's run time). At 1.0
+  /// Newton needs about as many iterations and the pod runs ~13 % faster (docs/performance.md).
+  double max_gamma_change = 1.0;
 
   /// The reference mode: tight tolerances, no shortcuts; fast paths are pinned to it in tests.
   static IntegratorSettings reference();
@@ -58,7 +64,8 @@ class CvodeIntegrator {
   /// `discrete` (the discrete state, constant on the segment) must outlive the segment.
   void restart(double t, const std::vector<double>& x, double segment_end, const double* discrete = nullptr);
 
-  /// Moves the end of the current segment to `segment_end` (> time()) without restarting: the
+  /// Moves the end of the current segment to `segment_end` (> time(), >= step_time()) without
+  /// restarting: the
   /// forcing did not change at the old end, so CVODE keeps its step size, order and history.
   void extend(double segment_end);
 
@@ -68,6 +75,9 @@ class CvodeIntegrator {
 
   [[nodiscard]] double time() const noexcept { return t_; }
   [[nodiscard]] const std::vector<double>& state() const noexcept { return x_; }
+  /// How far CVODE's steps have gone (>= time(): the state at time() is interpolated from the
+  /// last step when it is earlier). A segment cannot be extended to end before it.
+  [[nodiscard]] double step_time() const;
   /// Directions of the roots found by the last `advance` (+1 rising, -1 falling, 0 none).
   [[nodiscard]] const std::vector<int>& root_directions() const noexcept { return roots_; }
   /// Counters summed over all segments so far.
