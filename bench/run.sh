@@ -1,14 +1,29 @@
 #!/usr/bin/env bash
-# Benchmarks of whole `dctwin run` processes. Prints wall time, speed (simulated / wall) and peak
-# memory of each run; quote medians. Usage: bash bench/run.sh [BUILD_DIR] [RUNS]
+# Benchmarks of whole `dctwin run` processes; quote medians.
+#
+#   bash bench/run.sh [BUILD_DIR] [RUNS]          the standard set (single node, pod, 24k hall)
+#   bash bench/run.sh --sizes [BUILD_DIR] [RUNS]  the 24k liquid-to-air hall cut to 1, 2, 4 and 8
+#                                                 pods (3,072 / 6,144 / 12,288 / 24,576 GPUs)
+#
+# Each run prints simulated time, wall time, speed (simulated / wall), CVODE's steps, right-hand
+# side and Jacobian evaluations and segments (from the report's root attributes) and the peak
+# resident memory. Environment: DCTWIN_BENCH_DURATION (simulated time of the --sizes runs,
+# default 3 min).
 set -euo pipefail
 top="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+sizes=false
+if [[ "${1:-}" == "--sizes" ]]; then
+  sizes=true
+  shift
+fi
 build="${1:-$top/build/release}"
 runs="${2:-5}"
 exe="$build/cli/dctwin"
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
 command -v /usr/bin/time >/dev/null || { echo "bench: needs /usr/bin/time (apt-get install time)" >&2; exit 1; }
+python=/usr/bin/python3
+"$python" -c 'import h5py' 2>/dev/null || { echo "bench: needs h5py (apt-get install python3-h5py)" >&2; exit 1; }
 
 bench() {  # name, simulated seconds, dctwin arguments...
   local name="$1" simulated="$2"
@@ -17,10 +32,35 @@ bench() {  # name, simulated seconds, dctwin arguments...
   for ((i = 1; i <= runs; i++)); do
     /usr/bin/time -f "%e %M" -o "$out/time" "$exe" "$@" -o "$out/report.h5" -q
     read -r wall kib < "$out/time"
-    awk -v w="$wall" -v k="$kib" -v s="$simulated" -v i="$i" \
-      'BEGIN { printf "  run %d: wall %.3f s, speed %.0fx real time, peak %.1f MiB\n", i, w, (w > 0 ? s / w : 0), k / 1024 }'
+    local counts
+    counts="$("$python" -c '
+import sys, h5py
+a = h5py.File(sys.argv[1], "r").attrs
+print(" ".join(str(int(a[k])) for k in ("solver_steps", "solver_rhs_evaluations", "solver_jacobian_evaluations", "solver_segments")))
+' "$out/report.h5")"
+    read -r steps rhs jacobians segments <<< "$counts"
+    awk -v w="$wall" -v k="$kib" -v s="$simulated" -v i="$i" -v st="$steps" -v r="$rhs" -v j="$jacobians" -v sg="$segments" \
+      'BEGIN { printf "  run %d: simulated %g s, wall %.2f s, speed %.2fx real time, %d steps, %d RHS, %d Jacobians, %d segments, peak %.0f MiB\n",
+               i, s, w, (w > 0 ? s / w : 0), st, r, j, sg, k / 1024 }'
   done
 }
+
+if $sizes; then
+  duration="${DCTWIN_BENCH_DURATION:-3 min}"
+  simulated="$("$python" -c '
+import sys
+value, unit = sys.argv[1].split()
+print(float(value) * {"s": 1, "min": 60, "h": 3600}[unit])' "$duration")"
+  for pods in 1 2 4 8; do
+    # The hall of scenarios/llama3-24k-l2a.yaml with fewer pods: the same racks, loops and job
+    # shape (data parallelism shrinks with the GPUs), the same plant.
+    sed "s/^    pods: 8$/    pods: $pods/" "$top/scenarios/llama3-24k-l2a.yaml" > "$out/hall-$pods.yaml"
+    grep -q "^    pods: $pods$" "$out/hall-$pods.yaml" || { echo "bench: cannot set pods in the scenario" >&2; exit 1; }
+    bench "$((pods * 3072)) GPUs ($pods pods, liquid-to-air), $duration" "$simulated" \
+      run "$out/hall-$pods.yaml" --duration "$duration"
+  done
+  exit 0
+fi
 
 bench "single node, 10 min" 600 run "$top/scenarios/single-node.yaml"
 bench "single node, 24 h, 10 s samples" 86400 run "$top/scenarios/single-node.yaml" --duration "24 h" --output-interval 10
