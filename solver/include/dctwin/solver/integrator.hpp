@@ -65,8 +65,8 @@ class CvodeIntegrator {
   void restart(double t, const std::vector<double>& x, double segment_end, const double* discrete = nullptr);
 
   /// Moves the end of the current segment to `segment_end` (> time(), >= step_time()) without
-  /// restarting: the
-  /// forcing did not change at the old end, so CVODE keeps its step size, order and history.
+  /// restarting: the forcing did not change at the old end, so CVODE keeps its step size, order
+  /// and history.
   void extend(double segment_end);
 
   /// Integrates toward `t_out` (<= segment end). Returns `root_found` if an event function crossed
