@@ -15,8 +15,10 @@
 # H5HG_read. It runs in fork mode, where fuzzing goes on after a crash or a timeout; afterwards each
 # such input is run again on its own and triaged by its stack: when the innermost frame that is
 # either libhdf5 or dctwin's source is libhdf5, it is counted as a known libhdf5 fault (kept in
-# build/fuzz/artifacts/libhdf5/); anything else, including a crash that does not happen again when
-# the input runs alone, is a finding. CI leaves this target out (DCTWIN_FUZZ_EXCLUDE=report).
+# build/fuzz/artifacts/libhdf5/). An input that does not fail again when it runs alone is counted
+# as not reproducible (kept in build/fuzz/artifacts/unreproduced/): the report reader keeps no
+# state from one input to the next, libhdf5 does, and a damaged heap read earlier can make a later
+# input crash. Anything else is a finding.
 # Environment: DCTWIN_FUZZ_EXCLUDE (target names left out when none are given).
 # Environment: DCTWIN_FUZZ_BUILD_DIR (default build/fuzz), DCTWIN_JOBS (default: number of cores),
 # DCTWIN_FUZZ_WORKERS (parallel fuzzing processes per target, default 1).
@@ -84,13 +86,14 @@ for t in "${targets[@]}"; do
     # a finding.
     options+=(-fork="$workers" -timeout=5 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=0)
     rm -rf "$build_dir/artifacts/triage"
-    mkdir -p "$build_dir/artifacts/triage" "$build_dir/artifacts/libhdf5"
+    mkdir -p "$build_dir/artifacts/triage" "$build_dir/artifacts/libhdf5" "$build_dir/artifacts/unreproduced"
     artifacts="$build_dir/artifacts/triage/"
   fi
   status=0
   ASAN_OPTIONS="$asan_options" "$exe" "${options[@]}" -artifact_prefix="$artifacts" "$work" "$seeds" >"$log" 2>&1 ||
     status=$?
   known=0
+  unreproduced=0
   if [[ "$t" == "report" ]]; then
     # In fork mode the exit code is the last job's, whatever was ignored: what counts is that the
     # run went to its end, and the triage.
@@ -99,7 +102,14 @@ for t in "${targets[@]}"; do
     for input in "$build_dir"/artifacts/triage/*; do
       [[ -f "$input" ]] || continue
       replay="$input.log"
-      (ASAN_OPTIONS="$asan_options" timeout 120 "$exe" -timeout=5 -runs=1 "$input" >"$replay" 2>&1; true) 2>/dev/null
+      replayed=0
+      (ASAN_OPTIONS="$asan_options" timeout 120 "$exe" -timeout=5 -runs=1 "$input" >"$replay" 2>&1; exit $?) 2>/dev/null ||
+        replayed=$?
+      if ((replayed == 0)); then
+        unreproduced=$((unreproduced + 1))
+        mv "$input" "$replay" "$build_dir/artifacts/unreproduced/"
+        continue
+      fi
       # Innermost frame that is libhdf5 or has a source line of ours (sanitizer and libFuzzer
       # runtime frames have neither and are skipped).
       where="$(awk '/^ *#[0-9]+ / {
@@ -122,6 +132,7 @@ for t in "${targets[@]}"; do
     [[ -n "$runs" ]] || runs="$(grep -oE '^#[0-9]+' "$log" | tail -1 | tr -d '#' || true)"
     note=""
     ((known > 0)) && note=", $known inputs crashed or hung inside libhdf5 (known, in $build_dir/artifacts/libhdf5)"
+    ((unreproduced > 0)) && note="$note, $unreproduced failed only after earlier inputs (in $build_dir/artifacts/unreproduced)"
     echo "fuzz: $t: OK (${runs:-?} inputs in $seconds s$note)"
   else
     echo "fuzz: $t: FAILED (log: $log)"
