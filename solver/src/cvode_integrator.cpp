@@ -190,6 +190,10 @@ CvodeIntegrator::CvodeIntegrator(const System& system, IntegratorSettings settin
   m.linear_solver = SUNLinSol_KLU(m.y, m.matrix, m.context);
   if (m.linear_solver == nullptr) throw SolverError("SUNLinSol_KLU", "could not create the KLU solver");
   m.linear_solver->ops->initialize = initialize_keeping_analysis;
+  // AMD on A + A^T rather than KLU's default COLAMD: the thermal and hydraulic networks are
+  // structurally almost symmetric, and COLAMD ordered the 24,576-GPU hall's matrix with 1.46 M
+  // nonzeros in L (7x more than U) against 0.20 M with AMD; at 3,072 GPUs 44 k against 26 k.
+  m.check(SUNLinSol_KLUSetOrdering(m.linear_solver, 0), "SUNLinSol_KLUSetOrdering");
   m.cvode = CVodeCreate(CV_BDF, m.context);
   if (m.cvode == nullptr) throw SolverError("CVodeCreate", "out of memory");
   m.roots.assign(static_cast<std::size_t>(system.event_count()), 0);

@@ -26,6 +26,23 @@ RackPlateCoolant::RackPlateCoolant(const FacilityLayout& layout, thermal::ColdPl
   capacitance_ = coolant_.density * plate_.parameters().coolant_volume * coolant_.specific_heat;
   temperature_ = declare_state_group(
       {"plate_coolant_temperature", "K", "coolant temperature in each GPU's cold plate", static_cast<Index>(layout.gpus())});
+  // R_cp(q_g) and C_g of every plate at each flow phase, computed once: the flows only change
+  // between phases, and R_cp's power law would otherwise cost two pow() per GPU per evaluation.
+  for (const auto& phase : flows.phases()) {
+    PhaseConstants k;
+    k.resistance.resize(layout.gpus());
+    k.conductance.resize(layout.gpus());
+    k.capacity_rate.resize(layout.gpus());
+    for (std::size_t g = 0; g < layout.gpus(); ++g) {
+      const double q = phase.plate_flow[g];
+      // A plate without flow still conducts a little into its stagnant coolant; 1e3 times the
+      // nominal resistance keeps the network well posed while the GPU heats up toward its trip.
+      k.resistance[g] = q > 0.0 ? plate_.resistance(q) : 1e3 * plate_.parameters().resistance_at_nominal_flow;
+      k.conductance[g] = 1.0 / k.resistance[g];
+      k.capacity_rate[g] = coolant_.capacity_rate(q);
+    }
+    phase_constants_.push_back(std::move(k));
+  }
 }
 
 double RackPlateCoolant::plate_flow(std::size_t g, double segment_start) const {
@@ -33,10 +50,7 @@ double RackPlateCoolant::plate_flow(std::size_t g, double segment_start) const {
 }
 
 double RackPlateCoolant::environment_resistance(std::size_t g, const solver::EvalContext& ctx) const {
-  const double q = plate_flow(g, ctx.segment_start);
-  // A plate without flow still conducts a little into its stagnant coolant; 1e3 times the nominal
-  // resistance keeps the network well posed while the GPU heats up toward its trip.
-  return q > 0.0 ? plate_.resistance(q) : 1e3 * plate_.parameters().resistance_at_nominal_flow;
+  return phase_constants_[flows_.phase_index(ctx.segment_start)].resistance[g];
 }
 
 double RackPlateCoolant::stored_energy(const double* x) const {
@@ -50,13 +64,11 @@ void RackPlateCoolant::initial_state(double* x) const {
 }
 
 void RackPlateCoolant::derivatives(const solver::EvalContext& ctx, const double* x, double* xdot) const {
-  const FlowPhase& phase = flows_.at(ctx.segment_start);
+  const PhaseConstants& k = phase_constants_[flows_.phase_index(ctx.segment_start)];
   for (std::size_t r = 0; r < layout_.racks(); ++r) {
     const double t_supply = x[pods_->supply_index(layout_.pod_of_rack(r))];
     for (std::size_t g = r * layout_.gpus_per_rack(); g < (r + 1) * layout_.gpus_per_rack(); ++g) {
-      const double q = phase.plate_flow[g];
-      const double c_g = coolant_.capacity_rate(q);
-      const double g_cp = 1.0 / (q > 0.0 ? plate_.resistance(q) : 1e3 * plate_.parameters().resistance_at_nominal_flow);
+      const double c_g = k.capacity_rate[g], g_cp = k.conductance[g];
       const double tc = x[temperature_index(g)];
       xdot[temperature_index(g)] += (c_g * (t_supply - tc) + g_cp * (x[gpus_.base_index(g)] - tc)) / capacitance_;
     }
@@ -73,13 +85,11 @@ void RackPlateCoolant::jacobian_pattern(solver::PatternSink& pattern) const {
 }
 
 void RackPlateCoolant::jacobian(const solver::EvalContext& ctx, const double*, solver::JacobianSink& jac) const {
-  const FlowPhase& phase = flows_.at(ctx.segment_start);
+  const PhaseConstants& k = phase_constants_[flows_.phase_index(ctx.segment_start)];
   for (std::size_t r = 0; r < layout_.racks(); ++r) {
     const Index supply = pods_->supply_index(layout_.pod_of_rack(r));
     for (std::size_t g = r * layout_.gpus_per_rack(); g < (r + 1) * layout_.gpus_per_rack(); ++g) {
-      const double q = phase.plate_flow[g];
-      const double c_g = coolant_.capacity_rate(q);
-      const double g_cp = 1.0 / (q > 0.0 ? plate_.resistance(q) : 1e3 * plate_.parameters().resistance_at_nominal_flow);
+      const double c_g = k.capacity_rate[g], g_cp = k.conductance[g];
       const Index c = temperature_index(g);
       jac.add(c, c, -(c_g + g_cp) / capacitance_);
       jac.add(c, gpus_.base_index(g), g_cp / capacitance_);

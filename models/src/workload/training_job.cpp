@@ -111,6 +111,7 @@ TrainingJob::TrainingJob(std::string name, const WorkloadParameters& parameters,
     throw solver::InputError(section_path + ".stop_time must be later than " + section_path + ".start_time",
                              section_path + ".stop_time");
   p_.smoothing.check(section_path + ".power_smoothing");
+  commanded_memo_.assign(2 * gpus.count(), CommandedPower{});
   stall_time_ = p_.checkpoint.stall_time(p_.job.model_parameters);
   reload_time_ = p_.checkpoint.size_bytes(p_.job.model_parameters) / p_.interruptions.read_bandwidth;
   classes_ = workload::interruption_classes(p_.interruptions);
@@ -267,11 +268,17 @@ double TrainingJob::activity(const double* d, std::size_t gpu, bool mitigated) c
 // ---- power source -----------------------------------------------------------------------------------------
 
 double TrainingJob::commanded_power(const double* d, std::size_t gpu, bool mitigated) const {
-  const double work = p_.power.static_power + gpus_.spread(gpu).power_scale *
-                                                  governor_.power().dynamic_power(activity(d, gpu, mitigated),
-                                                                                  value(d, clock_, gpu));
-  if (!mitigated || !p_.smoothing.enabled) return work;
-  return std::max(work, p_.smoothing.floor_fraction * p_.power.power_limit);
+  // The result depends on the discrete state only through the phase, the gate ratio and this
+  // GPU's clock; the last result per GPU is kept with them and reused while they stay equal
+  // (every derivative evaluation asks for every GPU's power).
+  const double phase = value(d, phase_), gate = value(d, gate_), clock = value(d, clock_, gpu);
+  CommandedPower& memo = commanded_memo_[2 * gpu + (mitigated ? 1 : 0)];
+  if (memo.phase == phase && memo.gate == gate && memo.clock == clock) return memo.power;
+  double power = p_.power.static_power +
+                 gpus_.spread(gpu).power_scale * governor_.power().dynamic_power(activity(d, gpu, mitigated), clock);
+  if (mitigated && p_.smoothing.enabled) power = std::max(power, p_.smoothing.floor_fraction * p_.power.power_limit);
+  memo = {phase, gate, clock, power};
+  return power;
 }
 
 double TrainingJob::smoothed(const double* d, std::size_t gpu, double t) const {

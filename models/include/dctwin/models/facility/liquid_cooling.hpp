@@ -76,6 +76,12 @@ class RackPlateCoolant final : public solver::Component, public thermal::GpuEnvi
   double initial_temperature_;
   double capacitance_;
   int temperature_ = 0;
+  struct PhaseConstants {
+    std::vector<double> resistance;     ///< R_cp(q_g) [K/W]
+    std::vector<double> conductance;    ///< 1 / R_cp [W/K]
+    std::vector<double> capacity_rate;  ///< C_g = rho c_p q_g [W/K]
+  };
+  std::vector<PhaseConstants> phase_constants_;  ///< per flow phase, per GPU
 };
 
 class HallAir;

@@ -26,6 +26,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -204,6 +205,13 @@ class TrainingJob final : public solver::Component, public thermal::GpuPowerSour
   std::vector<InterruptionClass> classes_;  ///< drawn classes, then "gpu_thermal_shutdown"
   std::vector<Interruption> interruptions_;
   std::vector<std::string> labels_;
+  /// commanded_power's last result per GPU (two entries each: without and with mitigation) with
+  /// the discrete values it was computed from; NaN keys never match, so the first call computes.
+  struct CommandedPower {
+    double phase = std::numeric_limits<double>::quiet_NaN();
+    double gate = 0.0, clock = 0.0, power = 0.0;
+  };
+  mutable std::vector<CommandedPower> commanded_memo_;
   // Discrete groups.
   int clock_ = 0, reasons_ = 0, ceiling_ = 0, off_ = 0;
   int phase_ = 0, phase_end_ = 0, work_left_ = 0, last_regate_ = 0, gate_ = 0;
