@@ -4,6 +4,11 @@
 // keeps CVODE from stepping past the edge, and CVodeReInit restarts the multistep history at the
 // edge (order 1, fresh step size), as the SUNDIALS documentation recommends for discontinuous
 // forcing. Every SUNDIALS return code is checked and reported with the function's name.
+//
+// With forced responses (forced_response.hpp) CVODE integrates y = x - r(t) instead of x, and an
+// update that only steps forcing which r absorbs continues the segment: continue_across checks
+// that the derivative of y does not jump there (the jump of f equals the jump of r'). Accumulator
+// states (bookkeeping integrals) absorb any jump of their own derivative in a linear ramp.
 #include "dctwin/solver/integrator.hpp"
 
 #include <cvode/cvode.h>
@@ -17,6 +22,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <limits>
+#include <memory>
 
 #include "dctwin/solver/check.hpp"
 
@@ -29,6 +36,7 @@ IntegratorSettings IntegratorSettings::reference() {
   s.max_order = 5;
   s.max_steps_per_output = 10000000;
   s.max_gamma_change = 0.3;  // CVODE's own default
+  s.forced_responses = false;
   return s;
 }
 
@@ -66,6 +74,35 @@ struct CvodeIntegrator::Impl {
   std::string callback_error;          // exception caught inside a callback
   std::vector<int> roots;
 
+  // Forced responses: x = y + r(t). `shifted` is false when there are none (x = y, no copies).
+  bool shifted = false;
+  std::vector<std::unique_ptr<ForcedResponse>> responses;
+  std::vector<Index> accumulators;       // their r: base + slope (t - anchor)
+  std::vector<double> accumulator_base, accumulator_slope;
+  double anchor_time = 0.0;
+  std::vector<double> r, r_dot, x_shifted, f_before, f_after, r_dot_before;
+  double r_time = std::numeric_limits<double>::quiet_NaN();
+  long continued = 0;
+
+  /// r(t) and r'(t) into r and r_dot (kept for the last t asked).
+  void shift_at(double t) {
+    if (t == r_time) return;
+    for (const auto& response : responses) response->evaluate(t, r.data(), r_dot.data());
+    for (std::size_t k = 0; k < accumulators.size(); ++k) {
+      const auto i = static_cast<std::size_t>(accumulators[k]);
+      r[i] = accumulator_base[k] + accumulator_slope[k] * (t - anchor_time);
+      r_dot[i] = accumulator_slope[k];
+    }
+    r_time = t;
+  }
+  /// The physical state x = y + r(t) (y itself without forced responses).
+  const double* physical(double t, const double* shifted_state) {
+    if (!shifted) return shifted_state;
+    shift_at(t);
+    for (std::size_t i = 0; i < x_shifted.size(); ++i) x_shifted[i] = shifted_state[i] + r[i];
+    return x_shifted.data();
+  }
+
   ~Impl() {
     if (cvode != nullptr) CVodeFree(&cvode);
     if (linear_solver != nullptr) SUNLinSolFree(linear_solver);
@@ -85,7 +122,10 @@ struct CvodeIntegrator::Impl {
     auto* self = static_cast<Impl*>(user_data);
     try {
       EvalContext ctx{t, self->eval.segment_start, self->eval.discrete};
-      self->system->derivatives(ctx, N_VGetArrayPointer(y), N_VGetArrayPointer(ydot));
+      double* f = N_VGetArrayPointer(ydot);
+      self->system->derivatives(ctx, self->physical(t, N_VGetArrayPointer(y)), f);
+      if (self->shifted)
+        for (std::size_t i = 0; i < self->r_dot.size(); ++i) f[i] -= self->r_dot[i];  // y' = f - r'
       return 0;
     } catch (const std::exception& e) {
       self->callback_error = std::string("in the right-hand side: ") + e.what();
@@ -103,7 +143,7 @@ struct CvodeIntegrator::Impl {
       std::copy(p.row_start.begin(), p.row_start.end(), row_ptr);
       std::copy(p.columns.begin(), p.columns.end(), col_idx);
       EvalContext ctx{t, self->eval.segment_start, self->eval.discrete};
-      self->system->jacobian(ctx, N_VGetArrayPointer(y), SUNSparseMatrix_Data(J));
+      self->system->jacobian(ctx, self->physical(t, N_VGetArrayPointer(y)), SUNSparseMatrix_Data(J));
       return 0;
     } catch (const std::exception& e) {
       self->callback_error = std::string("in the Jacobian: ") + e.what();
@@ -115,7 +155,7 @@ struct CvodeIntegrator::Impl {
     auto* self = static_cast<Impl*>(user_data);
     try {
       EvalContext ctx{t, self->eval.segment_start, self->eval.discrete};
-      self->system->event_functions(ctx, N_VGetArrayPointer(y), g);
+      self->system->event_functions(ctx, self->physical(t, N_VGetArrayPointer(y)), g);
       return 0;
     } catch (const std::exception& e) {
       self->callback_error = std::string("in an event function: ") + e.what();
@@ -198,6 +238,24 @@ CvodeIntegrator::CvodeIntegrator(const System& system, IntegratorSettings settin
   if (m.cvode == nullptr) throw SolverError("CVodeCreate", "out of memory");
   m.roots.assign(static_cast<std::size_t>(system.event_count()), 0);
   roots_.assign(m.roots.size(), 0);
+  if (settings.forced_responses) {
+    for (const auto& c : system.components())
+      if (auto response = c->make_forced_response()) m.responses.push_back(std::move(response));
+    if (!m.responses.empty()) {
+      std::vector<bool> covered(static_cast<std::size_t>(n), false);
+      for (const auto& response : m.responses)
+        for (const Index i : response->covered_states()) covered[static_cast<std::size_t>(i)] = true;
+      for (Index i = 0; i < system.size(); ++i)
+        if (system.is_accumulator(i) && !covered[static_cast<std::size_t>(i)]) m.accumulators.push_back(i);
+      m.shifted = true;
+      const auto size = static_cast<std::size_t>(n);
+      m.r.assign(size, 0.0);
+      m.r_dot.assign(size, 0.0);
+      m.x_shifted.assign(size, 0.0);
+      m.accumulator_base.assign(m.accumulators.size(), 0.0);
+      m.accumulator_slope.assign(m.accumulators.size(), 0.0);
+    }
+  }
 }
 
 CvodeIntegrator::~CvodeIntegrator() = default;
@@ -206,9 +264,20 @@ void CvodeIntegrator::restart(double t, const std::vector<double>& x, double seg
   Impl& m = *impl_;
   DCTWIN_DEMAND(static_cast<Index>(x.size()) == m.system->size(), "state vector of the wrong size");
   DCTWIN_DEMAND(segment_end > t, "a segment must end after it starts");
-  std::copy(x.begin(), x.end(), N_VGetArrayPointer(m.y));
   m.eval.segment_start = t;
   m.eval.discrete = discrete;
+  double* y = N_VGetArrayPointer(m.y);
+  std::copy(x.begin(), x.end(), y);
+  if (m.shifted) {
+    const EvalContext ctx{t, t, discrete};
+    for (const auto& response : m.responses) response->reset(ctx, x.data());
+    std::fill(m.accumulator_base.begin(), m.accumulator_base.end(), 0.0);
+    std::fill(m.accumulator_slope.begin(), m.accumulator_slope.end(), 0.0);
+    m.anchor_time = t;
+    m.r_time = std::numeric_limits<double>::quiet_NaN();
+    m.shift_at(t);
+    for (std::size_t i = 0; i < x.size(); ++i) y[i] -= m.r[i];
+  }
   m.segment_end = segment_end;
   m.callback_error.clear();
   m.last_error.clear();
@@ -256,6 +325,59 @@ void CvodeIntegrator::extend(double segment_end) {
   m.check(CVodeSetStopTime(m.cvode, segment_end), "CVodeSetStopTime");
 }
 
+bool CvodeIntegrator::has_forced_responses() const noexcept { return impl_->shifted; }
+
+bool CvodeIntegrator::continue_across(double t, const std::vector<double>& x, const double* discrete_before,
+                                      const double* discrete_after, double segment_end) {
+  Impl& m = *impl_;
+  if (!m.shifted || !m.initialised || t != t_ || segment_end <= t) return false;
+  // CVODE must have stopped at t (a stop time): steps beyond t used the old forcing.
+  sunrealtype tn = t;
+  m.check(CVodeGetCurrentTime(m.cvode, &tn), "CVodeGetCurrentTime");
+  if (std::abs(static_cast<double>(tn) - t) > 64.0 * std::numeric_limits<double>::epsilon() * std::max(1.0, std::abs(t)))
+    return false;
+  const std::size_t n = x.size();
+  m.f_before.resize(n);
+  m.f_after.resize(n);
+  m.system->derivatives(EvalContext{t, m.eval.segment_start, discrete_before}, x.data(), m.f_before.data());
+  m.system->derivatives(EvalContext{t, t, discrete_after}, x.data(), m.f_after.data());
+  m.r_time = std::numeric_limits<double>::quiet_NaN();
+  m.shift_at(t);
+  m.r_dot_before = m.r_dot;
+  // New pieces from t: the responses keep r continuous and take the new forcing; each accumulator's
+  // ramp takes its own state's jump.
+  const EvalContext after{t, t, discrete_after};
+  for (const auto& response : m.responses) response->reanchor(after, x.data());
+  for (std::size_t k = 0; k < m.accumulators.size(); ++k) {
+    const auto i = static_cast<std::size_t>(m.accumulators[k]);
+    m.accumulator_base[k] += m.accumulator_slope[k] * (t - m.anchor_time);
+    m.accumulator_slope[k] += m.f_after[i] - m.f_before[i];
+  }
+  m.anchor_time = t;
+  m.r_time = std::numeric_limits<double>::quiet_NaN();
+  m.shift_at(t);
+  // y' is continuous at t when every jump of f is matched by the jump of r' (to rounding).
+  for (std::size_t i = 0; i < n; ++i) {
+    const double jump = (m.f_after[i] - m.f_before[i]) - (m.r_dot[i] - m.r_dot_before[i]);
+    const double scale = std::abs(m.f_after[i]) + std::abs(m.f_before[i]) + std::abs(m.r_dot[i]) + std::abs(m.r_dot_before[i]);
+    if (std::abs(jump) > 1e-9 * scale) return false;  // the caller restarts (which resets r)
+  }
+  // CVODE's root finding keeps the event functions' values at its last step: they must not jump.
+  if (m.system->event_count() > 0) {
+    std::vector<double> g_before(static_cast<std::size_t>(m.system->event_count()));
+    std::vector<double> g_after(g_before.size());
+    m.system->event_functions(EvalContext{t, m.eval.segment_start, discrete_before}, x.data(), g_before.data());
+    m.system->event_functions(after, x.data(), g_after.data());
+    if (g_before != g_after) return false;
+  }
+  m.eval.segment_start = t;
+  m.eval.discrete = discrete_after;
+  m.segment_end = segment_end;
+  m.check(CVodeSetStopTime(m.cvode, segment_end), "CVodeSetStopTime");
+  ++m.continued;
+  return true;
+}
+
 AdvanceResult CvodeIntegrator::advance(double t_out) {
   Impl& m = *impl_;
   DCTWIN_DEMAND(m.initialised, "call restart() before advance()");
@@ -268,7 +390,7 @@ AdvanceResult CvodeIntegrator::advance(double t_out) {
     // The time and state CVODE reached, and the state whose local error estimate (weighted as the
     // error test weighs it) was largest: where the run went wrong.
     t_ = t_reached;
-    const double* y = N_VGetArrayPointer(m.y);
+    const double* y = m.physical(t_, N_VGetArrayPointer(m.y));
     std::copy(y, y + x_.size(), x_.begin());
     // Only error-test and corrector failures point at a state; too much work or accuracy do not.
     const bool state_specific = flag == CV_ERR_FAILURE || flag == CV_CONV_FAILURE;
@@ -299,7 +421,7 @@ AdvanceResult CvodeIntegrator::advance(double t_out) {
   }
   m.check(flag, "CVode");
   t_ = t_reached;
-  const double* y = N_VGetArrayPointer(m.y);
+  const double* y = m.physical(t_, N_VGetArrayPointer(m.y));
   std::copy(y, y + x_.size(), x_.begin());
   if (flag == CV_ROOT_RETURN) {
     m.check(CVodeGetRootInfo(m.cvode, m.roots.data()), "CVodeGetRootInfo");
@@ -313,6 +435,7 @@ AdvanceResult CvodeIntegrator::advance(double t_out) {
 SolverStatistics CvodeIntegrator::statistics() const {
   SolverStatistics total = impl_->finished_segments;
   add_counts(total, impl_->current());
+  total.continued_segments = impl_->continued;
   return total;
 }
 

@@ -106,6 +106,11 @@ SimulationStatus Simulator::run(std::vector<double> x, SimulationObserver& obser
   };
   reschedule();
   bool restart_needed = true;  // the first segment starts the integrator
+  // Periodic updates since the last one that changed the forcing (a governor moved a clock). For
+  // a while after such a change CVODE stops at every periodic update, so that the next change can
+  // be taken without a restart (continue_across); then it steps across them again.
+  constexpr long quiet_ticks_before_stepping_across = 20;
+  long quiet_ticks = quiet_ticks_before_stepping_across;
   double forcing_edge = -std::numeric_limits<double>::infinity();
   double integrator_segment_end = -std::numeric_limits<double>::infinity();
 
@@ -114,15 +119,21 @@ SimulationStatus Simulator::run(std::vector<double> x, SimulationObserver& obser
     // (all reading the discrete state as it was), then self-scheduled ones (reading the result).
     // The integrator restarts only when the forcing may have changed: at a forcing edge, or when
     // an update says so; otherwise it goes on with its history.
-    if (t >= forcing_edge) restart_needed = true;
-    if (knots) discrete_before = discrete;
+    const bool at_forcing_edge = t >= forcing_edge;
+    if (at_forcing_edge) restart_needed = true;
+    const bool first_segment = restart_needed;
+    discrete_before = discrete;
     bool updated = false;
+    bool tick_changed_forcing = false;
     for (auto& c : clocks) {
       if (c.next(settings_.start_time) > t) continue;
-      restart_needed |= c.component->update_discrete(EvalContext{t, t, discrete.data()}, x.data(), discrete_next.data());
+      tick_changed_forcing |=
+          c.component->update_discrete(EvalContext{t, t, discrete.data()}, x.data(), discrete_next.data());
       ++c.k;
       updated = true;
     }
+    restart_needed |= tick_changed_forcing;
+    if (updated) quiet_ticks = tick_changed_forcing ? 0 : quiet_ticks + 1;
     if (updated) discrete = discrete_next;
     bool scheduled_ran = false;
     for (std::size_t k = 0; k < components.size(); ++k) {
@@ -136,6 +147,18 @@ SimulationStatus Simulator::run(std::vector<double> x, SimulationObserver& obser
     if (knots) observer.on_knot(t, x, discrete_before, discrete);
     // A new smooth segment starts at t when the integrator restarts. Samples due exactly here see
     // the forcing of this segment (outputs are right-continuous at forcing edges).
+    // An update that changed the forcing need not restart the integrator when the forced
+    // responses absorb the change (integrator.hpp); forcing edges always restart.
+    if (restart_needed && !at_forcing_edge && !first_segment && t < settings_.end_time) {
+      const double end = std::min({system_.next_discontinuity(t),
+                                   scheduled.empty() ? settings_.end_time : *std::min_element(scheduled.begin(), scheduled.end()),
+                                   settings_.end_time});
+      if (integrator.continue_across(t, x, discrete_before.data(), discrete.data(), end)) {
+        restart_needed = false;
+        integrator_segment_end = end;
+        segment_start = t;
+      }
+    }
     if (restart_needed) segment_start = t;
     if (!clock.done() && clock.next() == t) {
       sample(t);
@@ -149,7 +172,9 @@ SimulationStatus Simulator::run(std::vector<double> x, SimulationObserver& obser
     // its interpolant (dense output, as for the samples), so a controller ticking every 0.1 s does
     // not bound the step size. An update that changes the derivatives restarts the integrator at
     // its own time from that state; the steps taken beyond it are dropped.
-    const double segment_end = std::min({forcing_edge, next_scheduled, settings_.end_time});
+    double segment_end = std::min({forcing_edge, next_scheduled, settings_.end_time});
+    if (quiet_ticks < quiet_ticks_before_stepping_across && integrator.has_forced_responses())
+      segment_end = std::min(segment_end, next_update());
     if (restart_needed || segment_end < integrator.step_time()) {
       integrator.restart(t, x, segment_end, discrete.data());
       restart_needed = false;

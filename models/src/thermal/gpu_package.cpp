@@ -1,9 +1,15 @@
 #include "dctwin/models/thermal/gpu_package.hpp"
 
 #include <algorithm>
+#include <bit>
+#include <cstdint>
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <memory>
+#include <optional>
+
+#include <Eigen/Dense>
 
 #include "dctwin/solver/check.hpp"
 
@@ -251,6 +257,204 @@ solver::EventOutcome GpuPackageArray::on_event(int, bool rising, const solver::E
   std::snprintf(text, sizeof text, "%s reached the shutdown temperature %.2f degC", labels_[hottest].c_str(),
                 p_.shutdown_temperature - 273.15);
   return {stop_on_shutdown_ ? solver::EventAction::stop : solver::EventAction::proceed, text};
+}
+
+// ---- forced response ------------------------------------------------------------------------------
+//
+// Between two updates GPU i's power P_i is known, and its package is the linear network
+//   C dT/dt = -G T + b P_i + (g_be T_e, -leakage terms)        T = (T_j, T_h, T_b)
+//   G = [[g_jb, 0, -g_jb], [0, g_hb, -g_hb], [-g_jb, -g_hb, g_jb + g_hb + g_be]],  b = ((1 - f_h), f_h, 0)
+// The response r of this network to P_i alone (coolant side at 0 K, no leakage) is carried in
+// closed form, r' = A r + u, A = -C^-1 G, u = C^-1 b P_i; the integrator follows T - r, which
+// holds the coolant's and the leakage's slower part. A is symmetric in the C-weighted inner
+// product: with S = C^-1/2, S G S = U diag(mu) U^T (mu > 0), so A = V diag(-mu) V^-1, V = S U,
+// V^-1 = U^T S^-1, and on a piece starting at t_a with r(t_a) = r_a
+//   r(t) = r_ss + sum_m w_m exp(-mu_m (t - t_a)),  r_ss = V diag(1/mu) V^-1 u,  w_m = V_m (V^-1 (r_a - r_ss))_m.
+// The same V and mu give r_ss, w and r', so r'(t_a) = A_V r_a + u holds to rounding with
+// A_V = V diag(-mu) V^-1: at a power step r' jumps by exactly the jump of the GPU's derivatives.
+// The heat-generated accumulator E takes r_E = sum_i C r_i, the heat the forced responses hold:
+// its r' = sum_i (P_i - g_be r_b,i) jumps with the power as E' does, and the energy balance
+// C T + removed - E stays an exact linear invariant of the shifted system (BDF keeps it).
+namespace {
+/// e^x for x <= 0 (below -700 as at -700, ~1e-304), within a few ulps: x = n ln 2 + r with
+/// |r| <= ln 2 / 2, 2^n built in the exponent bits, e^r by its Taylor series to r^13 (remainder
+/// < 1e-17). Plain arithmetic, so the compiler vectorises loops over it; libm's exp was a fifth
+/// of a run's time here. Any accuracy is admissible (the forced response only needs r' = dr/dt,
+/// which holds to rounding), but this one matches libm to ~1e-15.
+inline double exp_nonpositive(double x) {
+  x = x < -700.0 ? -700.0 : x;
+  constexpr double shifter = 0x1.8p52;  // adding it rounds to an integer held in the low mantissa bits
+  const double shifted = x * 1.4426950408889634 + shifter;
+  const double n = shifted - shifter;
+  const double r = (x - n * 0x1.62e42fefa3800p-1) - n * 0x1.ef35793c76730p-45;  // ln 2 in two parts
+  double p = 1.0 / 6227020800.0;  // 1/13!
+  p = p * r + 1.0 / 479001600.0;
+  p = p * r + 1.0 / 39916800.0;
+  p = p * r + 1.0 / 3628800.0;
+  p = p * r + 1.0 / 362880.0;
+  p = p * r + 1.0 / 40320.0;
+  p = p * r + 1.0 / 5040.0;
+  p = p * r + 1.0 / 720.0;
+  p = p * r + 1.0 / 120.0;
+  p = p * r + 1.0 / 24.0;
+  p = p * r + 1.0 / 6.0;
+  p = p * r + 0.5;
+  p = p * r + 1.0;
+  p = p * r + 1.0;
+  const auto n_bits = std::bit_cast<std::int64_t>(shifted) - std::bit_cast<std::int64_t>(shifter);
+  return p * std::bit_cast<double>((n_bits + 1023) << 52);
+}
+}  // namespace
+
+class GpuPackageResponse final : public solver::ForcedResponse {
+ public:
+  explicit GpuPackageResponse(const GpuPackageArray& gpus)
+      : gpus_(gpus), modes_(gpus.count()), pieces_(gpus.count()), lambda_(3 * gpus.count()), exp_(3 * gpus.count()) {
+    junction_ = gpus.junction_index(0);
+    hbm_ = gpus.hbm_index(0);
+    base_ = gpus.base_index(0);
+    heat_ = gpus.heat_generated_index();
+  }
+
+  [[nodiscard]] std::vector<solver::Index> covered_states() const override {
+    std::vector<solver::Index> states;
+    for (std::size_t i = 0; i < gpus_.count(); ++i) {
+      states.push_back(gpus_.junction_index(i));
+      states.push_back(gpus_.hbm_index(i));
+      states.push_back(gpus_.base_index(i));
+    }
+    states.push_back(heat_);
+    return states;
+  }
+
+  void reset(const solver::EvalContext& ctx, const double*) override {
+    t_anchor_ = ctx.t;
+    for (std::size_t i = 0; i < gpus_.count(); ++i) {
+      const double g_be = 1.0 / gpus_.environment_->environment_resistance(i, ctx);
+      if (g_be != modes_[i].g_be) decompose(i, g_be);
+      // r starts at its steady value (w = 0, r constant until the next power step): the state's
+      // own transient, if any, stays with the integrator, and r adds none of its own.
+      start_piece(i, std::nullopt, power(i, ctx));
+    }
+  }
+
+  void reanchor(const solver::EvalContext& ctx, const double*) override {
+    exponentials(ctx.t - t_anchor_);
+    t_anchor_ = ctx.t;
+    for (std::size_t i = 0; i < gpus_.count(); ++i) {
+      std::array<double, 3> r{}, r_dot{};
+      value(i, r, r_dot);
+      start_piece(i, r, power(i, ctx));
+    }
+  }
+
+  void evaluate(double t, double* r, double* r_dot) const override {
+    exponentials(t - t_anchor_);
+    const auto& p = gpus_.p_;
+    double heat = 0.0, heat_rate = 0.0;
+    for (std::size_t i = 0; i < gpus_.count(); ++i) {
+      std::array<double, 3> ri{}, di{};
+      value(i, ri, di);
+      const auto k = static_cast<solver::Index>(i);
+      r[junction_ + k] = ri[0], r[hbm_ + k] = ri[1], r[base_ + k] = ri[2];
+      r_dot[junction_ + k] = di[0], r_dot[hbm_ + k] = di[1], r_dot[base_ + k] = di[2];
+      heat += p.junction_capacitance * ri[0] + p.hbm_capacitance * ri[1] + p.base_capacitance * ri[2];
+      heat_rate += p.junction_capacitance * di[0] + p.hbm_capacitance * di[1] + p.base_capacitance * di[2];
+    }
+    r[heat_] = heat;
+    r_dot[heat_] = heat_rate;
+  }
+
+ private:
+  struct Modes {
+    double g_be = std::numeric_limits<double>::quiet_NaN();
+    std::array<double, 3> lambda{};  // -mu_m [1/s]
+    std::array<double, 9> v{};       // V, row-major
+    std::array<double, 9> v_inv{};   // V^-1, row-major
+  };
+  struct Piece {
+    std::array<double, 3> r_ss{};
+    std::array<double, 9> w{};  // w_m in column m
+  };
+
+  [[nodiscard]] double power(std::size_t i, const solver::EvalContext& ctx) const {
+    return gpus_.source_->powered(i, ctx) ? gpus_.source_->power(i, ctx) : 0.0;
+  }
+
+  void decompose(std::size_t i, double g_be) {
+    const auto& p = gpus_.p_;
+    const double g_jb = 1.0 / (gpus_.spread_[i].resistance_scale * p.junction_to_base_resistance);
+    const double g_hb = 1.0 / p.hbm_to_base_resistance;
+    const std::array<double, 3> c{p.junction_capacitance, p.hbm_capacitance, p.base_capacitance};
+    Eigen::Matrix3d g;
+    g << g_jb, 0.0, -g_jb, 0.0, g_hb, -g_hb, -g_jb, -g_hb, g_jb + g_hb + g_be;
+    const Eigen::Vector3d s(1.0 / std::sqrt(c[0]), 1.0 / std::sqrt(c[1]), 1.0 / std::sqrt(c[2]));
+    const Eigen::Matrix3d m = s.asDiagonal() * g * s.asDiagonal();
+    const Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d> eigen(m);
+    DCTWIN_DEMAND(eigen.info() == Eigen::Success, "eigen-decomposition of a GPU package failed");
+    Modes& modes = modes_[i];
+    modes.g_be = g_be;
+    for (int k = 0; k < 3; ++k) {
+      modes.lambda[static_cast<std::size_t>(k)] = -eigen.eigenvalues()(k);
+      lambda_[3 * i + static_cast<std::size_t>(k)] = modes.lambda[static_cast<std::size_t>(k)];
+      for (int n = 0; n < 3; ++n) {
+        modes.v[static_cast<std::size_t>(3 * k + n)] = eigen.eigenvectors()(k, n) * s(k);
+        modes.v_inv[static_cast<std::size_t>(3 * n + k)] = eigen.eigenvectors()(k, n) / s(k);
+      }
+    }
+  }
+
+  /// A new piece for GPU i at power P from r_a (none: from the piece's steady value r_ss).
+  void start_piece(std::size_t i, const std::optional<std::array<double, 3>>& start, double power) {
+    const auto& p = gpus_.p_;
+    const Modes& modes = modes_[i];
+    const std::array<double, 3> u{(1.0 - p.hbm_power_fraction) * power / p.junction_capacitance,
+                                  p.hbm_power_fraction * power / p.hbm_capacitance, 0.0};
+    // z = diag(1/mu) V^-1 u, r_ss = V z.
+    std::array<double, 3> z{};
+    for (std::size_t m = 0; m < 3; ++m)
+      z[m] = -(modes.v_inv[3 * m] * u[0] + modes.v_inv[3 * m + 1] * u[1] + modes.v_inv[3 * m + 2] * u[2]) / modes.lambda[m];
+    Piece& piece = pieces_[i];
+    for (std::size_t k = 0; k < 3; ++k)
+      piece.r_ss[k] = modes.v[3 * k] * z[0] + modes.v[3 * k + 1] * z[1] + modes.v[3 * k + 2] * z[2];
+    const std::array<double, 3> r_a = start.value_or(piece.r_ss);
+    const std::array<double, 3> d{r_a[0] - piece.r_ss[0], r_a[1] - piece.r_ss[1], r_a[2] - piece.r_ss[2]};
+    for (std::size_t m = 0; m < 3; ++m) {
+      const double c = modes.v_inv[3 * m] * d[0] + modes.v_inv[3 * m + 1] * d[1] + modes.v_inv[3 * m + 2] * d[2];
+      for (std::size_t k = 0; k < 3; ++k) piece.w[3 * k + m] = modes.v[3 * k + m] * c;
+    }
+  }
+
+  /// exp(lambda_m tau) of every GPU and mode into exp_ (one flat loop, vectorised).
+  void exponentials(double tau) const {
+    for (std::size_t k = 0; k < lambda_.size(); ++k) exp_[k] = exp_nonpositive(lambda_[k] * tau);
+  }
+
+  /// r and r' of GPU i from the exponentials in exp_.
+  void value(std::size_t i, std::array<double, 3>& r, std::array<double, 3>& r_dot) const {
+    const Modes& modes = modes_[i];
+    const Piece& piece = pieces_[i];
+    const double* e = &exp_[3 * i];
+    const std::array<double, 3> le{modes.lambda[0] * e[0], modes.lambda[1] * e[1], modes.lambda[2] * e[2]};
+    for (std::size_t k = 0; k < 3; ++k) {
+      const double* w = &piece.w[3 * k];
+      r[k] = piece.r_ss[k] + w[0] * e[0] + w[1] * e[1] + w[2] * e[2];
+      r_dot[k] = w[0] * le[0] + w[1] * le[1] + w[2] * le[2];
+    }
+  }
+
+  const GpuPackageArray& gpus_;
+  std::vector<Modes> modes_;
+  std::vector<Piece> pieces_;
+  std::vector<double> lambda_;       // lambda_m of GPU i at 3 i + m
+  mutable std::vector<double> exp_;  // exp(lambda tau), same layout
+  double t_anchor_ = 0.0;
+  solver::Index junction_ = 0, hbm_ = 0, base_ = 0, heat_ = 0;
+};
+
+std::unique_ptr<solver::ForcedResponse> GpuPackageArray::make_forced_response() const {
+  DCTWIN_DEMAND(environment_ != nullptr && source_ != nullptr, "GPU packages are not connected");
+  return std::make_unique<GpuPackageResponse>(*this);
 }
 
 }  // namespace dctwin::models::thermal

@@ -78,7 +78,7 @@ TEST_CASE("A solver failure mid-run exits 3 with the time and the solver's reaso
   // A largest step of 1 us needs 500,000 steps per 0.5 s output interval; CVODE gives up after its
   // 100,000 steps per output (CV_TOO_MUCH_WORK) at t = 0.1 s.
   write(dir / "tiny-step.yaml", replace(slurp(scenarios / "single-node.yaml"), "  mode: fast\n",
-                                        "  mode: fast\n  max_step: 1e-6 s\n"));
+                                        "  mode: fast\n  max_step: 5e-7 s\n"));
   const Outcome o = run_dctwin({"run", "tiny-step.yaml", "-o", "run.h5", "--duration", "60", "--quiet"}, dir);
   INFO(o.err);
   CHECK(o.code == 3);
@@ -118,16 +118,17 @@ TEST_CASE("Tolerances below the machine precision fail at the start: exit 3 and 
   CHECK(count_non_finite(report) == 0);
 }
 
-// The status gives the time CVODE reached (0.1 s, not the last output). For error-test and
+// The status gives the time CVODE reached (0.05 s: 100,000 steps of 0.5 us, CVODE's limit per
+// call; not the last output at 0 s). For error-test and
 // corrector failures it also names the component whose state had the largest weighted local error;
 // running out of steps, as here, points at no state.
 TEST_CASE("A solver failure names the time the integrator reached", "[faults][cli]") {
   const auto dir = scratch("solver-failure-component");
   write(dir / "tiny-step.yaml", replace(slurp(scenarios / "single-node.yaml"), "  mode: fast\n",
-                                        "  mode: fast\n  max_step: 1e-6 s\n"));
+                                        "  mode: fast\n  max_step: 5e-7 s\n"));
   const Outcome o = run_dctwin({"run", "tiny-step.yaml", "-o", "run.h5", "--duration", "60", "--quiet"}, dir);
   REQUIRE(o.code == 3);
-  CHECK(time_in(o.err) == Approx(0.1).margin(1e-3));
+  CHECK(time_in(o.err) == Approx(0.05).margin(1e-3));
   CHECK(o.err.find("solver failure: CVode failed with CV_TOO_MUCH_WORK") != std::string::npos);
   CHECK(o.err.find("largest local error") == std::string::npos);
 }

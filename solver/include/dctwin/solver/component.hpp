@@ -14,10 +14,12 @@
 #pragma once
 
 #include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "dctwin/solver/check.hpp"
+#include "dctwin/solver/forced_response.hpp"
 #include "dctwin/solver/types.hpp"
 
 namespace dctwin::solver {
@@ -157,6 +159,9 @@ class Component {
   /// The self-scheduled update at ctx.t (same contract as `update_discrete`). Runs after the
   /// periodic updates due at the same time, reading their results.
   virtual bool scheduled_update(const EvalContext& ctx, const double* x, double* d_next) const;
+  /// The closed-form part of this component's states that the integrator carries itself
+  /// (forced_response.hpp), or nullptr. Created once per integrator; it may refer to the component.
+  [[nodiscard]] virtual std::unique_ptr<ForcedResponse> make_forced_response() const { return nullptr; }
 
  protected:
   /// Declares a group of states; returns its handle for `index()`.

@@ -24,6 +24,9 @@ struct IntegratorSettings {
   /// fast, and at 0.3 KLU refactored at most steps (20 % of a 3,072-GPU pod's run time). At 1.0
   /// Newton needs about as many iterations and the pod runs ~13 % faster (docs/performance.md).
   double max_gamma_change = 1.0;
+  /// Let components carry the closed-form part of their states (forced_response.hpp), so that
+  /// forcing steps those parts absorb do not restart the integrator. Off in the reference mode.
+  bool forced_responses = true;
 
   /// The reference mode: tight tolerances, no shortcuts; fast paths are pinned to it in tests.
   static IntegratorSettings reference();
@@ -68,6 +71,16 @@ class CvodeIntegrator {
   /// restarting: the forcing did not change at the old end, so CVODE keeps its step size, order
   /// and history.
   void extend(double segment_end);
+
+  /// At an update at t = time() that changed the discrete state from `discrete_before` to
+  /// `discrete_after` (x: the state at t): goes on without a restart if CVODE stopped at t and the
+  /// forced responses absorb every jump of the derivatives; the segment then ends at `segment_end`
+  /// and reads `discrete_after`. Returns false (nothing to undo: call restart) otherwise.
+  bool continue_across(double t, const std::vector<double>& x, const double* discrete_before,
+                       const double* discrete_after, double segment_end);
+
+  /// Whether components carry forced responses here (continue_across can succeed).
+  [[nodiscard]] bool has_forced_responses() const noexcept;
 
   /// Integrates toward `t_out` (<= segment end). Returns `root_found` if an event function crossed
   /// zero first; `time()` and `state()` then hold the crossing.

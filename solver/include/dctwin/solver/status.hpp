@@ -38,7 +38,9 @@ struct SolverStatistics {
   long nonlinear_convergence_failures = 0;
   long error_test_failures = 0;
   long root_evaluations = 0;
-  long segments = 0;   ///< smooth segments between forcing discontinuities
+  long segments = 0;   ///< smooth segments between forcing discontinuities (integrator restarts)
+  /// Forcing steps the integrator went on across without a restart (forced responses absorbed them).
+  long continued_segments = 0;
   long events = 0;     ///< threshold events that fired
   double last_step_size = 0.0;  ///< [s]
 };

@@ -117,8 +117,11 @@ class GpuPackageArray final : public solver::Component {
   void compute_outputs(const solver::EvalContext& ctx, const double* x, double* const* values) const override;
   void event_functions(const solver::EvalContext& ctx, const double* x, double* g) const override;
   solver::EventOutcome on_event(int k, bool rising, const solver::EvalContext& ctx, const double* x) const override;
+  /// Each GPU's exact response to its own power, base held at 0 K through R_be (docs/solver.md).
+  [[nodiscard]] std::unique_ptr<solver::ForcedResponse> make_forced_response() const override;
 
  private:
+  friend class GpuPackageResponse;
   GpuPackageParameters p_;
   std::vector<GpuSpread> spread_;
   std::vector<std::string> labels_;

@@ -1,0 +1,33 @@
+#pragma once
+// A known, closed-form part of some states' trajectories that the integrator carries outside its
+// steps: the integrator follows y = x - r(t) instead of x (docs/solver.md, "Forced responses").
+//
+// With x' = f(t, x), the shifted states obey  y' = f(t, y + r(t)) - r'(t),  an exact rewriting for
+// any differentiable r. A component whose states jump in slope when its forcing steps (a GPU's
+// power at a phase edge) supplies an r that takes the same jump: then y' stays continuous across
+// the edge and the integrator goes on with its step size, order and history instead of
+// restarting, and the fast transient after each edge lives in r, not in y.
+
+#include <vector>
+
+#include "dctwin/solver/types.hpp"
+
+namespace dctwin::solver {
+
+class ForcedResponse {
+ public:
+  virtual ~ForcedResponse() = default;
+  /// Starts over at ctx.t (the integrator restarts) with the forcing of ctx.discrete and the
+  /// coefficients of the segment that starts there; r(t) may take any value.
+  virtual void reset(const EvalContext& ctx, const double* x) = 0;
+  /// Goes on at ctx.t with the forcing of ctx.discrete: r stays continuous at t, r' takes the jump
+  /// of the new forcing. The coefficients stay those of the last reset.
+  virtual void reanchor(const EvalContext& ctx, const double* x) = 0;
+  /// Writes r(t) and r'(t) of the covered states into the full-size arrays r and r_dot (other
+  /// entries untouched); t is at or after the last reset or reanchor.
+  virtual void evaluate(double t, double* r, double* r_dot) const = 0;
+  /// The states evaluate() writes.
+  [[nodiscard]] virtual std::vector<Index> covered_states() const = 0;
+};
+
+}  // namespace dctwin::solver
