@@ -6,7 +6,8 @@
 #                                                 pods (3,072 / 6,144 / 12,288 / 24,576 GPUs)
 #
 # Each run prints simulated time, wall time, speed (simulated / wall), CVODE's steps, right-hand
-# side and Jacobian evaluations and segments (from the report's root attributes) and the peak
+# side and Jacobian evaluations, segments (integrator restarts) and continued segments (forcing
+# steps taken without a restart) from the report's root attributes, and the peak
 # resident memory. Environment: DCTWIN_BENCH_DURATION (simulated time of the --sizes runs,
 # default 3 min).
 set -euo pipefail
@@ -36,12 +37,12 @@ bench() {  # name, simulated seconds, dctwin arguments...
     counts="$("$python" -c '
 import sys, h5py
 a = h5py.File(sys.argv[1], "r").attrs
-print(" ".join(str(int(a[k])) for k in ("solver_steps", "solver_rhs_evaluations", "solver_jacobian_evaluations", "solver_segments")))
+print(" ".join(str(int(a[k])) for k in ("solver_steps", "solver_rhs_evaluations", "solver_jacobian_evaluations", "solver_segments", "solver_continued_segments")))
 ' "$out/report.h5")"
-    read -r steps rhs jacobians segments <<< "$counts"
-    awk -v w="$wall" -v k="$kib" -v s="$simulated" -v i="$i" -v st="$steps" -v r="$rhs" -v j="$jacobians" -v sg="$segments" \
-      'BEGIN { printf "  run %d: simulated %g s, wall %.2f s, speed %.2fx real time, %d steps, %d RHS, %d Jacobians, %d segments, peak %.0f MiB\n",
-               i, s, w, (w > 0 ? s / w : 0), st, r, j, sg, k / 1024 }'
+    read -r steps rhs jacobians segments continued <<< "$counts"
+    awk -v w="$wall" -v k="$kib" -v s="$simulated" -v i="$i" -v st="$steps" -v r="$rhs" -v j="$jacobians" -v sg="$segments" -v c="$continued" \
+      'BEGIN { printf "  run %d: simulated %g s, wall %.2f s, speed %.2fx real time, %d steps, %d RHS, %d Jacobians, %d segments (%d continued), peak %.0f MiB\n",
+               i, s, w, (w > 0 ? s / w : 0), st, r, j, sg, c, k / 1024 }'
   done
 }
 

@@ -68,10 +68,11 @@ int run_command(const RunArguments& arguments, const std::atomic<bool>& stop_req
       std::printf("dctwin run: %s (%s)\n", document.tree.text("name").c_str(), arguments.scenario.c_str());
       std::printf("  status: %s\n", result.status.describe().c_str());
       const double simulated = result.status.time;
-      std::printf("  wall time: %.3f s (%.4g x real time), %ld steps, %ld segments, %ld RHS and %ld Jacobian evaluations\n",
+      std::printf("  wall time: %.3f s (%.4g x real time), %ld steps, %ld segments (%ld continued), %ld RHS and %ld "
+                  "Jacobian evaluations\n",
                   result.wall_time_seconds, result.wall_time_seconds > 0 ? simulated / result.wall_time_seconds : 0.0,
-                  result.statistics.steps, result.statistics.segments, result.statistics.rhs_evaluations,
-                  result.statistics.jacobian_evaluations);
+                  result.statistics.steps, result.statistics.segments, result.statistics.continued_segments,
+                  result.statistics.rhs_evaluations, result.statistics.jacobian_evaluations);
       print_summary(result.summary);
       std::printf("report: %s%s\n", arguments.report.c_str(), result.status.finished() ? "" : " (incomplete)");
     }

@@ -36,7 +36,7 @@ constexpr unsigned deflate_level = 2;
 constexpr std::array<std::string_view, 5> reserved_top_level = {"time", "index", "summary",
                                                                 "events", "scenario"};
 
-constexpr std::array<std::string_view, 21> reserved_attributes = {
+constexpr std::array<std::string_view, 22> reserved_attributes = {
     "status",
     "status_reason",
     "end_time",
@@ -54,6 +54,7 @@ constexpr std::array<std::string_view, 21> reserved_attributes = {
     "solver_error_test_failures",
     "solver_root_evaluations",
     "solver_segments",
+    "solver_continued_segments",
     "solver_events",
     "solver_last_step_size",
     "DIMENSION_LIST",
@@ -817,7 +818,7 @@ void ReportWriter::finish(const RunInfo& run, const std::vector<solver::SummaryF
     const auto& status = run.status;
     self.write_status(status.finished(), status.describe(), status.time, run.wall_time_seconds);
     const auto& s = run.statistics;
-    const std::array<std::pair<const char*, long>, 10> counters = {
+    const std::array<std::pair<const char*, long>, 11> counters = {
         std::pair{"solver_steps", s.steps},
         std::pair{"solver_rhs_evaluations", s.rhs_evaluations},
         std::pair{"solver_jacobian_evaluations", s.jacobian_evaluations},
@@ -827,6 +828,7 @@ void ReportWriter::finish(const RunInfo& run, const std::vector<solver::SummaryF
         std::pair{"solver_error_test_failures", s.error_test_failures},
         std::pair{"solver_root_evaluations", s.root_evaluations},
         std::pair{"solver_segments", s.segments},
+        std::pair{"solver_continued_segments", s.continued_segments},
         std::pair{"solver_events", s.events}};
     for (const auto& [name, value] : counters) {
       self.file.set_attribute(name, static_cast<long long>(value));

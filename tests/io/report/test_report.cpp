@@ -111,6 +111,7 @@ RunInfo finished_run(double end_time) {
   run.statistics.error_test_failures = 2;
   run.statistics.root_evaluations = 99;
   run.statistics.segments = 40;
+  run.statistics.continued_segments = 77;
   run.statistics.events = 3;
   run.statistics.last_step_size = 0.125;
   run.wall_time_seconds = 1.5;
@@ -249,6 +250,7 @@ TEST_CASE("a finished report reads back exactly, across several chunks", "[repor
   CHECK(integers.at("solver_error_test_failures") == 2);
   CHECK(integers.at("solver_root_evaluations") == 99);
   CHECK(integers.at("solver_segments") == 40);
+  CHECK(integers.at("solver_continued_segments") == 77);
   CHECK(integers.at("solver_events") == 3);
 
   // Every dataset, index tables and event strings included, carries units.
