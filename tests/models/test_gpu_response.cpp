@@ -1,0 +1,159 @@
+// The GPU package's forced response (docs/solver.md, "Forced responses"): the closed form must be
+// the package's own network driven by its power with the coolant side at 0 K, r' must be r's
+// derivative, and a power step must keep r continuous while r' takes the jump of the derivatives.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "dctwin/models/thermal/gpu_package.hpp"
+#include "dctwin/solver/system.hpp"
+
+using namespace dctwin;
+
+namespace {
+
+/// Coolant held at 0 K behind a different resistance for each GPU.
+class ZeroCoolant final : public solver::Component, public models::thermal::GpuEnvironment {
+ public:
+  explicit ZeroCoolant(std::vector<double> resistance) : Component("coolant"), resistance_(std::move(resistance)) {
+    state_ = declare_state_group({"temperature", "K", "coolant temperature", 1});
+  }
+  [[nodiscard]] std::array<std::pair<solver::Index, double>, 2> environment_terms(std::size_t) const override {
+    return {{{index(state_), 1.0}, {index(state_), 0.0}}};
+  }
+  [[nodiscard]] double environment_resistance(std::size_t gpu, const solver::EvalContext&) const override {
+    return resistance_[gpu];
+  }
+  void initial_state(double* x) const override { x[index(state_)] = 0.0; }
+  void derivatives(const solver::EvalContext&, const double*, double*) const override {}
+  void jacobian_pattern(solver::PatternSink&) const override {}
+  void jacobian(const solver::EvalContext&, const double*, solver::JacobianSink&) const override {}
+
+ private:
+  std::vector<double> resistance_;
+  int state_ = 0;
+};
+
+/// Each GPU's power: base x (1 + i / 10); `base` is set by the test between pieces.
+struct SteppedPower final : models::thermal::GpuPowerSource {
+  double base = 700.0;
+  [[nodiscard]] double power(std::size_t gpu, const solver::EvalContext&) const override {
+    return base * (1.0 + 0.1 * static_cast<double>(gpu));
+  }
+};
+
+struct Rig {
+  solver::System system;
+  models::thermal::GpuPackageArray* gpus = nullptr;
+  SteppedPower source;
+  std::unique_ptr<solver::ForcedResponse> response;
+
+  Rig() {
+    std::vector<models::thermal::GpuSpread> spread(3);
+    spread[1].resistance_scale = 1.3;
+    spread[2].resistance_scale = 0.7;
+    auto g = std::make_unique<models::thermal::GpuPackageArray>("gpus", models::thermal::GpuPackageParameters{}, spread,
+                                                                std::vector<std::string>{"a", "b", "c"}, 300.0);
+    auto c = std::make_unique<ZeroCoolant>(std::vector<double>{0.01, 0.02, 0.004});
+    g->connect(*c);
+    g->connect(source);
+    gpus = &system.add(std::move(g));
+    system.add(std::move(c));
+    system.assemble();
+    response = gpus->make_forced_response();
+  }
+
+  /// r and r' at t (full-size arrays; the coolant entry stays 0).
+  std::pair<std::vector<double>, std::vector<double>> at(double t) const {
+    std::vector<double> r(static_cast<std::size_t>(system.size()), 0.0), r_dot(r.size(), 0.0);
+    response->evaluate(t, r.data(), r_dot.data());
+    return {r, r_dot};
+  }
+  /// The package's own derivatives at state r (coolant at 0 K, no leakage).
+  std::vector<double> f(double t, const std::vector<double>& r) const {
+    std::vector<double> xdot(r.size(), 0.0);
+    system.derivatives(solver::EvalContext{t, t, nullptr}, r.data(), xdot.data());
+    return xdot;
+  }
+};
+
+double worst_relative(const std::vector<double>& a, const std::vector<double>& b) {
+  double worst = 0.0, scale = 0.0;
+  for (std::size_t i = 0; i < a.size(); ++i) scale = std::max({scale, std::abs(a[i]), std::abs(b[i])});
+  for (std::size_t i = 0; i < a.size(); ++i) worst = std::max(worst, std::abs(a[i] - b[i]) / scale);
+  return worst;
+}
+
+}  // namespace
+
+TEST_CASE("The GPU forced response solves the package's network and steps continuously", "[models][thermal]") {
+  Rig rig;
+  const solver::EvalContext start{0.0, 0.0, nullptr};
+  rig.response->reset(start, nullptr);
+  const auto heat = static_cast<std::size_t>(rig.gpus->heat_generated_index());
+  const auto& p = rig.gpus->parameters();
+  auto stored = [&](const std::vector<double>& r) {
+    double e = 0.0;
+    for (std::size_t i = 0; i < 3; ++i)
+      e += p.junction_capacitance * r[static_cast<std::size_t>(rig.gpus->junction_index(i))] +
+           p.hbm_capacitance * r[static_cast<std::size_t>(rig.gpus->hbm_index(i))] +
+           p.base_capacitance * r[static_cast<std::size_t>(rig.gpus->base_index(i))];
+    return e;
+  };
+
+  // After a reset r sits at the steady state of the power: constant, and f(r) = 0 for the GPUs.
+  const auto [r0, d0] = rig.at(0.0);
+  const auto [r5, d5] = rig.at(5.0);
+  CHECK(worst_relative(r0, r5) <= 1e-14);
+  const auto f0 = rig.f(0.0, r0);
+  for (std::size_t i = 0; i < 3; ++i) {
+    const auto j = static_cast<std::size_t>(rig.gpus->junction_index(i));
+    CHECK(std::abs(d0[j]) <= 1e-12);
+    CHECK(std::abs(f0[j]) <= 1e-9 * 700.0 / p.junction_capacitance);
+    // Steady junction rise of GPU i: its power through R_jb (scaled) plus all of it through R_be.
+    const double power = 700.0 * (1.0 + 0.1 * static_cast<double>(i));
+    const double r_be = std::array{0.01, 0.02, 0.004}[i];
+    const double scale = std::array{1.0, 1.3, 0.7}[i];
+    const double hbm_share = p.hbm_power_fraction;
+    CHECK(r0[j] == Approx((1.0 - hbm_share) * power * scale * p.junction_to_base_resistance + power * r_be).epsilon(1e-12));
+  }
+  CHECK(r0[heat] == Approx(stored(r0)).epsilon(1e-14));
+
+  // A power step at t = 2 s: r continuous, and from then on r' = f(r) at the new power.
+  const auto [before, d_before] = rig.at(2.0);
+  rig.source.base = 250.0;
+  rig.response->reanchor(solver::EvalContext{2.0, 2.0, nullptr}, nullptr);
+  const auto [after, d_after] = rig.at(2.0);
+  CHECK(worst_relative(before, after) <= 1e-14);
+  for (const double t : {2.0, 2.01, 2.3, 5.0, 40.0}) {
+    const auto [r, r_dot] = rig.at(t);
+    auto f = rig.f(t, r);
+    auto temperature_rates = r_dot;
+    f[heat] = temperature_rates[heat] = 0.0;  // the accumulator's r is sum C r, checked below
+    INFO("t = " << t);
+    CHECK(worst_relative(temperature_rates, f) <= 1e-10);
+    CHECK(r[heat] == Approx(stored(r)).epsilon(1e-13));
+    // r' is r's derivative: central difference with h = 1e-5 s.
+    const double h = 1e-5;
+    const auto [r_plus, unused_plus] = rig.at(t + h);
+    const auto [r_minus, unused_minus] = rig.at(std::max(2.0, t - h));
+    std::vector<double> difference(r.size());
+    const double span = t + h - std::max(2.0, t - h);
+    for (std::size_t i = 0; i < r.size(); ++i) difference[i] = (r_plus[i] - r_minus[i]) / span;
+    CHECK(worst_relative(difference, r_dot) <= (t == 2.0 ? 1e-3 : 1e-6));
+  }
+  // Long after the step r is at the new steady state.
+  const auto [late, d_late] = rig.at(2000.0);
+  const auto f_late = rig.f(2000.0, late);
+  for (std::size_t i = 0; i < 3; ++i) {
+    const auto j = static_cast<std::size_t>(rig.gpus->junction_index(i));
+    CHECK(std::abs(f_late[j]) <= 1e-9);
+    CHECK(std::abs(d_late[j]) <= 1e-9);
+  }
+}
