@@ -106,9 +106,11 @@ SimulationStatus Simulator::run(std::vector<double> x, SimulationObserver& obser
   };
   reschedule();
   bool restart_needed = true;  // the first segment starts the integrator
-  // Periodic updates since the last one that changed the forcing (a governor moved a clock). For
-  // a while after such a change CVODE stops at every periodic update, so that the next change can
-  // be taken without a restart (continue_across); then it steps across them again.
+  // Periodic updates since the last one that changed the forcing (a governor moved a clock) in a
+  // way the forced responses could take. For a while after such a change CVODE stops at every
+  // periodic update, so that the next one can be taken without a restart (continue_across); then
+  // it steps across them again. A change they cannot take (a valve, a fan speed) does not make
+  // CVODE stop at the updates: it restarts anyway.
   constexpr long quiet_ticks_before_stepping_across = 20;
   long quiet_ticks = quiet_ticks_before_stepping_across;
   double forcing_edge = -std::numeric_limits<double>::infinity();
@@ -133,7 +135,6 @@ SimulationStatus Simulator::run(std::vector<double> x, SimulationObserver& obser
       updated = true;
     }
     restart_needed |= tick_changed_forcing;
-    if (updated) quiet_ticks = tick_changed_forcing ? 0 : quiet_ticks + 1;
     if (updated) discrete = discrete_next;
     bool scheduled_ran = false;
     for (std::size_t k = 0; k < components.size(); ++k) {
@@ -145,20 +146,29 @@ SimulationStatus Simulator::run(std::vector<double> x, SimulationObserver& obser
     if (scheduled_ran) discrete = discrete_next;
     if (updated || scheduled_ran) reschedule();
     if (knots) observer.on_knot(t, x, discrete_before, discrete);
-    // A new smooth segment starts at t when the integrator restarts. Samples due exactly here see
-    // the forcing of this segment (outputs are right-continuous at forcing edges).
     // An update that changed the forcing need not restart the integrator when the forced
     // responses absorb the change (integrator.hpp); forcing edges always restart.
+    bool continued = false, not_absorbed = false;
     if (restart_needed && !at_forcing_edge && !first_segment && t < settings_.end_time) {
+      const bool integrator_at_t = integrator.step_time() - t <= time_resolution(t);
       const double end = std::min({system_.next_discontinuity(t),
                                    scheduled.empty() ? settings_.end_time : *std::min_element(scheduled.begin(), scheduled.end()),
                                    settings_.end_time});
-      if (integrator.continue_across(t, x, discrete_before.data(), discrete.data(), end)) {
+      continued = integrator.continue_across(t, x, discrete_before.data(), discrete.data(), end);
+      not_absorbed = integrator_at_t && !continued;
+      if (continued) {
         restart_needed = false;
         integrator_segment_end = end;
         segment_start = t;
       }
     }
+    if (updated) {
+      if (!tick_changed_forcing) ++quiet_ticks;
+      else quiet_ticks = not_absorbed ? quiet_ticks_before_stepping_across : 0;
+    }
+    // A new smooth segment starts at t when the integrator restarts (or continues across a
+    // change). Samples due exactly here see the forcing of this segment (outputs are
+    // right-continuous at forcing edges).
     if (restart_needed) segment_start = t;
     if (!clock.done() && clock.next() == t) {
       sample(t);
