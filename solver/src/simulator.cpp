@@ -124,7 +124,8 @@ SimulationStatus Simulator::run(std::vector<double> x, SimulationObserver& obser
     const bool at_forcing_edge = t >= forcing_edge;
     if (at_forcing_edge) restart_needed = true;
     const bool first_segment = restart_needed;
-    discrete_before = discrete;
+    // The discrete state before the updates: for the observer's knots and for continue_across.
+    if (knots || integrator.has_forced_responses()) discrete_before = discrete;
     bool updated = false;
     bool tick_changed_forcing = false;
     for (auto& c : clocks) {
