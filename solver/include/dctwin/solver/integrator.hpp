@@ -75,7 +75,8 @@ class CvodeIntegrator {
   /// At an update at t = time() that changed the discrete state from `discrete_before` to
   /// `discrete_after` (x: the state at t): goes on without a restart if CVODE stopped at t and the
   /// forced responses absorb every jump of the derivatives; the segment then ends at `segment_end`
-  /// and reads `discrete_after`. Returns false (nothing to undo: call restart) otherwise.
+  /// and reads `discrete_after`. Returns false otherwise; the caller must then restart (which
+  /// resets the forced responses this call may have re-anchored).
   bool continue_across(double t, const std::vector<double>& x, const double* discrete_before,
                        const double* discrete_after, double segment_end);
 
