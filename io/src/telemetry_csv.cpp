@@ -56,9 +56,14 @@ ColumnMap load_map(const std::string& file) {
   };
   if (!root.IsMap())
     throw TelemetryError(file + ": the column map must be a mapping of keys to {column: ..., unit: ...}");
+  // Keys are names: a mapping or sequence as a key (`{a: b}: c`, `? [a]`) is refused with its place.
+  const auto key_text = [&](const YAML::Node& node) {
+    if (!node.IsScalar()) throw TelemetryError(where(node) + ": a key of the column map must be a name");
+    return node.as<std::string>();
+  };
   ColumnMap map;
   for (const auto& entry : root) {
-    const std::string key = entry.first.as<std::string>();
+    const std::string key = key_text(entry.first);
     const YAML::Node& value = entry.second;
     if (key == "delimiter") {
       const std::string d = value.IsScalar() ? value.as<std::string>() : std::string();
@@ -80,7 +85,7 @@ ColumnMap load_map(const std::string& file) {
     MappedColumn c;
     c.key = key;
     for (const auto& field : value) {
-      const std::string name = field.first.as<std::string>();
+      const std::string name = key_text(field.first);
       if (name != "column" && name != "unit")
         throw TelemetryError(
             fmt::format("{}: unknown key '{}.{}' (expected column, unit)", where(field.first), key, name));

@@ -546,6 +546,10 @@ TEST_CASE("Generic CSV with a YAML column map", "[telemetry][csv]") {
   CHECK(map_error("power: {column: P}\n") == "bad-map.yaml: the column map has no 'time' entry");
   CHECK(map_error("time: {column: ts}\npower: {colum: P}\n") ==
         "bad-map.yaml:2:9: unknown key 'power.colum' (expected column, unit)");
+  // Mappings and sequences as keys (found by the fuzzer: yaml-cpp's conversion threw).
+  CHECK(map_error("time: {column: ts}\n{a: b}: {column: P}\n") == "bad-map.yaml:2:1: a key of the column map must be a name");
+  CHECK(map_error("time: {column: ts}\npower: {[column]: P}\n") ==
+        "bad-map.yaml:2:9: a key of the column map must be a name");
   TelemetryImportOptions missing;
   missing.map_file = (scratch_dir / "no-map.yaml").string();
   CHECK_THROWS_AS(load("generic.csv", data, missing), MissingInputError);
