@@ -37,6 +37,7 @@ IntegratorSettings IntegratorSettings::reference() {
   s.max_steps_per_output = 10000000;
   s.max_gamma_change = 0.3;  // CVODE's own default
   s.forced_responses = false;
+  s.accumulator_error_control = true;
   return s;
 }
 
@@ -94,6 +95,11 @@ struct CvodeIntegrator::Impl {
       r_dot[i] = accumulator_slope[k];
     }
     r_time = t;
+  }
+  [[nodiscard]] bool has_accumulators() const {
+    for (Index i = 0; i < system->size(); ++i)
+      if (system->is_accumulator(i)) return true;
+    return false;
   }
   /// The physical state x = y + r(t) (y itself without forced responses).
   const double* physical(double t, const double* shifted_state) {
@@ -285,8 +291,21 @@ void CvodeIntegrator::restart(double t, const std::vector<double>& x, double seg
     m.check(CVodeInit(m.cvode, Impl::rhs, t, m.y), "CVodeInit");
     m.check(CVodeSetUserData(m.cvode, &m), "CVodeSetUserData");
     m.check(CVodeSetErrHandlerFn(m.cvode, Impl::error_handler, &m), "CVodeSetErrHandlerFn");
-    m.check(CVodeSStolerances(m.cvode, m.settings.relative_tolerance, m.settings.absolute_tolerance),
-            "CVodeSStolerances");
+    if (m.settings.accumulator_error_control || !m.has_accumulators()) {
+      m.check(CVodeSStolerances(m.cvode, m.settings.relative_tolerance, m.settings.absolute_tolerance),
+              "CVodeSStolerances");
+    } else {
+      // The weight of state i is 1 / (rtol |y_i| + atol_i); an absolute tolerance of 1e30 takes an
+      // accumulator out of the error test (and out of the Newton convergence test, which it does
+      // not need: its row is linear in the other states' corrections).
+      N_Vector tolerances = N_VClone(m.y);
+      double* atol = N_VGetArrayPointer(tolerances);
+      for (Index i = 0; i < m.system->size(); ++i)
+        atol[i] = m.system->is_accumulator(i) ? 1e30 : m.settings.absolute_tolerance;
+      const int flag = CVodeSVtolerances(m.cvode, m.settings.relative_tolerance, tolerances);
+      N_VDestroy(tolerances);
+      m.check(flag, "CVodeSVtolerances");
+    }
     m.check(CVodeSetLinearSolver(m.cvode, m.linear_solver, m.matrix), "CVodeSetLinearSolver");
     m.check(CVodeSetJacFn(m.cvode, Impl::jacobian), "CVodeSetJacFn");
     m.check(CVodeSetMaxOrd(m.cvode, m.settings.max_order), "CVodeSetMaxOrd");

@@ -27,6 +27,12 @@ struct IntegratorSettings {
   /// Let components carry the closed-form part of their states (forced_response.hpp), so that
   /// forcing steps those parts absorb do not restart the integrator. Off in the reference mode.
   bool forced_responses = true;
+  /// Whether accumulator states (energies, counts: integrals that no derivative reads) take part
+  /// in CVODE's local error test. Off: they are integrated by the same BDF formula but, like
+  /// CVODES' quadratures by default (CVodeSetQuadErrCon), do not limit the step, so a running
+  /// total that passes through zero or grows by megajoules per step does not set it; their
+  /// accuracy follows from that of the states they integrate. On in the reference mode.
+  bool accumulator_error_control = false;
 
   /// The reference mode: tight tolerances, no shortcuts; fast paths are pinned to it in tests.
   static IntegratorSettings reference();
