@@ -53,6 +53,10 @@ double RackPlateCoolant::environment_resistance(std::size_t g, const solver::Eva
   return phase_constants_[flows_.phase_index(ctx.segment_start)].resistance[g];
 }
 
+thermal::GpuEnvironment::OwnNode RackPlateCoolant::own_node(std::size_t g, const solver::EvalContext& ctx) const {
+  return {capacitance_, phase_constants_[flows_.phase_index(ctx.segment_start)].capacity_rate[g]};
+}
+
 double RackPlateCoolant::stored_energy(const double* x) const {
   double e = 0.0;
   for (std::size_t g = 0; g < layout_.gpus(); ++g) e += capacitance_ * x[temperature_index(g)];

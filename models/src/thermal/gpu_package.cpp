@@ -262,19 +262,31 @@ solver::EventOutcome GpuPackageArray::on_event(int, bool rising, const solver::E
 // ---- forced response ------------------------------------------------------------------------------
 //
 // Between two updates GPU i's power P_i is known, and its package is the linear network
-//   C dT/dt = -G T + b P_i + (g_be T_e, -leakage terms)        T = (T_j, T_h, T_b)
+//   C dT/dt = -G T + b P_i + (g_be T_e, leakage)        T = (T_j, T_h, T_b)
 //   G = [[g_jb, 0, -g_jb], [0, g_hb, -g_hb], [-g_jb, -g_hb, g_jb + g_hb + g_be]],  b = ((1 - f_h), f_h, 0)
-// The response r of this network to P_i alone (coolant side at 0 K, no leakage) is carried in
-// closed form, r' = A r + u, A = -C^-1 G, u = C^-1 b P_i; the integrator follows T - r, which
-// holds the coolant's and the leakage's slower part. A is symmetric in the C-weighted inner
+// When the environment T_e is a node only this GPU heats (GpuEnvironment::own_node_state: the
+// coolant in its cold plate, fed at G_in = mdot c_p from the rack's supply), that node joins:
+//   T = (T_j, T_h, T_b, T_e),  G = [[g_jb, 0, -g_jb, 0], [0, g_hb, -g_hb, 0],
+//                                   [-g_jb, -g_hb, g_jb + g_hb + g_be, -g_be], [0, 0, -g_be, g_be + G_in]]
+// and the supply temperature is the boundary instead of T_e. The leakage L(T_j) enters in its
+// tangent at the junction temperature T_0 of the last reset, G_jj -= s, s = dL/dT_j(T_0) = k L(T_0)
+// (kept until T_j has moved by more than 1 K at a later reset), so that the leakage's response
+// to the fast junction swings is carried too and the integrator keeps only its curvature.
+// The response r of this network to P_i alone (boundary at 0 K) is carried in closed form,
+// r' = A r + u, A = -C^-1 G, u = C^-1 b P_i; the integrator follows T - r, which holds the
+// boundary's and the leakage curvature's slower part. A is symmetric in the C-weighted inner
 // product: with S = C^-1/2, S G S = U diag(mu) U^T (mu > 0), so A = V diag(-mu) V^-1, V = S U,
 // V^-1 = U^T S^-1, and on a piece starting at t_a with r(t_a) = r_a
 //   r(t) = r_ss + sum_m w_m exp(-mu_m (t - t_a)),  r_ss = V diag(1/mu) V^-1 u,  w_m = V_m (V^-1 (r_a - r_ss))_m.
 // The same V and mu give r_ss, w and r', so r'(t_a) = A_V r_a + u holds to rounding with
-// A_V = V diag(-mu) V^-1: at a power step r' jumps by exactly the jump of the GPU's derivatives.
+// A_V = V diag(-mu) V^-1: at a power step r' jumps by exactly the jump of the GPU's derivatives
+// (the leakage tangent and the coolant node do not jump). Any linear A would keep x = y + r
+// exact; the closer A is to the true network, the smoother y and the longer CVODE's steps.
+// A node without flow (G_in = 0) would leave the network floating: such a GPU keeps the
+// three-node form with r_e = 0; a tangent that would make the network unstable (mu <= 0) is dropped.
 // The heat-generated accumulator E takes r_E = sum_i C r_i, the heat the forced responses hold:
-// its r' = sum_i (P_i - g_be r_b,i) jumps with the power as E' does, and the energy balance
-// C T + removed - E stays an exact linear invariant of the shifted system (BDF keeps it).
+// its r' = sum_i (P_i + s r_j,i - boundary flow of r) follows E' at a power step, and the energy
+// balance C T + removed - E stays an exact linear invariant of the shifted system (BDF keeps it).
 namespace {
 /// e^x for x <= 0 (below -700 as at -700, ~1e-304), within a few ulps: x = n ln 2 + r with
 /// |r| <= ln 2 / 2, 2^n built in the exponent bits, e^r by its Taylor series to r^13 (remainder
@@ -308,12 +320,16 @@ inline double exp_nonpositive(double x) {
 
 class GpuPackageResponse final : public solver::ForcedResponse {
  public:
+  static constexpr std::size_t kMax = 4;  // nodes (and modes) per GPU at most; arrays are strided by it
+
   explicit GpuPackageResponse(const GpuPackageArray& gpus)
-      : gpus_(gpus), modes_(gpus.count()), pieces_(gpus.count()), lambda_(3 * gpus.count()), exp_(3 * gpus.count()) {
+      : gpus_(gpus), modes_(gpus.count()), pieces_(gpus.count()), lambda_(kMax * gpus.count(), 0.0),
+        exp_(kMax * gpus.count(), 1.0), node_(gpus.count(), -1) {
     junction_ = gpus.junction_index(0);
     hbm_ = gpus.hbm_index(0);
     base_ = gpus.base_index(0);
     heat_ = gpus.heat_generated_index();
+    for (std::size_t i = 0; i < gpus.count(); ++i) node_[i] = gpus.environment_->own_node_state(i);
   }
 
   [[nodiscard]] std::vector<solver::Index> covered_states() const override {
@@ -322,16 +338,32 @@ class GpuPackageResponse final : public solver::ForcedResponse {
       states.push_back(gpus_.junction_index(i));
       states.push_back(gpus_.hbm_index(i));
       states.push_back(gpus_.base_index(i));
+      if (node_[i] >= 0) states.push_back(node_[i]);
     }
     states.push_back(heat_);
     return states;
   }
 
-  void reset(const solver::EvalContext& ctx, const double*) override {
+  void reset(const solver::EvalContext& ctx, const double* x) override {
     t_anchor_ = ctx.t;
+    const auto& p = gpus_.p_;
     for (std::size_t i = 0; i < gpus_.count(); ++i) {
-      const double g_be = 1.0 / gpus_.environment_->environment_resistance(i, ctx);
-      if (g_be != modes_[i].g_be) decompose(i, g_be);
+      Network net;
+      net.g_be = 1.0 / gpus_.environment_->environment_resistance(i, ctx);
+      if (node_[i] >= 0) {
+        const GpuEnvironment::OwnNode node = gpus_.environment_->own_node(i, ctx);
+        if (node.inlet_conductance > 0.0) net.node = node;
+      }
+      Modes& modes = modes_[i];
+      // The leakage tangent at T_0 (none without a state to take T_0 from, or while unpowered).
+      net.leak_slope = 0.0;
+      net.leak_temperature = modes.net.leak_temperature;
+      if (x != nullptr && p.leakage_power_at_reference != 0.0 && gpus_.source_->powered(i, ctx)) {
+        const double tj = x[gpus_.junction_index(i)];
+        if (!(std::abs(tj - net.leak_temperature) <= 1.0)) net.leak_temperature = tj;
+        net.leak_slope = p.leakage_temperature_coefficient * gpus_.leakage_power(i, net.leak_temperature);
+      }
+      if (!(net == modes.net)) decompose(i, net);
       // r starts at its steady value (w = 0, r constant until the next power step): the state's
       // own transient, if any, stays with the integrator, and r adds none of its own.
       start_piece(i, std::nullopt, power(i, ctx));
@@ -342,7 +374,7 @@ class GpuPackageResponse final : public solver::ForcedResponse {
     exponentials(ctx.t - t_anchor_);
     t_anchor_ = ctx.t;
     for (std::size_t i = 0; i < gpus_.count(); ++i) {
-      std::array<double, 3> r{}, r_dot{};
+      Vec r{}, r_dot{};
       value(i, r, r_dot);
       start_piece(i, r, power(i, ctx));
     }
@@ -353,75 +385,126 @@ class GpuPackageResponse final : public solver::ForcedResponse {
     const auto& p = gpus_.p_;
     double heat = 0.0, heat_rate = 0.0;
     for (std::size_t i = 0; i < gpus_.count(); ++i) {
-      std::array<double, 3> ri{}, di{};
+      Vec ri{}, di{};
       value(i, ri, di);
       const auto k = static_cast<solver::Index>(i);
       r[junction_ + k] = ri[0], r[hbm_ + k] = ri[1], r[base_ + k] = ri[2];
       r_dot[junction_ + k] = di[0], r_dot[hbm_ + k] = di[1], r_dot[base_ + k] = di[2];
       heat += p.junction_capacitance * ri[0] + p.hbm_capacitance * ri[1] + p.base_capacitance * ri[2];
       heat_rate += p.junction_capacitance * di[0] + p.hbm_capacitance * di[1] + p.base_capacitance * di[2];
+      if (node_[i] >= 0) {
+        // r_e and r_e' are 0 for a GPU in the three-node form (no flow through its plate).
+        r[node_[i]] = ri[3], r_dot[node_[i]] = di[3];
+        const double c_e = modes_[i].net.node ? modes_[i].net.node->capacitance : 0.0;
+        heat += c_e * ri[3];
+        heat_rate += c_e * di[3];
+      }
     }
     r[heat_] = heat;
     r_dot[heat_] = heat_rate;
   }
 
  private:
-  struct Modes {
+  using Vec = std::array<double, kMax>;
+  using Mat = std::array<double, kMax * kMax>;  // row-major
+  /// What a GPU's network depends on besides its fixed parameters.
+  struct Network {
     double g_be = std::numeric_limits<double>::quiet_NaN();
-    std::array<double, 3> lambda{};  // -mu_m [1/s]
-    std::array<double, 9> v{};       // V, row-major
-    std::array<double, 9> v_inv{};   // V^-1, row-major
+    std::optional<GpuEnvironment::OwnNode> node;  // the environment node, when carried
+    double leak_slope = 0.0;                       // s [W/K]
+    double leak_temperature = std::numeric_limits<double>::quiet_NaN();  // T_0 [K]
+    bool operator==(const Network& o) const {
+      const bool same_node = node.has_value() == o.node.has_value() &&
+                             (!node || (node->capacitance == o.node->capacitance &&
+                                        node->inlet_conductance == o.node->inlet_conductance));
+      return g_be == o.g_be && same_node && leak_slope == o.leak_slope;
+    }
+  };
+  struct Modes {
+    Network net;
+    std::size_t n = 3;  // nodes in the network (3, or 4 with the environment node)
+    Vec lambda{};       // -mu_m [1/s]
+    Mat v{};            // V
+    Mat v_inv{};        // V^-1
   };
   struct Piece {
-    std::array<double, 3> r_ss{};
-    std::array<double, 9> w{};  // w_m in column m
+    Vec r_ss{};
+    Mat w{};  // w_m in column m
   };
 
   [[nodiscard]] double power(std::size_t i, const solver::EvalContext& ctx) const {
     return gpus_.source_->powered(i, ctx) ? gpus_.source_->power(i, ctx) : 0.0;
   }
 
-  void decompose(std::size_t i, double g_be) {
+  void decompose(std::size_t i, Network net) {
     const auto& p = gpus_.p_;
     const double g_jb = 1.0 / (gpus_.spread_[i].resistance_scale * p.junction_to_base_resistance);
     const double g_hb = 1.0 / p.hbm_to_base_resistance;
-    const std::array<double, 3> c{p.junction_capacitance, p.hbm_capacitance, p.base_capacitance};
-    Eigen::Matrix3d g;
-    g << g_jb, 0.0, -g_jb, 0.0, g_hb, -g_hb, -g_jb, -g_hb, g_jb + g_hb + g_be;
-    const Eigen::Vector3d s(1.0 / std::sqrt(c[0]), 1.0 / std::sqrt(c[1]), 1.0 / std::sqrt(c[2]));
-    const Eigen::Matrix3d m = s.asDiagonal() * g * s.asDiagonal();
-    const Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d> eigen(m);
-    DCTWIN_DEMAND(eigen.info() == Eigen::Success, "eigen-decomposition of a GPU package failed");
+    const Eigen::Index n = net.node ? 4 : 3;
+    Eigen::MatrixXd g = Eigen::MatrixXd::Zero(n, n);
+    Eigen::VectorXd c(n);
+    c.head<3>() << p.junction_capacitance, p.hbm_capacitance, p.base_capacitance;
+    g(0, 0) = g_jb, g(0, 2) = g(2, 0) = -g_jb;
+    g(1, 1) = g_hb, g(1, 2) = g(2, 1) = -g_hb;
+    g(2, 2) = g_jb + g_hb + net.g_be;
+    if (net.node) {
+      c(3) = net.node->capacitance;
+      g(2, 3) = g(3, 2) = -net.g_be;
+      g(3, 3) = net.g_be + net.node->inlet_conductance;
+    }
+    const Eigen::VectorXd s = c.cwiseSqrt().cwiseInverse();
+    Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eigen(s.asDiagonal() * g * s.asDiagonal());
+    if (net.leak_slope != 0.0) {
+      Eigen::MatrixXd tangent = g;
+      tangent(0, 0) -= net.leak_slope;
+      Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> with_leakage(s.asDiagonal() * tangent * s.asDiagonal());
+      if (with_leakage.info() == Eigen::Success && with_leakage.eigenvalues().minCoeff() > 0.0)
+        eigen = with_leakage;
+      else
+        net.leak_slope = 0.0;  // the tangent would run away: carry the network without it
+    }
+    DCTWIN_DEMAND(eigen.info() == Eigen::Success && eigen.eigenvalues().minCoeff() > 0.0,
+                  "eigen-decomposition of a GPU package failed");
     Modes& modes = modes_[i];
-    modes.g_be = g_be;
-    for (int k = 0; k < 3; ++k) {
-      modes.lambda[static_cast<std::size_t>(k)] = -eigen.eigenvalues()(k);
-      lambda_[3 * i + static_cast<std::size_t>(k)] = modes.lambda[static_cast<std::size_t>(k)];
-      for (int n = 0; n < 3; ++n) {
-        modes.v[static_cast<std::size_t>(3 * k + n)] = eigen.eigenvectors()(k, n) * s(k);
-        modes.v_inv[static_cast<std::size_t>(3 * n + k)] = eigen.eigenvectors()(k, n) / s(k);
+    modes.net = net;
+    modes.n = static_cast<std::size_t>(n);
+    modes.lambda.fill(0.0), modes.v.fill(0.0), modes.v_inv.fill(0.0);
+    for (Eigen::Index k = 0; k < n; ++k) {
+      const auto m = static_cast<std::size_t>(k);
+      modes.lambda[m] = -eigen.eigenvalues()(k);
+      lambda_[kMax * i + m] = modes.lambda[m];
+      for (Eigen::Index row = 0; row < n; ++row) {
+        const auto r = static_cast<std::size_t>(row);
+        modes.v[kMax * r + m] = eigen.eigenvectors()(row, k) * s(row);
+        modes.v_inv[kMax * m + r] = eigen.eigenvectors()(row, k) / s(row);
       }
     }
+    for (std::size_t m = modes.n; m < kMax; ++m) lambda_[kMax * i + m] = 0.0;  // unused: w = 0
   }
 
   /// A new piece for GPU i at power P from r_a (none: from the piece's steady value r_ss).
-  void start_piece(std::size_t i, const std::optional<std::array<double, 3>>& start, double power) {
+  void start_piece(std::size_t i, const std::optional<Vec>& start, double power) {
     const auto& p = gpus_.p_;
     const Modes& modes = modes_[i];
-    const std::array<double, 3> u{(1.0 - p.hbm_power_fraction) * power / p.junction_capacitance,
-                                  p.hbm_power_fraction * power / p.hbm_capacitance, 0.0};
-    // z = diag(1/mu) V^-1 u, r_ss = V z.
-    std::array<double, 3> z{};
-    for (std::size_t m = 0; m < 3; ++m)
-      z[m] = -(modes.v_inv[3 * m] * u[0] + modes.v_inv[3 * m + 1] * u[1] + modes.v_inv[3 * m + 2] * u[2]) / modes.lambda[m];
+    const std::size_t n = modes.n;
+    const Vec u{(1.0 - p.hbm_power_fraction) * power / p.junction_capacitance,
+                p.hbm_power_fraction * power / p.hbm_capacitance, 0.0, 0.0};
+    // z = diag(1/mu) V^-1 u, r_ss = V z (u has entries at the junction and HBM only).
+    Vec z{};
+    for (std::size_t m = 0; m < n; ++m)
+      z[m] = -(modes.v_inv[kMax * m] * u[0] + modes.v_inv[kMax * m + 1] * u[1]) / modes.lambda[m];
     Piece& piece = pieces_[i];
-    for (std::size_t k = 0; k < 3; ++k)
-      piece.r_ss[k] = modes.v[3 * k] * z[0] + modes.v[3 * k + 1] * z[1] + modes.v[3 * k + 2] * z[2];
-    const std::array<double, 3> r_a = start.value_or(piece.r_ss);
-    const std::array<double, 3> d{r_a[0] - piece.r_ss[0], r_a[1] - piece.r_ss[1], r_a[2] - piece.r_ss[2]};
-    for (std::size_t m = 0; m < 3; ++m) {
-      const double c = modes.v_inv[3 * m] * d[0] + modes.v_inv[3 * m + 1] * d[1] + modes.v_inv[3 * m + 2] * d[2];
-      for (std::size_t k = 0; k < 3; ++k) piece.w[3 * k + m] = modes.v[3 * k + m] * c;
+    piece.r_ss.fill(0.0);
+    piece.w.fill(0.0);
+    for (std::size_t k = 0; k < n; ++k)
+      for (std::size_t m = 0; m < n; ++m) piece.r_ss[k] += modes.v[kMax * k + m] * z[m];
+    const Vec r_a = start.value_or(piece.r_ss);
+    Vec d{};
+    for (std::size_t k = 0; k < n; ++k) d[k] = r_a[k] - piece.r_ss[k];
+    for (std::size_t m = 0; m < n; ++m) {
+      double c = 0.0;
+      for (std::size_t k = 0; k < n; ++k) c += modes.v_inv[kMax * m + k] * d[k];
+      for (std::size_t k = 0; k < n; ++k) piece.w[kMax * k + m] = modes.v[kMax * k + m] * c;
     }
   }
 
@@ -430,24 +513,26 @@ class GpuPackageResponse final : public solver::ForcedResponse {
     for (std::size_t k = 0; k < lambda_.size(); ++k) exp_[k] = exp_nonpositive(lambda_[k] * tau);
   }
 
-  /// r and r' of GPU i from the exponentials in exp_.
-  void value(std::size_t i, std::array<double, 3>& r, std::array<double, 3>& r_dot) const {
+  /// r and r' of GPU i from the exponentials in exp_ (unused modes and nodes have w = 0, r_ss = 0).
+  void value(std::size_t i, Vec& r, Vec& r_dot) const {
     const Modes& modes = modes_[i];
     const Piece& piece = pieces_[i];
-    const double* e = &exp_[3 * i];
-    const std::array<double, 3> le{modes.lambda[0] * e[0], modes.lambda[1] * e[1], modes.lambda[2] * e[2]};
-    for (std::size_t k = 0; k < 3; ++k) {
-      const double* w = &piece.w[3 * k];
-      r[k] = piece.r_ss[k] + w[0] * e[0] + w[1] * e[1] + w[2] * e[2];
-      r_dot[k] = w[0] * le[0] + w[1] * le[1] + w[2] * le[2];
+    const double* e = &exp_[kMax * i];
+    Vec le{};
+    for (std::size_t m = 0; m < kMax; ++m) le[m] = modes.lambda[m] * e[m];
+    for (std::size_t k = 0; k < kMax; ++k) {
+      const double* w = &piece.w[kMax * k];
+      r[k] = piece.r_ss[k] + w[0] * e[0] + w[1] * e[1] + w[2] * e[2] + w[3] * e[3];
+      r_dot[k] = w[0] * le[0] + w[1] * le[1] + w[2] * le[2] + w[3] * le[3];
     }
   }
 
   const GpuPackageArray& gpus_;
   std::vector<Modes> modes_;
   std::vector<Piece> pieces_;
-  std::vector<double> lambda_;       // lambda_m of GPU i at 3 i + m
+  std::vector<double> lambda_;       // lambda_m of GPU i at kMax i + m
   mutable std::vector<double> exp_;  // exp(lambda tau), same layout
+  std::vector<solver::Index> node_;  // each GPU's environment node state, or -1
   double t_anchor_ = 0.0;
   solver::Index junction_ = 0, hbm_ = 0, base_ = 0, heat_ = 0;
 };

@@ -59,6 +59,9 @@ class RackPlateCoolant final : public solver::Component, public thermal::GpuEnvi
     return {{{temperature_index(g), 1.0}, {temperature_index(g), 0.0}}};
   }
   double environment_resistance(std::size_t g, const solver::EvalContext& ctx) const override;
+  // Each plate's coolant is heated by its GPU alone and fed from the pod supply header.
+  solver::Index own_node_state(std::size_t g) const override { return temperature_index(g); }
+  OwnNode own_node(std::size_t g, const solver::EvalContext& ctx) const override;
 
   void initial_state(double* x) const override;
   void derivatives(const solver::EvalContext& ctx, const double* x, double* xdot) const override;

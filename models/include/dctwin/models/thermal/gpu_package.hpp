@@ -39,6 +39,19 @@ class GpuEnvironment {
   [[nodiscard]] virtual std::array<std::pair<solver::Index, double>, 2> environment_terms(std::size_t gpu) const = 0;
   /// R_e,i [K/W] on the segment described by ctx.
   [[nodiscard]] virtual double environment_resistance(std::size_t gpu, const solver::EvalContext& ctx) const = 0;
+
+  /// When T_e,i is a state of its own that only GPU i heats, and that otherwise exchanges heat
+  /// only with a stream entering at another state's temperature,
+  ///   C_e dT_e/dt = (T_b - T_e) / R_e + G_in (T_in - T_e),
+  /// the package's forced response can carry that node too (GpuPackageArray::make_forced_response).
+  struct OwnNode {
+    double capacitance = 0.0;        ///< C_e [J/K]
+    double inlet_conductance = 0.0;  ///< G_in = mdot c_p [W/K]
+  };
+  /// That state's index, or -1 when T_e,i is not such a node (the default).
+  [[nodiscard]] virtual solver::Index own_node_state(std::size_t /*gpu*/) const { return -1; }
+  /// C_e and G_in of that node on the segment described by ctx (only called when it exists).
+  [[nodiscard]] virtual OwnNode own_node(std::size_t /*gpu*/, const solver::EvalContext& /*ctx*/) const { return {}; }
 };
 
 /// What each GPU dissipates, besides leakage.
