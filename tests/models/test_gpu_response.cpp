@@ -157,3 +157,152 @@ TEST_CASE("The GPU forced response solves the package's network and steps contin
     CHECK(std::abs(d_late[j]) <= 1e-9);
   }
 }
+
+namespace {
+
+/// One coolant node per GPU, heated by that GPU's base and fed at G_in,i from a stream at 0 K:
+///   C_e dT_e,i/dt = (T_b,i - T_e,i) / R_e,i - G_in,i T_e,i.
+/// GPU 2's plate has no flow (G_in = 0).
+class PlateNodes final : public solver::Component, public models::thermal::GpuEnvironment {
+ public:
+  static constexpr double capacitance = 80.0;
+  static constexpr std::array<double, 3> resistance{0.01, 0.02, 0.004};
+  static constexpr std::array<double, 3> inlet_conductance{100.0, 60.0, 0.0};
+
+  PlateNodes(const models::thermal::GpuPackageArray& gpus) : Component("plates"), gpus_(gpus) {
+    state_ = declare_state_group({"temperature", "K", "plate coolant temperature", 3});
+  }
+  [[nodiscard]] solver::Index node(std::size_t gpu) const { return index(state_, static_cast<solver::Index>(gpu)); }
+  [[nodiscard]] std::array<std::pair<solver::Index, double>, 2> environment_terms(std::size_t gpu) const override {
+    return {{{node(gpu), 1.0}, {node(gpu), 0.0}}};
+  }
+  [[nodiscard]] double environment_resistance(std::size_t gpu, const solver::EvalContext&) const override {
+    return resistance[gpu];
+  }
+  [[nodiscard]] solver::Index own_node_state(std::size_t gpu) const override { return node(gpu); }
+  [[nodiscard]] OwnNode own_node(std::size_t gpu, const solver::EvalContext&) const override {
+    return {capacitance, inlet_conductance[gpu]};
+  }
+  void initial_state(double* x) const override {
+    for (std::size_t g = 0; g < 3; ++g) x[node(g)] = 0.0;
+  }
+  void derivatives(const solver::EvalContext&, const double* x, double* xdot) const override {
+    for (std::size_t g = 0; g < 3; ++g) {
+      const double te = x[node(g)];
+      xdot[node(g)] += ((x[gpus_.base_index(g)] - te) / resistance[g] - inlet_conductance[g] * te) / capacitance;
+    }
+  }
+  void jacobian_pattern(solver::PatternSink&) const override {}
+  void jacobian(const solver::EvalContext&, const double*, solver::JacobianSink&) const override {}
+
+ private:
+  const models::thermal::GpuPackageArray& gpus_;
+  int state_ = 0;
+};
+
+}  // namespace
+
+TEST_CASE("The GPU forced response carries the plate's coolant node and the leakage tangent", "[models][thermal]") {
+  models::thermal::GpuPackageParameters p;
+  p.leakage_power_at_reference = 50.0;
+  p.leakage_reference_temperature = 333.15;
+  p.leakage_temperature_coefficient = 0.02;
+  std::vector<models::thermal::GpuSpread> spread(3);
+  spread[1].resistance_scale = 1.3;
+  solver::System system;
+  auto g = std::make_unique<models::thermal::GpuPackageArray>("gpus", p, spread, std::vector<std::string>{"a", "b", "c"}, 300.0);
+  auto plates = std::make_unique<PlateNodes>(*g);
+  SteppedPower source;
+  g->connect(*plates);
+  g->connect(source);
+  auto& gpus = system.add(std::move(g));
+  const auto& nodes = system.add(std::move(plates));
+  system.assemble();
+  auto response = gpus.make_forced_response();
+
+  const auto covered = response->covered_states();
+  for (std::size_t i = 0; i < 3; ++i)
+    CHECK(std::find(covered.begin(), covered.end(), nodes.node(i)) != covered.end());
+
+  // Reset from a state with every junction at 343.15 K: the leakage tangent there is
+  // s = k L(T_0) = 0.02 * 50 * e^0.2 W/K.
+  std::vector<double> x(static_cast<std::size_t>(system.size()), 0.0);
+  for (std::size_t i = 0; i < 3; ++i) x[static_cast<std::size_t>(gpus.junction_index(i))] = 343.15;
+  const double slope = 0.02 * 50.0 * std::exp(0.02 * 10.0);
+  response->reset(solver::EvalContext{0.0, 0.0, nullptr}, x.data());
+
+  auto at = [&](double t) {
+    std::vector<double> r(x.size(), 0.0), r_dot(x.size(), 0.0);
+    response->evaluate(t, r.data(), r_dot.data());
+    return std::pair{r, r_dot};
+  };
+  // The network written out node by node (boundary at 0 K, leakage in its tangent s r_j).
+  auto network_rates = [&](const std::vector<double>& r, double power_base, std::size_t i) {
+    const double power = power_base * (1.0 + 0.1 * static_cast<double>(i));
+    const double g_jb = 1.0 / (spread[i].resistance_scale * p.junction_to_base_resistance);
+    const double g_hb = 1.0 / p.hbm_to_base_resistance, g_be = 1.0 / PlateNodes::resistance[i];
+    const double tj = r[static_cast<std::size_t>(gpus.junction_index(i))];
+    const double th = r[static_cast<std::size_t>(gpus.hbm_index(i))];
+    const double tb = r[static_cast<std::size_t>(gpus.base_index(i))];
+    const bool with_node = PlateNodes::inlet_conductance[i] > 0.0;
+    const double te = with_node ? r[static_cast<std::size_t>(nodes.node(i))] : 0.0;
+    return std::array{
+        ((1.0 - p.hbm_power_fraction) * power + slope * tj - g_jb * (tj - tb)) / p.junction_capacitance,
+        (p.hbm_power_fraction * power - g_hb * (th - tb)) / p.hbm_capacitance,
+        (g_jb * (tj - tb) + g_hb * (th - tb) - g_be * (tb - te)) / p.base_capacitance,
+        with_node ? (g_be * (tb - te) - PlateNodes::inlet_conductance[i] * te) / PlateNodes::capacitance : 0.0};
+  };
+  auto rates_of = [&](const std::vector<double>& r_dot, std::size_t i) {
+    return std::array{r_dot[static_cast<std::size_t>(gpus.junction_index(i))],
+                      r_dot[static_cast<std::size_t>(gpus.hbm_index(i))],
+                      r_dot[static_cast<std::size_t>(gpus.base_index(i))],
+                      r_dot[static_cast<std::size_t>(nodes.node(i))]};
+  };
+  auto stored = [&](const std::vector<double>& r) {
+    double e = 0.0;
+    for (std::size_t i = 0; i < 3; ++i)
+      e += p.junction_capacitance * r[static_cast<std::size_t>(gpus.junction_index(i))] +
+           p.hbm_capacitance * r[static_cast<std::size_t>(gpus.hbm_index(i))] +
+           p.base_capacitance * r[static_cast<std::size_t>(gpus.base_index(i))] +
+           (PlateNodes::inlet_conductance[i] > 0.0 ? PlateNodes::capacitance * r[static_cast<std::size_t>(nodes.node(i))] : 0.0);
+    return e;
+  };
+  const auto heat = static_cast<std::size_t>(gpus.heat_generated_index());
+
+  // At the reset r is the network's steady state: every rate 0; the plate node of GPU 0 carries
+  // the whole power (plus the tangent's share) into the stream, and GPU 2 (no flow) has r_e = 0.
+  const auto [r0, d0] = at(0.0);
+  for (std::size_t i = 0; i < 3; ++i) {
+    const auto rates = network_rates(r0, 700.0, i);
+    for (std::size_t k = 0; k < 4; ++k) CHECK(std::abs(rates[k]) <= 1e-9);
+  }
+  CHECK(r0[static_cast<std::size_t>(nodes.node(2))] == 0.0);
+  const double te0 = r0[static_cast<std::size_t>(nodes.node(0))];
+  const double tj0 = r0[static_cast<std::size_t>(gpus.junction_index(0))];
+  CHECK(PlateNodes::inlet_conductance[0] * te0 == Approx(700.0 + slope * tj0).epsilon(1e-12));
+  CHECK(r0[heat] == Approx(stored(r0)).epsilon(1e-14));
+
+  // A power step at t = 1 s: r continuous, then r' is the network's rate and r's derivative.
+  const auto [before, unused_before] = at(1.0);
+  source.base = 300.0;
+  response->reanchor(solver::EvalContext{1.0, 1.0, nullptr}, nullptr);
+  const auto [after, unused_after] = at(1.0);
+  CHECK(worst_relative(before, after) <= 1e-14);
+  for (const double t : {1.0, 1.05, 1.7, 6.0, 60.0}) {
+    INFO("t = " << t);
+    const auto [r, r_dot] = at(t);
+    for (std::size_t i = 0; i < 3; ++i) {
+      const auto expected = network_rates(r, 300.0, i);
+      const auto got = rates_of(r_dot, i);
+      for (std::size_t k = 0; k < 4; ++k) CHECK(got[k] == Approx(expected[k]).margin(1e-9 * 700.0 / p.junction_capacitance));
+    }
+    CHECK(r[heat] == Approx(stored(r)).epsilon(1e-13));
+    const double h = 1e-5;
+    const auto [r_plus, unused_plus] = at(t + h);
+    const auto [r_minus, unused_minus] = at(t - h);
+    for (std::size_t i = 0; i < 3; ++i) {
+      const auto node = static_cast<std::size_t>(nodes.node(i));
+      if (t > 1.0) CHECK((r_plus[node] - r_minus[node]) / (2 * h) == Approx(r_dot[node]).margin(1e-6));
+    }
+  }
+}
