@@ -323,8 +323,8 @@ class GpuPackageResponse final : public solver::ForcedResponse {
   static constexpr std::size_t kMax = 4;  // nodes (and modes) per GPU at most; arrays are strided by it
 
   explicit GpuPackageResponse(const GpuPackageArray& gpus)
-      : gpus_(gpus), modes_(gpus.count()), pieces_(gpus.count()), lambda_(kMax * gpus.count(), 0.0),
-        exp_(kMax * gpus.count(), 1.0), node_(gpus.count(), -1) {
+      : gpus_(gpus), modes_(gpus.count()), pieces_(kPiece * gpus.count(), 0.0), lambda_(kMax * gpus.count(), 0.0),
+        node_(gpus.count(), -1), node_capacitance_(gpus.count(), 0.0) {
     junction_ = gpus.junction_index(0);
     hbm_ = gpus.hbm_index(0);
     base_ = gpus.base_index(0);
@@ -371,34 +371,30 @@ class GpuPackageResponse final : public solver::ForcedResponse {
   }
 
   void reanchor(const solver::EvalContext& ctx, const double*) override {
-    exponentials(ctx.t - t_anchor_);
+    const double tau = ctx.t - t_anchor_;
     t_anchor_ = ctx.t;
     for (std::size_t i = 0; i < gpus_.count(); ++i) {
       Vec r{}, r_dot{};
-      value(i, r, r_dot);
+      value(i, tau, r, r_dot);
       start_piece(i, r, power(i, ctx));
     }
   }
 
   void evaluate(double t, double* r, double* r_dot) const override {
-    exponentials(t - t_anchor_);
+    const double tau = t - t_anchor_;
     const auto& p = gpus_.p_;
     double heat = 0.0, heat_rate = 0.0;
     for (std::size_t i = 0; i < gpus_.count(); ++i) {
       Vec ri{}, di{};
-      value(i, ri, di);
+      value(i, tau, ri, di);
       const auto k = static_cast<solver::Index>(i);
       r[junction_ + k] = ri[0], r[hbm_ + k] = ri[1], r[base_ + k] = ri[2];
       r_dot[junction_ + k] = di[0], r_dot[hbm_ + k] = di[1], r_dot[base_ + k] = di[2];
-      heat += p.junction_capacitance * ri[0] + p.hbm_capacitance * ri[1] + p.base_capacitance * ri[2];
-      heat_rate += p.junction_capacitance * di[0] + p.hbm_capacitance * di[1] + p.base_capacitance * di[2];
-      if (node_[i] >= 0) {
-        // r_e and r_e' are 0 for a GPU in the three-node form (no flow through its plate).
-        r[node_[i]] = ri[3], r_dot[node_[i]] = di[3];
-        const double c_e = modes_[i].net.node ? modes_[i].net.node->capacitance : 0.0;
-        heat += c_e * ri[3];
-        heat_rate += c_e * di[3];
-      }
+      // r_e and r_e' are 0 for a GPU in the three-node form; C_e is 0 for it too.
+      if (node_[i] >= 0) r[node_[i]] = ri[3], r_dot[node_[i]] = di[3];
+      const double c_e = node_capacitance_[i];
+      heat += p.junction_capacitance * ri[0] + p.hbm_capacitance * ri[1] + p.base_capacitance * ri[2] + c_e * ri[3];
+      heat_rate += p.junction_capacitance * di[0] + p.hbm_capacitance * di[1] + p.base_capacitance * di[2] + c_e * di[3];
     }
     r[heat_] = heat;
     r_dot[heat_] = heat_rate;
@@ -427,10 +423,9 @@ class GpuPackageResponse final : public solver::ForcedResponse {
     Mat v{};            // V
     Mat v_inv{};        // V^-1
   };
-  struct Piece {
-    Vec r_ss{};
-    Mat w{};  // w_m in column m
-  };
+  // A piece's coefficients, kPiece per GPU in one flat array (what evaluate() streams through):
+  // r_ss (kMax), then w_m in column m of a row-major kMax x kMax block.
+  static constexpr std::size_t kPiece = kMax + kMax * kMax;
 
   [[nodiscard]] double power(std::size_t i, const solver::EvalContext& ctx) const {
     return gpus_.source_->powered(i, ctx) ? gpus_.source_->power(i, ctx) : 0.0;
@@ -480,6 +475,7 @@ class GpuPackageResponse final : public solver::ForcedResponse {
       }
     }
     for (std::size_t m = modes.n; m < kMax; ++m) lambda_[kMax * i + m] = 0.0;  // unused: w = 0
+    node_capacitance_[i] = net.node ? net.node->capacitance : 0.0;
   }
 
   /// A new piece for GPU i at power P from r_a (none: from the piece's steady value r_ss).
@@ -493,46 +489,46 @@ class GpuPackageResponse final : public solver::ForcedResponse {
     Vec z{};
     for (std::size_t m = 0; m < n; ++m)
       z[m] = -(modes.v_inv[kMax * m] * u[0] + modes.v_inv[kMax * m + 1] * u[1]) / modes.lambda[m];
-    Piece& piece = pieces_[i];
-    piece.r_ss.fill(0.0);
-    piece.w.fill(0.0);
+    double* r_ss = &pieces_[kPiece * i];
+    double* w = r_ss + kMax;
+    std::fill(r_ss, r_ss + kPiece, 0.0);
     for (std::size_t k = 0; k < n; ++k)
-      for (std::size_t m = 0; m < n; ++m) piece.r_ss[k] += modes.v[kMax * k + m] * z[m];
-    const Vec r_a = start.value_or(piece.r_ss);
+      for (std::size_t m = 0; m < n; ++m) r_ss[k] += modes.v[kMax * k + m] * z[m];
+    Vec r_a{};
+    if (start) r_a = *start;
+    else std::copy(r_ss, r_ss + kMax, r_a.begin());
     Vec d{};
-    for (std::size_t k = 0; k < n; ++k) d[k] = r_a[k] - piece.r_ss[k];
+    for (std::size_t k = 0; k < n; ++k) d[k] = r_a[k] - r_ss[k];
     for (std::size_t m = 0; m < n; ++m) {
       double c = 0.0;
       for (std::size_t k = 0; k < n; ++k) c += modes.v_inv[kMax * m + k] * d[k];
-      for (std::size_t k = 0; k < n; ++k) piece.w[kMax * k + m] = modes.v[kMax * k + m] * c;
+      for (std::size_t k = 0; k < n; ++k) w[kMax * k + m] = modes.v[kMax * k + m] * c;
     }
   }
 
-  /// exp(lambda_m tau) of every GPU and mode into exp_ (one flat loop, vectorised).
-  void exponentials(double tau) const {
-    for (std::size_t k = 0; k < lambda_.size(); ++k) exp_[k] = exp_nonpositive(lambda_[k] * tau);
-  }
-
-  /// r and r' of GPU i from the exponentials in exp_ (unused modes and nodes have w = 0, r_ss = 0).
-  void value(std::size_t i, Vec& r, Vec& r_dot) const {
-    const Modes& modes = modes_[i];
-    const Piece& piece = pieces_[i];
-    const double* e = &exp_[kMax * i];
-    Vec le{};
-    for (std::size_t m = 0; m < kMax; ++m) le[m] = modes.lambda[m] * e[m];
+  /// r and r' of GPU i at tau after the anchor (unused modes and nodes have w = 0, r_ss = 0).
+  void value(std::size_t i, double tau, Vec& r, Vec& r_dot) const {
+    const double* lambda = &lambda_[kMax * i];
+    const double* r_ss = &pieces_[kPiece * i];
+    const double* w = r_ss + kMax;
+    Vec e{}, le{};
+    for (std::size_t m = 0; m < kMax; ++m) {
+      e[m] = exp_nonpositive(lambda[m] * tau);
+      le[m] = lambda[m] * e[m];
+    }
     for (std::size_t k = 0; k < kMax; ++k) {
-      const double* w = &piece.w[kMax * k];
-      r[k] = piece.r_ss[k] + w[0] * e[0] + w[1] * e[1] + w[2] * e[2] + w[3] * e[3];
-      r_dot[k] = w[0] * le[0] + w[1] * le[1] + w[2] * le[2] + w[3] * le[3];
+      const double* wk = w + kMax * k;
+      r[k] = r_ss[k] + wk[0] * e[0] + wk[1] * e[1] + wk[2] * e[2] + wk[3] * e[3];
+      r_dot[k] = wk[0] * le[0] + wk[1] * le[1] + wk[2] * le[2] + wk[3] * le[3];
     }
   }
 
   const GpuPackageArray& gpus_;
   std::vector<Modes> modes_;
-  std::vector<Piece> pieces_;
-  std::vector<double> lambda_;       // lambda_m of GPU i at kMax i + m
-  mutable std::vector<double> exp_;  // exp(lambda tau), same layout
-  std::vector<solver::Index> node_;  // each GPU's environment node state, or -1
+  std::vector<double> pieces_;            // kPiece per GPU
+  std::vector<double> lambda_;            // lambda_m of GPU i at kMax i + m (0 for unused modes)
+  std::vector<solver::Index> node_;       // each GPU's environment node state, or -1
+  std::vector<double> node_capacitance_;  // C_e while the node is carried, else 0
   double t_anchor_ = 0.0;
   solver::Index junction_ = 0, hbm_ = 0, base_ = 0, heat_ = 0;
 };
