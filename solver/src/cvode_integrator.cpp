@@ -84,6 +84,9 @@ struct CvodeIntegrator::Impl {
   std::vector<double> r, r_dot, x_shifted, f_before, f_after, r_dot_before;
   double r_time = std::numeric_limits<double>::quiet_NaN();
   long continued = 0;
+  // A root CVODE found beyond the t_out asked for (in the step that passed t_out), with its
+  // directions in `roots`; returned by the advance() whose t_out reaches it. NaN: none.
+  double pending_root = std::numeric_limits<double>::quiet_NaN();
 
   /// r(t) and r'(t) into r and r_dot (kept for the last t asked).
   void shift_at(double t) {
@@ -270,6 +273,7 @@ void CvodeIntegrator::restart(double t, const std::vector<double>& x, double seg
   Impl& m = *impl_;
   DCTWIN_DEMAND(static_cast<Index>(x.size()) == m.system->size(), "state vector of the wrong size");
   DCTWIN_DEMAND(segment_end > t, "a segment must end after it starts");
+  m.pending_root = std::numeric_limits<double>::quiet_NaN();  // found with the old forcing
   m.eval.segment_start = t;
   m.eval.discrete = discrete;
   double* y = N_VGetArrayPointer(m.y);
@@ -403,52 +407,92 @@ AdvanceResult CvodeIntegrator::advance(double t_out) {
   DCTWIN_DEMAND(t_out <= m.segment_end, "cannot integrate past the end of the segment");
   std::fill(roots_.begin(), roots_.end(), 0);
   if (t_out <= t_) return AdvanceResult::reached;
-  sunrealtype t_reached = t_;
-  const int flag = CVode(m.cvode, t_out, m.y, &t_reached, CV_NORMAL);
-  if (flag < 0) {
-    // The time and state CVODE reached, and the state whose local error estimate (weighted as the
-    // error test weighs it) was largest: where the run went wrong.
-    t_ = t_reached;
+  // CVODE steps on its own (CV_ONE_STEP) until its last step reaches t_out, and the state at t_out
+  // is its interpolant (CVodeGetDky). The event functions are checked over each step as CVODE
+  // takes it; in CV_NORMAL mode CVODE also evaluates them at every t_out, and with a governor tick
+  // every 0.1 s inside 0.3-s steps those evaluations (each needs the forced responses at t_out)
+  // were the largest single cost of a 24,576-GPU run.
+  sunrealtype tn = step_time();
+  auto at_root = [&](double t_root) {
+    t_ = t_root;
     const double* y = m.physical(t_, N_VGetArrayPointer(m.y));
     std::copy(y, y + x_.size(), x_.begin());
-    // Only error-test and corrector failures point at a state; too much work or accuracy do not.
-    const bool state_specific = flag == CV_ERR_FAILURE || flag == CV_CONV_FAILURE;
-    long worst = -1;
-    N_Vector errors = state_specific ? N_VClone(m.y) : nullptr;
-    N_Vector weights = state_specific ? N_VClone(m.y) : nullptr;
-    if (errors != nullptr && weights != nullptr && CVodeGetEstLocalErrors(m.cvode, errors) >= 0 &&
-        CVodeGetErrWeights(m.cvode, weights) >= 0) {
-      const double* e = N_VGetArrayPointer(errors);
-      const double* w = N_VGetArrayPointer(weights);
-      double largest = -1.0;
-      for (std::size_t i = 0; i < x_.size(); ++i) {
-        const double weighted = std::abs(e[i] * w[i]);
-        if (std::isfinite(weighted) && weighted > largest) {
-          largest = weighted;
-          worst = static_cast<long>(i);
-        }
-      }
-    }
-    if (errors != nullptr) N_VDestroy(errors);
-    if (weights != nullptr) N_VDestroy(weights);
-    try {
-      m.check(flag, "CVode");
-    } catch (SolverError& e) {
-      e.set_state(worst);
-      throw;
-    }
+    roots_ = m.roots;
+    return AdvanceResult::root_found;
+  };
+  if (!std::isnan(m.pending_root) && m.pending_root <= t_out) {
+    const double t_root = m.pending_root;
+    m.pending_root = std::numeric_limits<double>::quiet_NaN();
+    m.check(CVodeGetDky(m.cvode, t_root, 0, m.y), "CVodeGetDky");
+    return at_root(t_root);
   }
-  m.check(flag, "CVode");
+  long steps = 0;
+  while (tn < t_out) {
+    if (steps == m.settings.max_steps_per_output) {
+      t_ = tn;
+      const double* y = m.physical(t_, N_VGetArrayPointer(m.y));
+      std::copy(y, y + x_.size(), x_.begin());
+      char detail[160];
+      std::snprintf(detail, sizeof detail, "at t = %.9g s, %ld steps without reaching t = %.9g s (max_steps_per_output)",
+                    static_cast<double>(tn), steps, t_out);
+      throw SolverError("CVode", CV_TOO_MUCH_WORK, detail);
+    }
+    sunrealtype t_reached = tn;
+    const int flag = CVode(m.cvode, t_out, m.y, &t_reached, CV_ONE_STEP);
+    if (flag < 0) fail(flag, t_reached);
+    ++steps;
+    if (flag == CV_ROOT_RETURN) {
+      m.check(CVodeGetRootInfo(m.cvode, m.roots.data()), "CVodeGetRootInfo");
+      if (t_reached <= t_out) return at_root(t_reached);
+      m.pending_root = t_reached;  // t_out comes first
+      break;
+    }
+    // CV_TSTOP_RETURN: exactly at the segment end; CV_SUCCESS: at CVODE's new step time (or, right
+    // after a root, at the end of the step the root was in).
+    tn = t_reached;
+  }
+  // The interpolant also at t_out == tn: m.y may hold an earlier interpolated state.
+  m.check(CVodeGetDky(m.cvode, t_out, 0, m.y), "CVodeGetDky");
+  t_ = t_out;
+  const double* y = m.physical(t_, N_VGetArrayPointer(m.y));
+  std::copy(y, y + x_.size(), x_.begin());
+  return AdvanceResult::reached;
+}
+
+void CvodeIntegrator::fail(int flag, double t_reached) {
+  Impl& m = *impl_;
+  // The time and state CVODE reached, and the state whose local error estimate (weighted as the
+  // error test weighs it) was largest: where the run went wrong.
   t_ = t_reached;
   const double* y = m.physical(t_, N_VGetArrayPointer(m.y));
   std::copy(y, y + x_.size(), x_.begin());
-  if (flag == CV_ROOT_RETURN) {
-    m.check(CVodeGetRootInfo(m.cvode, m.roots.data()), "CVodeGetRootInfo");
-    roots_ = m.roots;
-    return AdvanceResult::root_found;
+  // Only error-test and corrector failures point at a state; too much work or accuracy do not.
+  const bool state_specific = flag == CV_ERR_FAILURE || flag == CV_CONV_FAILURE;
+  long worst = -1;
+  N_Vector errors = state_specific ? N_VClone(m.y) : nullptr;
+  N_Vector weights = state_specific ? N_VClone(m.y) : nullptr;
+  if (errors != nullptr && weights != nullptr && CVodeGetEstLocalErrors(m.cvode, errors) >= 0 &&
+      CVodeGetErrWeights(m.cvode, weights) >= 0) {
+    const double* e = N_VGetArrayPointer(errors);
+    const double* w = N_VGetArrayPointer(weights);
+    double largest = -1.0;
+    for (std::size_t i = 0; i < x_.size(); ++i) {
+      const double weighted = std::abs(e[i] * w[i]);
+      if (std::isfinite(weighted) && weighted > largest) {
+        largest = weighted;
+        worst = static_cast<long>(i);
+      }
+    }
   }
-  // CV_TSTOP_RETURN stops exactly at the segment end; CV_SUCCESS at t_out.
-  return AdvanceResult::reached;
+  if (errors != nullptr) N_VDestroy(errors);
+  if (weights != nullptr) N_VDestroy(weights);
+  try {
+    m.check(flag, "CVode");
+  } catch (SolverError& e) {
+    e.set_state(worst);
+    throw;
+  }
+  throw SolverError("CVode", flag, m.last_error);  // not reached: flag < 0 throws above
 }
 
 SolverStatistics CvodeIntegrator::statistics() const {

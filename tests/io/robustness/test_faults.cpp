@@ -75,8 +75,8 @@ std::size_t count_non_finite(const dctwin::io::ReportReader& report) {
 TEST_CASE("A solver failure mid-run exits 3 with the time and the solver's reason, and leaves an incomplete report",
           "[faults][cli]") {
   const auto dir = scratch("solver-failure");
-  // A largest step of 1 us needs 500,000 steps per 0.5 s output interval; CVODE gives up after its
-  // 100,000 steps per output (CV_TOO_MUCH_WORK) at t = 0.1 s.
+  // A largest step of 0.5 us needs 200,000 steps between two governor ticks (0.1 s); the integrator
+  // gives up after 100,000 steps per call (CV_TOO_MUCH_WORK), at t = 0.05 s.
   write(dir / "tiny-step.yaml", replace(slurp(scenarios / "single-node.yaml"), "  mode: fast\n",
                                         "  mode: fast\n  max_step: 5e-7 s\n"));
   const Outcome o = run_dctwin({"run", "tiny-step.yaml", "-o", "run.h5", "--duration", "60", "--quiet"}, dir);
@@ -84,7 +84,7 @@ TEST_CASE("A solver failure mid-run exits 3 with the time and the solver's reaso
   CHECK(o.code == 3);
   REQUIRE(o.err.starts_with("dctwin run: ended early at t = "));
   CHECK(o.err.find(" s: solver failure: CVode failed with CV_TOO_MUCH_WORK (-1): ") != std::string::npos);
-  CHECK(o.err.find("mxstep steps taken before reaching tout.") != std::string::npos);
+  CHECK(o.err.find("at t = 0.05 s, 100000 steps without reaching t = 0.1 s (max_steps_per_output)") != std::string::npos);
   CHECK(o.err.back() == '\n');
 
   REQUIRE(fs::exists(dir / "run.h5"));
@@ -118,7 +118,7 @@ TEST_CASE("Tolerances below the machine precision fail at the start: exit 3 and 
   CHECK(count_non_finite(report) == 0);
 }
 
-// The status gives the time CVODE reached (0.05 s: 100,000 steps of 0.5 us, CVODE's limit per
+// The status gives the time CVODE reached (0.05 s: 100,000 steps of 0.5 us, the limit per
 // call; not the last output at 0 s). For error-test and
 // corrector failures it also names the component whose state had the largest weighted local error;
 // running out of steps, as here, points at no state.

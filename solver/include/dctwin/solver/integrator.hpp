@@ -90,7 +90,8 @@ class CvodeIntegrator {
   [[nodiscard]] bool has_forced_responses() const noexcept;
 
   /// Integrates toward `t_out` (<= segment end). Returns `root_found` if an event function crossed
-  /// zero first; `time()` and `state()` then hold the crossing.
+  /// zero first; `time()` and `state()` then hold the crossing. More than max_steps_per_output
+  /// steps in one call fail with CV_TOO_MUCH_WORK, as CVODE's own limit would.
   AdvanceResult advance(double t_out);
 
   [[nodiscard]] double time() const noexcept { return t_; }
@@ -104,6 +105,9 @@ class CvodeIntegrator {
   [[nodiscard]] SolverStatistics statistics() const;
 
  private:
+  /// Records where CVODE failed (time, state, the state with the largest weighted error) and throws.
+  [[noreturn]] void fail(int flag, double t_reached);
+
   struct Impl;
   std::unique_ptr<Impl> impl_;
   double t_ = 0.0;
