@@ -431,51 +431,56 @@ class GpuPackageResponse final : public solver::ForcedResponse {
     return gpus_.source_->powered(i, ctx) ? gpus_.source_->power(i, ctx) : 0.0;
   }
 
-  void decompose(std::size_t i, Network net) {
+  void decompose(std::size_t i, const Network& net) {
+    if (net.node) decompose_fixed<4>(i, net);
+    else decompose_fixed<3>(i, net);
+  }
+
+  /// The modes of GPU i's N-node network (fixed-size Eigen types: no allocation per GPU).
+  template <int N>
+  void decompose_fixed(std::size_t i, Network net) {
+    using Matrix = Eigen::Matrix<double, N, N>;
+    using Vector = Eigen::Matrix<double, N, 1>;
     const auto& p = gpus_.p_;
     const double g_jb = 1.0 / (gpus_.spread_[i].resistance_scale * p.junction_to_base_resistance);
     const double g_hb = 1.0 / p.hbm_to_base_resistance;
-    const Eigen::Index n = net.node ? 4 : 3;
-    Eigen::MatrixXd g = Eigen::MatrixXd::Zero(n, n);
-    Eigen::VectorXd c(n);
-    c.head<3>() << p.junction_capacitance, p.hbm_capacitance, p.base_capacitance;
+    Matrix g = Matrix::Zero();
+    Vector c;
+    c(0) = p.junction_capacitance, c(1) = p.hbm_capacitance, c(2) = p.base_capacitance;
     g(0, 0) = g_jb, g(0, 2) = g(2, 0) = -g_jb;
     g(1, 1) = g_hb, g(1, 2) = g(2, 1) = -g_hb;
     g(2, 2) = g_jb + g_hb + net.g_be;
-    if (net.node) {
+    if constexpr (N == 4) {
       c(3) = net.node->capacitance;
       g(2, 3) = g(3, 2) = -net.g_be;
       g(3, 3) = net.g_be + net.node->inlet_conductance;
     }
-    const Eigen::VectorXd s = c.cwiseSqrt().cwiseInverse();
-    Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eigen(s.asDiagonal() * g * s.asDiagonal());
-    if (net.leak_slope != 0.0) {
-      Eigen::MatrixXd tangent = g;
-      tangent(0, 0) -= net.leak_slope;
-      Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> with_leakage(s.asDiagonal() * tangent * s.asDiagonal());
-      if (with_leakage.info() == Eigen::Success && with_leakage.eigenvalues().minCoeff() > 0.0)
-        eigen = with_leakage;
-      else
-        net.leak_slope = 0.0;  // the tangent would run away: carry the network without it
+    const Vector s = c.cwiseSqrt().cwiseInverse();
+    Matrix tangent = g;
+    tangent(0, 0) -= net.leak_slope;
+    Eigen::SelfAdjointEigenSolver<Matrix> eigen(s.asDiagonal() * tangent * s.asDiagonal());
+    if (net.leak_slope != 0.0 && !(eigen.info() == Eigen::Success && eigen.eigenvalues().minCoeff() > 0.0)) {
+      net.leak_slope = 0.0;  // the tangent would run away: carry the network without it
+      eigen.compute(s.asDiagonal() * g * s.asDiagonal());
     }
     DCTWIN_DEMAND(eigen.info() == Eigen::Success && eigen.eigenvalues().minCoeff() > 0.0,
                   "eigen-decomposition of a GPU package failed");
     Modes& modes = modes_[i];
     modes.net = net;
-    modes.n = static_cast<std::size_t>(n);
+    modes.n = N;
     modes.lambda.fill(0.0), modes.v.fill(0.0), modes.v_inv.fill(0.0);
-    for (Eigen::Index k = 0; k < n; ++k) {
+    for (int k = 0; k < N; ++k) {
       const auto m = static_cast<std::size_t>(k);
       modes.lambda[m] = -eigen.eigenvalues()(k);
       lambda_[kMax * i + m] = modes.lambda[m];
-      for (Eigen::Index row = 0; row < n; ++row) {
+      for (int row = 0; row < N; ++row) {
         const auto r = static_cast<std::size_t>(row);
         modes.v[kMax * r + m] = eigen.eigenvectors()(row, k) * s(row);
         modes.v_inv[kMax * m + r] = eigen.eigenvectors()(row, k) / s(row);
       }
     }
-    for (std::size_t m = modes.n; m < kMax; ++m) lambda_[kMax * i + m] = 0.0;  // unused: w = 0
-    node_capacitance_[i] = net.node ? net.node->capacitance : 0.0;
+    for (std::size_t m = N; m < kMax; ++m) lambda_[kMax * i + m] = 0.0;  // unused: w = 0
+    node_capacitance_[i] = N == 4 ? net.node->capacitance : 0.0;
   }
 
   /// A new piece for GPU i at power P from r_a (none: from the piece's steady value r_ss).
