@@ -377,22 +377,26 @@ void FacilitySite::finish_assembly() {
     if (slot.spec.group == "gpu" && slot.spec.name == "power") gpu_power_slot_ = slot.first_value;
 }
 
-electrical::FeedLoad FacilitySite::feed_load(double t, const std::vector<double>& x, const double* d) const {
+electrical::FeedLoad FacilitySite::feed_load(double t, const double* d, const std::vector<double>& leakage) const {
   electrical::FeedLoad load;
   load.it = pod_other_it_power_;
   load.mechanical = cooling_power_now_;
   const solver::EvalContext ctx{t, t, d};
   const std::size_t per_pod = layout_->gpus() / layout_->pods();
-  for (std::size_t g = 0; g < gpus_->count(); ++g) load.it[g / per_pod] += gpus_->board_power(g, ctx, x.data());
+  for (std::size_t g = 0; g < gpus_->count(); ++g) load.it[g / per_pod] += gpus_->board_power(g, ctx, leakage[g]);
   return load;
 }
 
 void FacilitySite::knot(double t, const std::vector<double>& x, const std::vector<double>& before,
                         const std::vector<double>& after) {
   if (!feed_ || t <= feed_->time()) return;  // not started yet (it starts at the first sample)
-  const electrical::FeedLoad left = feed_load(t, x, before.data());
+  // The leakage depends on x only: once for both sides of the knot.
+  knot_leakage_.resize(gpus_->count());
+  for (std::size_t g = 0; g < gpus_->count(); ++g)
+    knot_leakage_[g] = gpus_->leakage_power(g, x[static_cast<std::size_t>(gpus_->junction_index(g))]);
+  const electrical::FeedLoad left = feed_load(t, before.data(), knot_leakage_);
   feed_->advance(t, feed_right_, left);
-  feed_right_ = &before == &after ? left : feed_load(t, x, after.data());
+  feed_right_ = &before == &after ? left : feed_load(t, after.data(), knot_leakage_);
 }
 
 std::vector<electrical::GridSample> FacilitySite::take_grid_samples() {

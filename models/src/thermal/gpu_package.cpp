@@ -142,6 +142,11 @@ double GpuPackageArray::board_power(std::size_t i, const solver::EvalContext& ct
   return source_->power(i, ctx) + leakage_power(i, x[junction_index(i)]);
 }
 
+double GpuPackageArray::board_power(std::size_t i, const solver::EvalContext& ctx, double leakage) const {
+  if (!source_->powered(i, ctx)) return 0.0;
+  return source_->power(i, ctx) + leakage;
+}
+
 double GpuPackageArray::leakage_power(std::size_t i, double tj) const {
   if (p_.leakage_power_at_reference == 0.0) return 0.0;
   return spread_[i].leakage_scale * p_.leakage_power_at_reference *

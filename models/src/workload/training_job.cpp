@@ -353,15 +353,16 @@ bool TrainingJob::powered(std::size_t gpu, const solver::EvalContext& ctx) const
   return value(ctx.discrete, off_, gpu) == 0.0;
 }
 
-double TrainingJob::total_power(const double* x, const double* d, double t) const {
-  const solver::EvalContext ctx{t, t, d};
-  double total = 0.0;
-  for (std::size_t i = 0; i < gpus_.count(); ++i) total += gpus_.board_power(i, ctx, x);
-  return total;
+void TrainingJob::take_leakage(const double* x) const {
+  leakage_.resize(gpus_.count());
+  for (std::size_t i = 0; i < gpus_.count(); ++i)
+    leakage_[i] = gpus_.leakage_power(i, x[static_cast<std::size_t>(gpus_.junction_index(i))]);
 }
 
-void TrainingJob::track_power(const double* x, double* d, double t) const {
-  const double total = total_power(x, d, t);
+void TrainingJob::track_power(double* d, double t) const {
+  const solver::EvalContext ctx{t, t, d};
+  double total = 0.0;
+  for (std::size_t i = 0; i < gpus_.count(); ++i) total += gpus_.board_power(i, ctx, leakage_[i]);
   slot(d, power_min_) = std::min(value(d, power_min_), total);
   slot(d, power_max_) = std::max(value(d, power_max_), total);
 }
@@ -566,13 +567,14 @@ GovernorState TrainingJob::governor_state(const double* d, std::size_t gpu) cons
   return s;
 }
 
-GovernorInputs TrainingJob::governor_inputs(std::size_t gpu, const double* x, const PhaseSpec& spec) const {
+GovernorInputs TrainingJob::governor_inputs(std::size_t gpu, const double* x, const PhaseSpec& spec,
+                                            double leakage) const {
   GovernorInputs in;
   in.junction_temperature = x[gpus_.junction_index(gpu)];
   in.hbm_temperature = x[gpus_.hbm_index(gpu)];
   // The power cap acts on this GPU's own dynamic power: its power scale multiplies the activity.
   in.activity = spec.activity * gpus_.spread(gpu).power_scale;
-  in.leakage_power = gpus_.leakage_power(gpu, in.junction_temperature);
+  in.leakage_power = leakage;
   in.working = spec.working;
   return in;
 }
@@ -583,10 +585,11 @@ bool TrainingJob::update_discrete(const solver::EvalContext& ctx, const double* 
   bool changed = false;
   bool shutdown = false;
   std::size_t throttled = 0;
+  take_leakage(x);
   for (std::size_t i = 0; i < gpus_.count(); ++i) {
     if (value(d, off_, i) != 0.0) continue;
     const GovernorState s = governor_state(d, i);
-    const GovernorState next = governor_.update(s, governor_inputs(i, x, spec));
+    const GovernorState next = governor_.update(s, governor_inputs(i, x, spec, leakage_[i]));
     if (next.shut_down) {
       slot(d_next, off_, i) = 1.0;
       slot(d_next, clock_, i) = 0.0;
@@ -608,7 +611,7 @@ bool TrainingJob::update_discrete(const solver::EvalContext& ctx, const double* 
     regate(ctx.t, d_next);
   }
   changed |= rebase_ramps(ctx.t, d, d_next);
-  track_power(x, d_next, ctx.t);
+  track_power(d_next, ctx.t);
   return changed;
 }
 
@@ -636,16 +639,17 @@ bool TrainingJob::scheduled_update(const solver::EvalContext& ctx, const double*
   // there is no work, the power cap for the new activity, the thermal ceilings as they are (the
   // thermal controller moves only at its own updates).
   const PhaseSpec spec = phase_spec(phase(d_next));
+  take_leakage(x);
   for (std::size_t i = 0; i < gpus_.count(); ++i) {
     if (value(d_next, off_, i) != 0.0) continue;
-    const GovernorState next = governor_.reclock(governor_state(d_next, i), governor_inputs(i, x, spec));
+    const GovernorState next = governor_.reclock(governor_state(d_next, i), governor_inputs(i, x, spec, leakage_[i]));
     if (next.shut_down) continue;  // the next periodic update shuts it down
     slot(d_next, clock_, i) = next.clock;
     slot(d_next, reasons_, i) = static_cast<double>(next.reasons);
   }
   regate(t, d_next);
   rebase_ramps(t, ctx.discrete, d_next);
-  track_power(x, d_next, t);
+  track_power(d_next, t);
   return true;
 }
 

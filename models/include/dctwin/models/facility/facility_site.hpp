@@ -50,9 +50,10 @@ class FacilitySite final : public Site {
 
  private:
   void finish_assembly();
-  /// The facility load at (t, x, d): GPUs exactly, the rest of the IT load and the cooling as at
-  /// the last sample.
-  [[nodiscard]] electrical::FeedLoad feed_load(double t, const std::vector<double>& x, const double* d) const;
+  /// The facility load at time t with discrete state d: GPUs exactly (each one's leakage given in
+  /// `leakage`, taken from x by the caller), the rest of the IT load and the cooling as at the
+  /// last sample.
+  [[nodiscard]] electrical::FeedLoad feed_load(double t, const double* d, const std::vector<double>& leakage) const;
 
   std::unique_ptr<FacilityLayout> layout_;
   std::unique_ptr<FlowPlan> flows_;
@@ -83,6 +84,7 @@ class FacilitySite final : public Site {
   std::optional<electrical::ElectricalParameters> electrical_;
   std::unique_ptr<electrical::ElectricalFeed> feed_;
   electrical::FeedLoad feed_right_;           // load just after the last knot
+  std::vector<double> knot_leakage_;          // each GPU's leakage at the knot being handled [W]
   std::vector<double> pod_other_it_power_;    // non-GPU IT power per pod at the last sample [W]
   double cooling_power_now_ = 0.0;            // cooling power at the last sample [W]
   std::size_t gpu_power_slot_ = 0;            // position of /gpu/power in the output buffer

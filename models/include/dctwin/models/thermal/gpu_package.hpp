@@ -114,6 +114,8 @@ class GpuPackageArray final : public solver::Component {
   [[nodiscard]] solver::Index heat_generated_index() const { return index(heat_generated_); }
   /// P_i + L_i [W] at state x on the segment described by ctx.
   [[nodiscard]] double board_power(std::size_t i, const solver::EvalContext& ctx, const double* x) const;
+  /// The same with GPU i's leakage already known (leakage_power at its junction temperature) [W].
+  [[nodiscard]] double board_power(std::size_t i, const solver::EvalContext& ctx, double leakage) const;
   /// Leakage power of GPU i at junction temperature T_j when powered [W].
   [[nodiscard]] double leakage_power(std::size_t i, double junction_temperature) const;
   /// Sum over GPUs of C T [J] (thermal energy above 0 K, for balances).

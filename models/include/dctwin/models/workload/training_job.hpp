@@ -130,9 +130,6 @@ class TrainingJob final : public solver::Component, public thermal::GpuPowerSour
   [[nodiscard]] double step_progress(const double* d, double t) const;
   /// Summary figures of a run that lasted `duration` seconds (from the final discrete state).
   [[nodiscard]] std::vector<solver::SummaryFigure> summary(const double* d, double duration) const;
-  /// Total board power of the GPUs at state (x, d) and time t [W] (leakage included; t places
-  /// power-smoothing ramps).
-  [[nodiscard]] double total_power(const double* x, const double* d, double t) const;
 
   // thermal::GpuPowerSource
   [[nodiscard]] double power(std::size_t gpu, const solver::EvalContext& ctx) const override;
@@ -159,7 +156,10 @@ class TrainingJob final : public solver::Component, public thermal::GpuPowerSour
   };
   [[nodiscard]] PhaseSpec phase_spec(JobPhase phase, bool mitigated = true) const;
   [[nodiscard]] GovernorState governor_state(const double* d, std::size_t gpu) const;
-  [[nodiscard]] GovernorInputs governor_inputs(std::size_t gpu, const double* x, const PhaseSpec& spec) const;
+  /// What GPU i's governor reads; its leakage (at its junction temperature in x) is given.
+  [[nodiscard]] GovernorInputs governor_inputs(std::size_t gpu, const double* x, const PhaseSpec& spec, double leakage) const;
+  /// Each GPU's leakage at its junction temperature in x, into leakage_ (one exp per GPU per update).
+  void take_leakage(const double* x) const;
   /// Activity of GPU i in the phase (with the wait of GPUs faster than the gate).
   /// `mitigated`: with software fill (false: the activity the work itself asks for).
   [[nodiscard]] double activity(const double* d, std::size_t gpu, bool mitigated = true) const;
@@ -194,7 +194,8 @@ class TrainingJob final : public solver::Component, public thermal::GpuPowerSour
   [[nodiscard]] double gate_ratio(const double* d) const;
   [[nodiscard]] double& slot(double* d, int group, std::size_t i = 0) const;
   [[nodiscard]] double value(const double* d, int group, std::size_t i = 0) const;
-  void track_power(const double* x, double* d, double t) const;
+  /// Power extremes: the total board power at d and t, with the leakage from take_leakage().
+  void track_power(double* d, double t) const;
 
   WorkloadParameters p_;
   const thermal::GpuPackageArray& gpus_;
@@ -212,6 +213,8 @@ class TrainingJob final : public solver::Component, public thermal::GpuPowerSour
     double gate = 0.0, clock = 0.0, power = 0.0;
   };
   mutable std::vector<CommandedPower> commanded_memo_;
+  /// Each GPU's leakage at the update in progress (shared by its governor and the power tracking).
+  mutable std::vector<double> leakage_;
   // Discrete groups.
   int clock_ = 0, reasons_ = 0, ceiling_ = 0, off_ = 0;
   int phase_ = 0, phase_end_ = 0, work_left_ = 0, last_regate_ = 0, gate_ = 0;
