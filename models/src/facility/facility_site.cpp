@@ -391,9 +391,7 @@ void FacilitySite::knot(double t, const std::vector<double>& x, const std::vecto
                         const std::vector<double>& after) {
   if (!feed_ || t <= feed_->time()) return;  // not started yet (it starts at the first sample)
   // The leakage depends on x only: once for both sides of the knot.
-  knot_leakage_.resize(gpus_->count());
-  for (std::size_t g = 0; g < gpus_->count(); ++g)
-    knot_leakage_[g] = gpus_->leakage_power(g, x[static_cast<std::size_t>(gpus_->junction_index(g))]);
+  gpus_->leakage_powers(x.data(), knot_leakage_);
   const electrical::FeedLoad left = feed_load(t, before.data(), knot_leakage_);
   feed_->advance(t, feed_right_, left);
   feed_right_ = &before == &after ? left : feed_load(t, after.data(), knot_leakage_);

@@ -153,6 +153,11 @@ double GpuPackageArray::leakage_power(std::size_t i, double tj) const {
          std::exp(p_.leakage_temperature_coefficient * (tj - p_.leakage_reference_temperature));
 }
 
+void GpuPackageArray::leakage_powers(const double* x, std::vector<double>& leakage) const {
+  leakage.resize(count());
+  for (std::size_t i = 0; i < count(); ++i) leakage[i] = leakage_power(i, x[junction_index(i)]);
+}
+
 double GpuPackageArray::stored_energy(const double* x) const {
   double e = 0.0;
   for (std::size_t i = 0; i < count(); ++i)

@@ -353,12 +353,6 @@ bool TrainingJob::powered(std::size_t gpu, const solver::EvalContext& ctx) const
   return value(ctx.discrete, off_, gpu) == 0.0;
 }
 
-void TrainingJob::take_leakage(const double* x) const {
-  leakage_.resize(gpus_.count());
-  for (std::size_t i = 0; i < gpus_.count(); ++i)
-    leakage_[i] = gpus_.leakage_power(i, x[static_cast<std::size_t>(gpus_.junction_index(i))]);
-}
-
 void TrainingJob::track_power(double* d, double t) const {
   const solver::EvalContext ctx{t, t, d};
   double total = 0.0;
@@ -585,7 +579,7 @@ bool TrainingJob::update_discrete(const solver::EvalContext& ctx, const double* 
   bool changed = false;
   bool shutdown = false;
   std::size_t throttled = 0;
-  take_leakage(x);
+  gpus_.leakage_powers(x, leakage_);
   for (std::size_t i = 0; i < gpus_.count(); ++i) {
     if (value(d, off_, i) != 0.0) continue;
     const GovernorState s = governor_state(d, i);
@@ -639,7 +633,7 @@ bool TrainingJob::scheduled_update(const solver::EvalContext& ctx, const double*
   // there is no work, the power cap for the new activity, the thermal ceilings as they are (the
   // thermal controller moves only at its own updates).
   const PhaseSpec spec = phase_spec(phase(d_next));
-  take_leakage(x);
+  gpus_.leakage_powers(x, leakage_);
   for (std::size_t i = 0; i < gpus_.count(); ++i) {
     if (value(d_next, off_, i) != 0.0) continue;
     const GovernorState next = governor_.reclock(governor_state(d_next, i), governor_inputs(i, x, spec, leakage_[i]));

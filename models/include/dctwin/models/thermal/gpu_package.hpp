@@ -118,6 +118,8 @@ class GpuPackageArray final : public solver::Component {
   [[nodiscard]] double board_power(std::size_t i, const solver::EvalContext& ctx, double leakage) const;
   /// Leakage power of GPU i at junction temperature T_j when powered [W].
   [[nodiscard]] double leakage_power(std::size_t i, double junction_temperature) const;
+  /// leakage_power of every GPU at its junction temperature in x, into `leakage` (resized) [W].
+  void leakage_powers(const double* x, std::vector<double>& leakage) const;
   /// Sum over GPUs of C T [J] (thermal energy above 0 K, for balances).
   [[nodiscard]] double stored_energy(const double* x) const;
   [[nodiscard]] const GpuPackageParameters& parameters() const { return p_; }

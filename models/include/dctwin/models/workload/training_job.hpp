@@ -158,8 +158,6 @@ class TrainingJob final : public solver::Component, public thermal::GpuPowerSour
   [[nodiscard]] GovernorState governor_state(const double* d, std::size_t gpu) const;
   /// What GPU i's governor reads; its leakage (at its junction temperature in x) is given.
   [[nodiscard]] GovernorInputs governor_inputs(std::size_t gpu, const double* x, const PhaseSpec& spec, double leakage) const;
-  /// Each GPU's leakage at its junction temperature in x, into leakage_ (one exp per GPU per update).
-  void take_leakage(const double* x) const;
   /// Activity of GPU i in the phase (with the wait of GPUs faster than the gate).
   /// `mitigated`: with software fill (false: the activity the work itself asks for).
   [[nodiscard]] double activity(const double* d, std::size_t gpu, bool mitigated = true) const;
@@ -194,7 +192,7 @@ class TrainingJob final : public solver::Component, public thermal::GpuPowerSour
   [[nodiscard]] double gate_ratio(const double* d) const;
   [[nodiscard]] double& slot(double* d, int group, std::size_t i = 0) const;
   [[nodiscard]] double value(const double* d, int group, std::size_t i = 0) const;
-  /// Power extremes: the total board power at d and t, with the leakage from take_leakage().
+  /// Power extremes: the total board power at d and t, with the leakage taken into leakage_ at this update.
   void track_power(double* d, double t) const;
 
   WorkloadParameters p_;
