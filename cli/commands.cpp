@@ -12,6 +12,7 @@
 #include "dctwin/models/facility/site.hpp"
 #include "dctwin/io/units.hpp"
 #include "dctwin/solver/integrator.hpp"
+#include "dctwin/solver/parallel.hpp"
 #include "exit_codes.hpp"
 #include "progress.hpp"
 
@@ -53,6 +54,7 @@ int run_command(const RunArguments& arguments, const std::atomic<bool>& stop_req
     return exit_usage;
   }
   overrides.seed = arguments.seed;
+  solver::set_thread_budget(arguments.threads);
 
   try {
     const io::ScenarioDocument document = io::load_scenario_file(arguments.scenario, overrides);

@@ -13,6 +13,7 @@ struct RunArguments {
   std::optional<std::string> duration;
   std::optional<std::string> output_interval;
   std::optional<long long> seed;
+  int threads = 0;  ///< threads for the loops over GPUs (0: OpenMP's default)
   bool quiet = false;
 };
 

@@ -51,6 +51,11 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--duration", run.duration, "Simulated time, e.g. 600, '10 min', '24 h'");
   run_cmd->add_option("--output-interval", run.output_interval, "Sampling interval, e.g. 1, '0.5 s', '1 min'");
   run_cmd->add_option("--seed", run.seed, "Seed of the random draws")->check(CLI::NonNegativeNumber);
+  run_cmd->add_option("--threads", run.threads,
+                      "Threads for the loops over GPUs (0: OMP_NUM_THREADS if set, else one per CPU); results do not "
+                      "depend on it")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   run_cmd->add_flag("-q,--quiet", run.quiet, "No progress and no summary table");
 
   std::string check_scenario;

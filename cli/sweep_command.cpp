@@ -12,6 +12,7 @@
 #include "dctwin/io/report.hpp"
 #include "dctwin/io/run.hpp"
 #include "dctwin/models/facility/site.hpp"
+#include "dctwin/solver/parallel.hpp"
 #include "exit_codes.hpp"
 
 namespace dctwin::cli {
@@ -283,7 +284,10 @@ int run_on_threads(SweepJob& job, int jobs, const std::atomic<bool>& stop_reques
   job.announce(fmt::format("on {} thread{}", threads, threads == 1 ? "" : "s"));
 
   std::atomic<std::size_t> next{0};
+  // The CPUs are shared among the members running at once (a single member's run would take them all).
+  const int member_threads = threads > 1 ? std::max(1, available_cpus() / static_cast<int>(threads)) : 0;
   const auto worker = [&] {
+    solver::set_thread_budget(member_threads);
     while (!stop_requested.load()) {
       const std::size_t slot = next.fetch_add(1);
       if (slot >= pending.size()) break;

@@ -26,6 +26,7 @@
 #include <memory>
 
 #include "dctwin/solver/check.hpp"
+#include "vector_operations.hpp"
 
 namespace dctwin::solver {
 
@@ -233,6 +234,7 @@ CvodeIntegrator::CvodeIntegrator(const System& system, IntegratorSettings settin
   const auto n = static_cast<sunindextype>(system.size());
   m.y = N_VNew_Serial(n, m.context);
   if (m.y == nullptr) throw SolverError("N_VNew_Serial", "out of memory");
+  use_block_operations(m.y);
   const SparsePattern& p = system.jacobian_pattern();
   m.matrix = SUNSparseMatrix(n, n, static_cast<sunindextype>(p.nonzeros()), CSR_MAT, m.context);
   if (m.matrix == nullptr) throw SolverError("SUNSparseMatrix", "out of memory");

@@ -8,6 +8,7 @@
 
 #include "dctwin/io/scenario.hpp"
 #include "dctwin/models/facility/facility_site.hpp"
+#include "dctwin/solver/parallel.hpp"
 
 using dctwin::models::facility::FacilitySite;
 
@@ -49,6 +50,20 @@ double figure(const std::vector<dctwin::solver::SummaryFigure>& summary, const s
     if (f.name == name) return f.value;
   FAIL("no summary figure " << name);
   return 0.0;
+}
+
+/// scenarios/pod-l2a.yaml with another duration.
+std::string pod_scenario(const std::string& duration) {
+  std::ifstream file(DCTWIN_SOURCE_DIR "/scenarios/pod-l2a.yaml");
+  REQUIRE(file);
+  std::stringstream buffer;
+  buffer << file.rdbuf();
+  std::string text = buffer.str();
+  const std::string line = "  duration: 10 min\n";
+  const auto at = text.find(line);
+  REQUIRE(at != std::string::npos);
+  text.replace(at, line.size(), "  duration: " + duration + "\n");
+  return text;
 }
 
 }  // namespace
@@ -230,14 +245,7 @@ TEST_CASE("The fast mode equals the reference mode on the pod scenario", "[model
   // scenarios/pod-l2a.yaml (3,072 GPUs, 64 racks, the Llama 3 job with its governors), its first
   // minute: ~10 training steps with their phase edges and 600 governor ticks. Fast mode (the
   // default tolerances, dense output across governor ticks) against reference mode (1e-10).
-  std::ifstream file(DCTWIN_SOURCE_DIR "/scenarios/pod-l2a.yaml");
-  REQUIRE(file);
-  std::stringstream buffer;
-  buffer << file.rdbuf();
-  std::string text = buffer.str();
-  const auto duration = text.find("  duration: 10 min\n");
-  REQUIRE(duration != std::string::npos);
-  text.replace(duration, std::string("  duration: 10 min\n").size(), "  duration: 60 s\n");
+  const std::string text = pod_scenario("60 s");
   struct Run {
     std::vector<dctwin::solver::SummaryFigure> summary;
     std::vector<std::vector<double>> junction;  // per sample, every GPU's junction temperature [K]
@@ -286,4 +294,49 @@ TEST_CASE("The fast mode equals the reference mode on the pod scenario", "[model
   CHECK(figure(fast.summary, "heat_generated") == Approx(figure(reference.summary, "heat_generated")).epsilon(1e-3));
   CHECK(figure(fast.summary, "it_power_mean") == Approx(figure(reference.summary, "it_power_mean")).epsilon(1e-3));
   CHECK(std::abs(figure(fast.summary, "mfu_mean") - figure(reference.summary, "mfu_mean")) <= 5e-4);
+}
+
+TEST_CASE("One thread or two: the pod's results are the same to the last digit", "[models][facility][parallel]") {
+  // The loops over the 3,072 GPUs and CVODE's operations on the ~12,500 states run on the thread
+  // budget; every sum is formed per fixed block and then in block order (solver/parallel.hpp).
+  // On a one-CPU machine both runs use one thread and the test cannot tell them apart.
+  const auto doc = dctwin::io::parse_scenario(pod_scenario("20 s"), "pod-l2a.yaml", dctwin::models::facility::scenario_schema());
+  struct Result {
+    std::vector<double> state, discrete;
+    std::vector<dctwin::solver::SummaryFigure> summary;
+    int threads = 0;
+  };
+  auto run_on = [&](int threads) {
+    dctwin::solver::set_thread_budget(threads);
+    FacilitySite site(doc.tree, std::nullopt);
+    Observer observer;
+    observer.site = &site;
+    dctwin::solver::Simulator simulator(site.system(), site.settings());
+    const auto x0 = site.initial_state();
+    const bool finished = simulator.run(x0, observer).finished();
+    Result r{simulator.final_state(), simulator.final_discrete(),
+             site.summary(x0, simulator.final_state(), simulator.final_discrete()),
+             dctwin::solver::threads_in_use()};
+    dctwin::solver::set_thread_budget(0);
+    REQUIRE(finished);
+    return r;
+  };
+  const Result one = run_on(1);
+  const Result two = run_on(2);
+  CHECK(one.threads == 1);
+  INFO("threads in the second run: " << two.threads);
+  auto same = [](double a, double b) { return a == b || (std::isnan(a) && std::isnan(b)); };
+  auto differing = [&](const std::vector<double>& a, const std::vector<double>& b) {
+    REQUIRE(a.size() == b.size());
+    std::size_t n = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) n += same(a[i], b[i]) ? 0 : 1;
+    return n;
+  };
+  CHECK(differing(one.state, two.state) == 0);
+  CHECK(differing(one.discrete, two.discrete) == 0);
+  REQUIRE(one.summary.size() == two.summary.size());
+  for (std::size_t k = 0; k < one.summary.size(); ++k) {
+    INFO(one.summary[k].name);
+    CHECK(same(one.summary[k].value, two.summary[k].value));
+  }
 }

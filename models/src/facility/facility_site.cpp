@@ -1,12 +1,15 @@
 #include "dctwin/models/facility/facility_site.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
+#include <vector>
 
 #include "dctwin/models/fluid/coolant.hpp"
 #include "dctwin/models/hydraulic/loops.hpp"
 #include "dctwin/solver/check.hpp"
+#include "dctwin/solver/parallel.hpp"
 
 namespace dctwin::models::facility {
 
@@ -383,7 +386,15 @@ electrical::FeedLoad FacilitySite::feed_load(double t, const double* d, const st
   load.mechanical = cooling_power_now_;
   const solver::EvalContext ctx{t, t, d};
   const std::size_t per_pod = layout_->gpus() / layout_->pods();
-  for (std::size_t g = 0; g < gpus_->count(); ++g) load.it[g / per_pod] += gpus_->board_power(g, ctx, leakage[g]);
+  // Each pod's GPUs, summed per block of GPUs and then over the blocks in order.
+  std::array<std::vector<double>, solver::parallel_blocks> pod_sums;
+  solver::for_each_block(gpus_->count(), [&](const solver::BlockRange& block) {
+    std::vector<double>& sums = pod_sums[block.block];
+    sums.assign(layout_->pods(), 0.0);
+    for (std::size_t g = block.first; g < block.last; ++g) sums[g / per_pod] += gpus_->board_power(g, ctx, leakage[g]);
+  });
+  for (const auto& sums : pod_sums)
+    for (std::size_t pod = 0; pod < sums.size(); ++pod) load.it[pod] += sums[pod];
   return load;
 }
 

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "dctwin/solver/check.hpp"
+#include "dctwin/solver/parallel.hpp"
 
 namespace dctwin::models::facility {
 
@@ -69,14 +70,15 @@ void RackPlateCoolant::initial_state(double* x) const {
 
 void RackPlateCoolant::derivatives(const solver::EvalContext& ctx, const double* x, double* xdot) const {
   const PhaseConstants& k = phase_constants_[flows_.phase_index(ctx.segment_start)];
-  for (std::size_t r = 0; r < layout_.racks(); ++r) {
-    const double t_supply = x[pods_->supply_index(layout_.pod_of_rack(r))];
-    for (std::size_t g = r * layout_.gpus_per_rack(); g < (r + 1) * layout_.gpus_per_rack(); ++g) {
+  const std::size_t per_rack = layout_.gpus_per_rack();
+  solver::for_each_block(layout_.gpus(), [&](const solver::BlockRange& block) {
+    for (std::size_t g = block.first; g < block.last; ++g) {
+      const double t_supply = x[pods_->supply_index(layout_.pod_of_rack(g / per_rack))];
       const double c_g = k.capacity_rate[g], g_cp = k.conductance[g];
       const double tc = x[temperature_index(g)];
       xdot[temperature_index(g)] += (c_g * (t_supply - tc) + g_cp * (x[gpus_.base_index(g)] - tc)) / capacitance_;
     }
-  }
+  });
 }
 
 void RackPlateCoolant::jacobian_pattern(solver::PatternSink& pattern) const {

@@ -12,6 +12,7 @@
 #include <Eigen/Dense>
 
 #include "dctwin/solver/check.hpp"
+#include "dctwin/solver/parallel.hpp"
 
 namespace dctwin::models::thermal {
 
@@ -155,7 +156,9 @@ double GpuPackageArray::leakage_power(std::size_t i, double tj) const {
 
 void GpuPackageArray::leakage_powers(const double* x, std::vector<double>& leakage) const {
   leakage.resize(count());
-  for (std::size_t i = 0; i < count(); ++i) leakage[i] = leakage_power(i, x[junction_index(i)]);
+  solver::for_each_block(count(), [&](const solver::BlockRange& block) {
+    for (std::size_t i = block.first; i < block.last; ++i) leakage[i] = leakage_power(i, x[junction_index(i)]);
+  });
 }
 
 double GpuPackageArray::stored_energy(const double* x) const {
@@ -179,23 +182,25 @@ void GpuPackageArray::derivatives(const solver::EvalContext& ctx, const double* 
   DCTWIN_DEMAND(environment_ != nullptr, "GPU packages are not connected to an environment");
   DCTWIN_DEMAND(source_ != nullptr, "GPU packages are not connected to a power source");
   const double f_h = p_.hbm_power_fraction;
-  double total = 0.0;
-  for (std::size_t i = 0; i < count(); ++i) {
-    const double tj = x[junction_index(i)], th = x[hbm_index(i)], tb = x[base_index(i)];
-    const auto terms = environment_->environment_terms(i);
-    const double te = terms[0].second * x[terms[0].first] + terms[1].second * x[terms[1].first];
-    const bool on = source_->powered(i, ctx);
-    const double p = on ? source_->power(i, ctx) : 0.0;
-    const double leak = on ? leakage_power(i, tj) : 0.0;
-    const double q_jb = (tj - tb) / (spread_[i].resistance_scale * p_.junction_to_base_resistance);
-    const double q_hb = (th - tb) / p_.hbm_to_base_resistance;
-    const double q_be = (tb - te) / environment_->environment_resistance(i, ctx);
-    xdot[junction_index(i)] += ((1.0 - f_h) * p + leak - q_jb) / p_.junction_capacitance;
-    xdot[hbm_index(i)] += (f_h * p - q_hb) / p_.hbm_capacitance;
-    xdot[base_index(i)] += (q_jb + q_hb - q_be) / p_.base_capacitance;
-    total += p + leak;
-  }
-  xdot[heat_generated_index()] += total;
+  solver::BlockSums total{};
+  solver::for_each_block(count(), [&](const solver::BlockRange& block) {
+    for (std::size_t i = block.first; i < block.last; ++i) {
+      const double tj = x[junction_index(i)], th = x[hbm_index(i)], tb = x[base_index(i)];
+      const auto terms = environment_->environment_terms(i);
+      const double te = terms[0].second * x[terms[0].first] + terms[1].second * x[terms[1].first];
+      const bool on = source_->powered(i, ctx);
+      const double p = on ? source_->power(i, ctx) : 0.0;
+      const double leak = on ? leakage_power(i, tj) : 0.0;
+      const double q_jb = (tj - tb) / (spread_[i].resistance_scale * p_.junction_to_base_resistance);
+      const double q_hb = (th - tb) / p_.hbm_to_base_resistance;
+      const double q_be = (tb - te) / environment_->environment_resistance(i, ctx);
+      xdot[junction_index(i)] += ((1.0 - f_h) * p + leak - q_jb) / p_.junction_capacitance;
+      xdot[hbm_index(i)] += (f_h * p - q_hb) / p_.hbm_capacitance;
+      xdot[base_index(i)] += (q_jb + q_hb - q_be) / p_.base_capacitance;
+      total[block.block] += p + leak;
+    }
+  });
+  xdot[heat_generated_index()] += solver::ordered_sum(total);
 }
 
 void GpuPackageArray::jacobian_pattern(solver::PatternSink& pattern) const {
@@ -356,58 +361,45 @@ class GpuPackageResponse final : public solver::ForcedResponse {
 
   void reset(const solver::EvalContext& ctx, const double* x) override {
     t_anchor_ = ctx.t;
-    const auto& p = gpus_.p_;
-    for (std::size_t i = 0; i < gpus_.count(); ++i) {
-      Network net;
-      net.g_be = 1.0 / gpus_.environment_->environment_resistance(i, ctx);
-      if (node_[i] >= 0) {
-        const GpuEnvironment::OwnNode node = gpus_.environment_->own_node(i, ctx);
-        if (node.inlet_conductance > 0.0) net.node = node;
-      }
-      Modes& modes = modes_[i];
-      // The leakage tangent at T_0 (none without a state to take T_0 from, or while unpowered).
-      net.leak_slope = 0.0;
-      net.leak_temperature = modes.net.leak_temperature;
-      if (x != nullptr && p.leakage_power_at_reference != 0.0 && gpus_.source_->powered(i, ctx)) {
-        const double tj = x[gpus_.junction_index(i)];
-        if (!(std::abs(tj - net.leak_temperature) <= 1.0)) net.leak_temperature = tj;
-        net.leak_slope = p.leakage_temperature_coefficient * gpus_.leakage_power(i, net.leak_temperature);
-      }
-      if (!(net == modes.net)) decompose(i, net);
-      // r starts at its steady value (w = 0, r constant until the next power step): the state's
-      // own transient, if any, stays with the integrator, and r adds none of its own.
-      start_piece(i, std::nullopt, power(i, ctx));
-    }
+    solver::for_each_block(gpus_.count(), [&](const solver::BlockRange& block) {
+      for (std::size_t i = block.first; i < block.last; ++i) reset_gpu(i, ctx, x);
+    });
   }
 
   void reanchor(const solver::EvalContext& ctx, const double*) override {
     const double tau = ctx.t - t_anchor_;
     t_anchor_ = ctx.t;
-    for (std::size_t i = 0; i < gpus_.count(); ++i) {
-      Vec r{}, r_dot{};
-      value(i, tau, r, r_dot);
-      start_piece(i, r, power(i, ctx));
-    }
+    solver::for_each_block(gpus_.count(), [&](const solver::BlockRange& block) {
+      for (std::size_t i = block.first; i < block.last; ++i) {
+        Vec r{}, r_dot{};
+        value(i, tau, r, r_dot);
+        start_piece(i, r, power(i, ctx));
+      }
+    });
   }
 
   void evaluate(double t, double* r, double* r_dot) const override {
     const double tau = t - t_anchor_;
     const auto& p = gpus_.p_;
-    double heat = 0.0, heat_rate = 0.0;
-    for (std::size_t i = 0; i < gpus_.count(); ++i) {
-      Vec ri{}, di{};
-      value(i, tau, ri, di);
-      const auto k = static_cast<solver::Index>(i);
-      r[junction_ + k] = ri[0], r[hbm_ + k] = ri[1], r[base_ + k] = ri[2];
-      r_dot[junction_ + k] = di[0], r_dot[hbm_ + k] = di[1], r_dot[base_ + k] = di[2];
-      // r_e and r_e' are 0 for a GPU in the three-node form; C_e is 0 for it too.
-      if (node_[i] >= 0) r[node_[i]] = ri[3], r_dot[node_[i]] = di[3];
-      const double c_e = node_capacitance_[i];
-      heat += p.junction_capacitance * ri[0] + p.hbm_capacitance * ri[1] + p.base_capacitance * ri[2] + c_e * ri[3];
-      heat_rate += p.junction_capacitance * di[0] + p.hbm_capacitance * di[1] + p.base_capacitance * di[2] + c_e * di[3];
-    }
-    r[heat_] = heat;
-    r_dot[heat_] = heat_rate;
+    solver::BlockSums heat{}, heat_rate{};
+    solver::for_each_block(gpus_.count(), [&](const solver::BlockRange& block) {
+      for (std::size_t i = block.first; i < block.last; ++i) {
+        Vec ri{}, di{};
+        value(i, tau, ri, di);
+        const auto k = static_cast<solver::Index>(i);
+        r[junction_ + k] = ri[0], r[hbm_ + k] = ri[1], r[base_ + k] = ri[2];
+        r_dot[junction_ + k] = di[0], r_dot[hbm_ + k] = di[1], r_dot[base_ + k] = di[2];
+        // r_e and r_e' are 0 for a GPU in the three-node form; C_e is 0 for it too.
+        if (node_[i] >= 0) r[node_[i]] = ri[3], r_dot[node_[i]] = di[3];
+        const double c_e = node_capacitance_[i];
+        heat[block.block] +=
+            p.junction_capacitance * ri[0] + p.hbm_capacitance * ri[1] + p.base_capacitance * ri[2] + c_e * ri[3];
+        heat_rate[block.block] +=
+            p.junction_capacitance * di[0] + p.hbm_capacitance * di[1] + p.base_capacitance * di[2] + c_e * di[3];
+      }
+    });
+    r[heat_] = solver::ordered_sum(heat);
+    r_dot[heat_] = solver::ordered_sum(heat_rate);
   }
 
  private:
@@ -436,6 +428,30 @@ class GpuPackageResponse final : public solver::ForcedResponse {
   // A piece's coefficients, kPiece per GPU in one flat array (what evaluate() streams through):
   // r_ss (kMax), then w_m in column m of a row-major kMax x kMax block.
   static constexpr std::size_t kPiece = kMax + kMax * kMax;
+
+  /// GPU i's network at ctx (re-decomposed when it changed) and a piece at its steady value.
+  void reset_gpu(std::size_t i, const solver::EvalContext& ctx, const double* x) {
+    const auto& p = gpus_.p_;
+    Network net;
+    net.g_be = 1.0 / gpus_.environment_->environment_resistance(i, ctx);
+    if (node_[i] >= 0) {
+      const GpuEnvironment::OwnNode node = gpus_.environment_->own_node(i, ctx);
+      if (node.inlet_conductance > 0.0) net.node = node;
+    }
+    Modes& modes = modes_[i];
+    // The leakage tangent at T_0 (none without a state to take T_0 from, or while unpowered).
+    net.leak_slope = 0.0;
+    net.leak_temperature = modes.net.leak_temperature;
+    if (x != nullptr && p.leakage_power_at_reference != 0.0 && gpus_.source_->powered(i, ctx)) {
+      const double tj = x[gpus_.junction_index(i)];
+      if (!(std::abs(tj - net.leak_temperature) <= 1.0)) net.leak_temperature = tj;
+      net.leak_slope = p.leakage_temperature_coefficient * gpus_.leakage_power(i, net.leak_temperature);
+    }
+    if (!(net == modes.net)) decompose(i, net);
+    // r starts at its steady value (w = 0, r constant until the next power step): the state's
+    // own transient, if any, stays with the integrator, and r adds none of its own.
+    start_piece(i, std::nullopt, power(i, ctx));
+  }
 
   [[nodiscard]] double power(std::size_t i, const solver::EvalContext& ctx) const {
     return gpus_.source_->powered(i, ctx) ? gpus_.source_->power(i, ctx) : 0.0;

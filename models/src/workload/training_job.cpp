@@ -1,11 +1,13 @@
 #include "dctwin/models/workload/training_job.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <utility>
 
 #include "dctwin/solver/check.hpp"
+#include "dctwin/solver/parallel.hpp"
 
 namespace dctwin::models::workload {
 
@@ -318,33 +320,36 @@ double TrainingJob::power(std::size_t gpu, const solver::EvalContext& ctx) const
 bool TrainingJob::rebase_ramps(double t, const double* d, double* d_next) const {
   const bool smoothing = p_.smoothing.enabled;
   if (!smoothing && !p_.smoothing.fill_enabled) return false;
-  bool rebased = false;
   const double mark = value(d, energy_mark_);
   const bool phase_changed = phase(d) != phase(d_next);
-  double energy = 0.0;
-  for (std::size_t i = 0; i < gpus_.count(); ++i) {
-    const bool was_on = value(d, off_, i) == 0.0;
-    const double origin = value(d, ramp_origin_, i), start = value(d, ramp_start_, i);
-    const double old_target = was_on ? commanded_power(d, i) : 0.0;
-    // Energy since the last update: what the GPU drew less what its work asked for (constant).
-    if (was_on && std::isfinite(mark) && t > mark) {
-      const double drawn = smoothing ? smoothed_energy(p_.smoothing, origin, old_target, mark - start, t - start)
-                                     : old_target * (t - mark);
-      energy += drawn - commanded_power(d, i, false) * (t - mark);
+  std::array<bool, solver::parallel_blocks> block_rebased{};
+  solver::BlockSums energy{};
+  solver::for_each_block(gpus_.count(), [&](const solver::BlockRange& block) {
+    for (std::size_t i = block.first; i < block.last; ++i) {
+      const bool was_on = value(d, off_, i) == 0.0;
+      const double origin = value(d, ramp_origin_, i), start = value(d, ramp_start_, i);
+      const double old_target = was_on ? commanded_power(d, i) : 0.0;
+      // Energy since the last update: what the GPU drew less what its work asked for (constant).
+      if (was_on && std::isfinite(mark) && t > mark) {
+        const double drawn = smoothing ? smoothed_energy(p_.smoothing, origin, old_target, mark - start, t - start)
+                                       : old_target * (t - mark);
+        energy[block.block] += drawn - commanded_power(d, i, false) * (t - mark);
+      }
+      if (!smoothing) continue;
+      if (value(d_next, off_, i) != 0.0) continue;
+      const double now = was_on ? smoothed_power(p_.smoothing, origin, old_target, t - start) : 0.0;
+      const double new_target = commanded_power(d_next, i);
+      // A ramp goes on toward a target that moved on the same side of the power drawn now; a phase
+      // edge, a reversal or a GPU coming back starts a new ramp from the power drawn now.
+      if (!was_on || phase_changed || (new_target - now) * (old_target - now) < 0.0) {
+        slot(d_next, ramp_origin_, i) = now;
+        slot(d_next, ramp_start_, i) = t;
+        block_rebased[block.block] = true;
+      }
     }
-    if (!smoothing) continue;
-    if (value(d_next, off_, i) != 0.0) continue;
-    const double now = was_on ? smoothed_power(p_.smoothing, origin, old_target, t - start) : 0.0;
-    const double new_target = commanded_power(d_next, i);
-    // A ramp goes on toward a target that moved on the same side of the power drawn now; a phase
-    // edge, a reversal or a GPU coming back starts a new ramp from the power drawn now.
-    if (!was_on || phase_changed || (new_target - now) * (old_target - now) < 0.0) {
-      slot(d_next, ramp_origin_, i) = now;
-      slot(d_next, ramp_start_, i) = t;
-      rebased = true;
-    }
-  }
-  slot(d_next, smoothing_energy_) += energy;
+  });
+  const bool rebased = std::find(block_rebased.begin(), block_rebased.end(), true) != block_rebased.end();
+  slot(d_next, smoothing_energy_) += solver::ordered_sum(energy);
   slot(d_next, energy_mark_) = t;
   return rebased;
 }
@@ -355,8 +360,11 @@ bool TrainingJob::powered(std::size_t gpu, const solver::EvalContext& ctx) const
 
 void TrainingJob::track_power(double* d, double t) const {
   const solver::EvalContext ctx{t, t, d};
-  double total = 0.0;
-  for (std::size_t i = 0; i < gpus_.count(); ++i) total += gpus_.board_power(i, ctx, leakage_[i]);
+  solver::BlockSums sums{};
+  solver::for_each_block(gpus_.count(), [&](const solver::BlockRange& block) {
+    for (std::size_t i = block.first; i < block.last; ++i) sums[block.block] += gpus_.board_power(i, ctx, leakage_[i]);
+  });
+  const double total = solver::ordered_sum(sums);
   slot(d, power_min_) = std::min(value(d, power_min_), total);
   slot(d, power_max_) = std::max(value(d, power_max_), total);
 }
@@ -576,28 +584,34 @@ GovernorInputs TrainingJob::governor_inputs(std::size_t gpu, const double* x, co
 bool TrainingJob::update_discrete(const solver::EvalContext& ctx, const double* x, double* d_next) const {
   const double* d = ctx.discrete;
   const PhaseSpec spec = phase_spec(phase(d));
-  bool changed = false;
-  bool shutdown = false;
-  std::size_t throttled = 0;
   gpus_.leakage_powers(x, leakage_);
-  for (std::size_t i = 0; i < gpus_.count(); ++i) {
-    if (value(d, off_, i) != 0.0) continue;
-    const GovernorState s = governor_state(d, i);
-    const GovernorState next = governor_.update(s, governor_inputs(i, x, spec, leakage_[i]));
-    if (next.shut_down) {
-      slot(d_next, off_, i) = 1.0;
-      slot(d_next, clock_, i) = 0.0;
-      slot(d_next, reasons_, i) = 0.0;
-      shutdown = true;
-      changed = true;
-      continue;
+  // Per block of GPUs: clocks changed, a GPU shut down, GPUs throttled.
+  std::array<bool, solver::parallel_blocks> block_changed{}, block_shutdown{};
+  std::array<std::size_t, solver::parallel_blocks> block_throttled{};
+  solver::for_each_block(gpus_.count(), [&](const solver::BlockRange& block) {
+    for (std::size_t i = block.first; i < block.last; ++i) {
+      if (value(d, off_, i) != 0.0) continue;
+      const GovernorState s = governor_state(d, i);
+      const GovernorState next = governor_.update(s, governor_inputs(i, x, spec, leakage_[i]));
+      if (next.shut_down) {
+        slot(d_next, off_, i) = 1.0;
+        slot(d_next, clock_, i) = 0.0;
+        slot(d_next, reasons_, i) = 0.0;
+        block_shutdown[block.block] = true;
+        block_changed[block.block] = true;
+        continue;
+      }
+      block_changed[block.block] = block_changed[block.block] || next.clock != s.clock;
+      slot(d_next, clock_, i) = next.clock;
+      slot(d_next, ceiling_, i) = next.thermal_ceiling;
+      slot(d_next, reasons_, i) = static_cast<double>(next.reasons);
+      if ((next.reasons & throttling_reasons) != 0) ++block_throttled[block.block];
     }
-    changed |= next.clock != s.clock;
-    slot(d_next, clock_, i) = next.clock;
-    slot(d_next, ceiling_, i) = next.thermal_ceiling;
-    slot(d_next, reasons_, i) = static_cast<double>(next.reasons);
-    if ((next.reasons & throttling_reasons) != 0) ++throttled;
-  }
+  });
+  bool changed = std::find(block_changed.begin(), block_changed.end(), true) != block_changed.end();
+  const bool shutdown = std::find(block_shutdown.begin(), block_shutdown.end(), true) != block_shutdown.end();
+  std::size_t throttled = 0;
+  for (const std::size_t n : block_throttled) throttled += n;
   slot(d_next, throttled_gpu_seconds_) += static_cast<double>(throttled) * p_.governor.update_period;
   if (shutdown && phase(d) != JobPhase::idle && phase(d) != JobPhase::down) {
     interrupt(ctx.t, classes_.size() - 1, d_next);

@@ -1,0 +1,44 @@
+#pragma once
+// Loops over many independent elements (every GPU of a hall) on the machine's cores.
+//
+// The range [0, n) is cut into a fixed number of blocks whatever the number of threads, and a
+// sum is formed per block and then over the blocks in block order: a result is the same to the
+// last digit on one thread or on several (docs/performance.md, "Both cores").
+
+#include <array>
+#include <cstddef>
+#include <functional>
+
+namespace dctwin::solver {
+
+/// Blocks a loop is cut into.
+inline constexpr std::size_t parallel_blocks = 16;
+/// Loops shorter than this run on the calling thread alone (a thread team costs a few us).
+inline constexpr std::size_t parallel_minimum = 1024;
+
+/// Elements [first, last) of block `block` of a loop.
+struct BlockRange {
+  std::size_t first = 0, last = 0, block = 0;
+};
+
+/// One value per block, summed in block order.
+using BlockSums = std::array<double, parallel_blocks>;
+[[nodiscard]] double ordered_sum(const BlockSums& sums);
+
+/// Calls body once for each block of [0, n) (empty blocks included), concurrently on up to
+/// threads_in_use() threads when n >= minimum. Bodies of different blocks must touch disjoint
+/// data. An exception thrown by a body is rethrown here (the first one, by block) after every
+/// block has finished.
+void for_each_block(std::size_t n, const std::function<void(const BlockRange&)>& body,
+                    std::size_t minimum = parallel_minimum);
+
+/// Threads the calling thread's loops may use (at most one per available CPU); 0, the default,
+/// leaves it to OpenMP: OMP_NUM_THREADS when set, else one per available CPU.
+/// It is the calling thread's own setting: a sweep that runs members on several threads gives
+/// each of them its share.
+void set_thread_budget(int threads);
+[[nodiscard]] int thread_budget();
+/// The threads a loop of the calling thread would use now (1 without OpenMP).
+[[nodiscard]] int threads_in_use();
+
+}  // namespace dctwin::solver

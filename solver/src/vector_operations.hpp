@@ -1,0 +1,16 @@
+#pragma once
+// CVODE's most used vector operations over the blocks of solver/parallel.hpp (internal to the
+// solver library).
+
+#include <sundials/sundials_nvector.h>
+
+namespace dctwin::solver {
+
+/// Replaces the operations of a serial N_Vector that CVODE's steps spend their time in (linear
+/// sums, scaling, the fused combinations, the weighted RMS norm) by ones that run on the calling
+/// thread's thread budget for long vectors. Elementwise results are those of one thread; the
+/// norm is summed per block and then in block order, so it does not depend on the thread count.
+/// Vectors CVODE clones from this one inherit the operations.
+void use_block_operations(N_Vector v);
+
+}  // namespace dctwin::solver

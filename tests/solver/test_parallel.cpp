@@ -1,0 +1,103 @@
+// The block loops of solver/parallel.hpp: every element once, fixed blocks, sums that do not
+// depend on the thread count, errors carried out of the threads, a per-thread budget.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "dctwin/solver/parallel.hpp"
+
+using namespace dctwin::solver;
+
+namespace {
+/// Restores the calling thread's budget when a test ends.
+struct BudgetGuard {
+  int saved = thread_budget();
+  ~BudgetGuard() { set_thread_budget(saved); }
+};
+
+/// sum_i 1 / (i + 1)^2 over [0, n) by blocks, on `threads` threads.
+double harmonic_squares(std::size_t n, int threads) {
+  set_thread_budget(threads);
+  BlockSums sums{};
+  for_each_block(n, [&](const BlockRange& block) {
+    for (std::size_t i = block.first; i < block.last; ++i) {
+      const double k = static_cast<double>(i + 1);
+      sums[block.block] += 1.0 / (k * k);
+    }
+  });
+  return ordered_sum(sums);
+}
+}  // namespace
+
+TEST_CASE("for_each_block visits every element once, in fixed blocks", "[solver][parallel]") {
+  BudgetGuard guard;
+  for (const std::size_t n : {std::size_t{0}, std::size_t{5}, std::size_t{1000}, std::size_t{24576}, std::size_t{100003}}) {
+    for (const int threads : {1, 2}) {
+      set_thread_budget(threads);
+      std::vector<int> visits(n, 0);
+      std::vector<BlockRange> blocks(parallel_blocks);
+      for_each_block(n, [&](const BlockRange& block) {
+        blocks[block.block] = block;
+        for (std::size_t i = block.first; i < block.last; ++i) ++visits[i];
+      });
+      INFO("n = " << n << ", threads = " << threads);
+      for (std::size_t i = 0; i < n; ++i) REQUIRE(visits[i] == 1);
+      // Contiguous blocks covering [0, n), the same whatever the thread count.
+      CHECK(blocks.front().first == 0);
+      CHECK(blocks.back().last == n);
+      for (std::size_t b = 0; b < parallel_blocks; ++b) {
+        CHECK(blocks[b].block == b);
+        CHECK(blocks[b].first == n * b / parallel_blocks);
+        if (b > 0) CHECK(blocks[b].first == blocks[b - 1].last);
+      }
+    }
+  }
+}
+
+TEST_CASE("Block sums are the same to the last digit on one thread or several", "[solver][parallel]") {
+  BudgetGuard guard;
+  const std::size_t n = 200000;
+  const double one = harmonic_squares(n, 1);
+  const double two = harmonic_squares(n, 2);
+  CHECK(one == two);
+  // And the value itself: pi^2/6 less the tail, which is about 1/n.
+  const double pi = std::acos(-1.0);
+  CHECK(one == Approx(pi * pi / 6.0 - 1.0 / static_cast<double>(n)).epsilon(1e-10));
+}
+
+TEST_CASE("An exception in a block reaches the caller after every block ran", "[solver][parallel]") {
+  BudgetGuard guard;
+  for (const int threads : {1, 2}) {
+    set_thread_budget(threads);
+    std::vector<int> ran(parallel_blocks, 0);
+    auto body = [&](const BlockRange& block) {
+      ran[block.block] = 1;
+      if (block.block == 3 || block.block == 9) throw std::runtime_error("block " + std::to_string(block.block) + " failed");
+    };
+    INFO("threads = " << threads);
+    // On one thread the loop stops at the first failure; on several, the first failure by block is
+    // rethrown once all blocks are done.
+    CHECK_THROWS_WITH(for_each_block(4096, body), "block 3 failed");
+    if (threads_in_use() > 1) CHECK(std::count(ran.begin(), ran.end(), 1) == static_cast<long>(parallel_blocks));
+  }
+}
+
+TEST_CASE("The thread budget belongs to the thread that sets it", "[solver][parallel]") {
+  BudgetGuard guard;
+  set_thread_budget(1);
+  CHECK(thread_budget() == 1);
+  CHECK(threads_in_use() == 1);
+  int other_budget = -1;
+  std::thread([&] { other_budget = thread_budget(); }).join();
+  CHECK(other_budget == 0);  // a new thread starts with the default
+  set_thread_budget(-3);     // negative: the default
+  CHECK(thread_budget() == 0);
+  CHECK(threads_in_use() >= 1);
+  set_thread_budget(1000);  // never more threads than processors
+  CHECK(threads_in_use() <= static_cast<int>(std::max(1U, std::thread::hardware_concurrency())));
+}
