@@ -26,6 +26,7 @@
 #include <memory>
 
 #include "dctwin/solver/check.hpp"
+#include "dctwin/solver/parallel.hpp"
 #include "vector_operations.hpp"
 
 namespace dctwin::solver {
@@ -109,7 +110,12 @@ struct CvodeIntegrator::Impl {
   const double* physical(double t, const double* shifted_state) {
     if (!shifted) return shifted_state;
     shift_at(t);
-    for (std::size_t i = 0; i < x_shifted.size(); ++i) x_shifted[i] = shifted_state[i] + r[i];
+    for_each_block(
+        x_shifted.size(),
+        [&](const BlockRange& block) {
+          for (std::size_t i = block.first; i < block.last; ++i) x_shifted[i] = shifted_state[i] + r[i];
+        },
+        vector_parallel_minimum);
     return x_shifted.data();
   }
 
@@ -134,8 +140,15 @@ struct CvodeIntegrator::Impl {
       EvalContext ctx{t, self->eval.segment_start, self->eval.discrete};
       double* f = N_VGetArrayPointer(ydot);
       self->system->derivatives(ctx, self->physical(t, N_VGetArrayPointer(y)), f);
-      if (self->shifted)
-        for (std::size_t i = 0; i < self->r_dot.size(); ++i) f[i] -= self->r_dot[i];  // y' = f - r'
+      if (self->shifted) {
+        const double* r_dot = self->r_dot.data();
+        for_each_block(  // y' = f - r'
+            self->r_dot.size(),
+            [&](const BlockRange& block) {
+              for (std::size_t i = block.first; i < block.last; ++i) f[i] -= r_dot[i];
+            },
+            vector_parallel_minimum);
+      }
       return 0;
     } catch (const std::exception& e) {
       self->callback_error = std::string("in the right-hand side: ") + e.what();

@@ -10,10 +10,6 @@ namespace dctwin::solver {
 
 namespace {
 
-/// Vectors shorter than this stay on one thread: an operation on them takes a few microseconds,
-/// about what waking a second thread costs.
-constexpr std::size_t vector_parallel_minimum = 8192;
-
 std::size_t length(N_Vector v) { return static_cast<std::size_t>(NV_LENGTH_S(v)); }
 double* data(N_Vector v) { return NV_DATA_S(v); }
 

@@ -4,7 +4,13 @@
 
 #include <sundials/sundials_nvector.h>
 
+#include <cstddef>
+
 namespace dctwin::solver {
+
+/// Vectors shorter than this stay on one thread: an operation on them takes a few microseconds,
+/// about what waking a second thread costs.
+inline constexpr std::size_t vector_parallel_minimum = 8192;
 
 /// Replaces the operations of a serial N_Vector that CVODE's steps spend their time in (linear
 /// sums, scaling, the fused combinations, the weighted RMS norm) by ones that run on the calling
