@@ -184,6 +184,7 @@ void GpuPackageArray::derivatives(const solver::EvalContext& ctx, const double* 
   const double f_h = p_.hbm_power_fraction;
   solver::BlockSums total{};
   solver::for_each_block(count(), [&](const solver::BlockRange& block) {
+    double block_total = 0.0;
     for (std::size_t i = block.first; i < block.last; ++i) {
       const double tj = x[junction_index(i)], th = x[hbm_index(i)], tb = x[base_index(i)];
       const auto terms = environment_->environment_terms(i);
@@ -197,8 +198,9 @@ void GpuPackageArray::derivatives(const solver::EvalContext& ctx, const double* 
       xdot[junction_index(i)] += ((1.0 - f_h) * p + leak - q_jb) / p_.junction_capacitance;
       xdot[hbm_index(i)] += (f_h * p - q_hb) / p_.hbm_capacitance;
       xdot[base_index(i)] += (q_jb + q_hb - q_be) / p_.base_capacitance;
-      total[block.block] += p + leak;
+      block_total += p + leak;
     }
+    total[block.block] = block_total;
   });
   xdot[heat_generated_index()] += solver::ordered_sum(total);
 }
@@ -383,6 +385,7 @@ class GpuPackageResponse final : public solver::ForcedResponse {
     const auto& p = gpus_.p_;
     solver::BlockSums heat{}, heat_rate{};
     solver::for_each_block(gpus_.count(), [&](const solver::BlockRange& block) {
+      double block_heat = 0.0, block_heat_rate = 0.0;
       for (std::size_t i = block.first; i < block.last; ++i) {
         Vec ri{}, di{};
         value(i, tau, ri, di);
@@ -392,11 +395,12 @@ class GpuPackageResponse final : public solver::ForcedResponse {
         // r_e and r_e' are 0 for a GPU in the three-node form; C_e is 0 for it too.
         if (node_[i] >= 0) r[node_[i]] = ri[3], r_dot[node_[i]] = di[3];
         const double c_e = node_capacitance_[i];
-        heat[block.block] +=
-            p.junction_capacitance * ri[0] + p.hbm_capacitance * ri[1] + p.base_capacitance * ri[2] + c_e * ri[3];
-        heat_rate[block.block] +=
+        block_heat += p.junction_capacitance * ri[0] + p.hbm_capacitance * ri[1] + p.base_capacitance * ri[2] + c_e * ri[3];
+        block_heat_rate +=
             p.junction_capacitance * di[0] + p.hbm_capacitance * di[1] + p.base_capacitance * di[2] + c_e * di[3];
       }
+      heat[block.block] = block_heat;
+      heat_rate[block.block] = block_heat_rate;
     });
     r[heat_] = solver::ordered_sum(heat);
     r_dot[heat_] = solver::ordered_sum(heat_rate);

@@ -325,6 +325,8 @@ bool TrainingJob::rebase_ramps(double t, const double* d, double* d_next) const 
   std::array<bool, solver::parallel_blocks> block_rebased{};
   solver::BlockSums energy{};
   solver::for_each_block(gpus_.count(), [&](const solver::BlockRange& block) {
+    double block_energy = 0.0;
+    bool any_rebased = false;
     for (std::size_t i = block.first; i < block.last; ++i) {
       const bool was_on = value(d, off_, i) == 0.0;
       const double origin = value(d, ramp_origin_, i), start = value(d, ramp_start_, i);
@@ -333,7 +335,7 @@ bool TrainingJob::rebase_ramps(double t, const double* d, double* d_next) const 
       if (was_on && std::isfinite(mark) && t > mark) {
         const double drawn = smoothing ? smoothed_energy(p_.smoothing, origin, old_target, mark - start, t - start)
                                        : old_target * (t - mark);
-        energy[block.block] += drawn - commanded_power(d, i, false) * (t - mark);
+        block_energy += drawn - commanded_power(d, i, false) * (t - mark);
       }
       if (!smoothing) continue;
       if (value(d_next, off_, i) != 0.0) continue;
@@ -344,9 +346,11 @@ bool TrainingJob::rebase_ramps(double t, const double* d, double* d_next) const 
       if (!was_on || phase_changed || (new_target - now) * (old_target - now) < 0.0) {
         slot(d_next, ramp_origin_, i) = now;
         slot(d_next, ramp_start_, i) = t;
-        block_rebased[block.block] = true;
+        any_rebased = true;
       }
     }
+    energy[block.block] = block_energy;
+    block_rebased[block.block] = any_rebased;
   });
   const bool rebased = std::find(block_rebased.begin(), block_rebased.end(), true) != block_rebased.end();
   slot(d_next, smoothing_energy_) += solver::ordered_sum(energy);
@@ -362,7 +366,9 @@ void TrainingJob::track_power(double* d, double t) const {
   const solver::EvalContext ctx{t, t, d};
   solver::BlockSums sums{};
   solver::for_each_block(gpus_.count(), [&](const solver::BlockRange& block) {
-    for (std::size_t i = block.first; i < block.last; ++i) sums[block.block] += gpus_.board_power(i, ctx, leakage_[i]);
+    double sum = 0.0;
+    for (std::size_t i = block.first; i < block.last; ++i) sum += gpus_.board_power(i, ctx, leakage_[i]);
+    sums[block.block] = sum;
   });
   const double total = solver::ordered_sum(sums);
   slot(d, power_min_) = std::min(value(d, power_min_), total);
@@ -589,6 +595,8 @@ bool TrainingJob::update_discrete(const solver::EvalContext& ctx, const double* 
   std::array<bool, solver::parallel_blocks> block_changed{}, block_shutdown{};
   std::array<std::size_t, solver::parallel_blocks> block_throttled{};
   solver::for_each_block(gpus_.count(), [&](const solver::BlockRange& block) {
+    bool any_changed = false, any_shutdown = false;
+    std::size_t count_throttled = 0;
     for (std::size_t i = block.first; i < block.last; ++i) {
       if (value(d, off_, i) != 0.0) continue;
       const GovernorState s = governor_state(d, i);
@@ -597,16 +605,19 @@ bool TrainingJob::update_discrete(const solver::EvalContext& ctx, const double* 
         slot(d_next, off_, i) = 1.0;
         slot(d_next, clock_, i) = 0.0;
         slot(d_next, reasons_, i) = 0.0;
-        block_shutdown[block.block] = true;
-        block_changed[block.block] = true;
+        any_shutdown = true;
+        any_changed = true;
         continue;
       }
-      block_changed[block.block] = block_changed[block.block] || next.clock != s.clock;
+      any_changed = any_changed || next.clock != s.clock;
       slot(d_next, clock_, i) = next.clock;
       slot(d_next, ceiling_, i) = next.thermal_ceiling;
       slot(d_next, reasons_, i) = static_cast<double>(next.reasons);
-      if ((next.reasons & throttling_reasons) != 0) ++block_throttled[block.block];
+      if ((next.reasons & throttling_reasons) != 0) ++count_throttled;
     }
+    block_changed[block.block] = any_changed;
+    block_shutdown[block.block] = any_shutdown;
+    block_throttled[block.block] = count_throttled;
   });
   bool changed = std::find(block_changed.begin(), block_changed.end(), true) != block_changed.end();
   const bool shutdown = std::find(block_shutdown.begin(), block_shutdown.end(), true) != block_shutdown.end();
