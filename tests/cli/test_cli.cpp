@@ -227,6 +227,9 @@ TEST_CASE("Command-line usage errors exit 64; help and version exit 0", "[cli]")
   const Outcome help = run_dctwin({"run", "--help"}, dir);
   CHECK(help.code == 0);
   CHECK(help.out.find("--output-interval") != std::string::npos);
+  CHECK(help.out.find("--threads") != std::string::npos);
+  CHECK(run_dctwin({"run", single_node, "--threads", "-1"}, dir).code == 64);
+  CHECK(run_dctwin({"run", single_node, "--threads", "two"}, dir).code == 64);
   const Outcome version = run_dctwin({"--version"}, dir);
   CHECK(version.code == 0);
   CHECK(version.out.rfind("dctwin 0.", 0) == 0);
