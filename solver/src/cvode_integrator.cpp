@@ -84,32 +84,42 @@ struct CvodeIntegrator::Impl {
   std::vector<double> accumulator_base, accumulator_slope;
   double anchor_time = 0.0;
   std::vector<double> r, r_dot, x_shifted, f_before, f_after, r_dot_before;
-  double r_time = std::numeric_limits<double>::quiet_NaN();
+  double r_time = std::numeric_limits<double>::quiet_NaN();      // r holds r(r_time)
+  double r_dot_time = std::numeric_limits<double>::quiet_NaN();  // r_dot holds r'(r_dot_time)
   long continued = 0;
   // A root CVODE found beyond the t_out asked for (in the step that passed t_out), with its
   // directions in `roots`; returned by the advance() whose t_out reaches it. NaN: none.
   double pending_root = std::numeric_limits<double>::quiet_NaN();
 
-  /// r(t) and r'(t) into r and r_dot (kept for the last t asked).
-  void shift_at(double t) {
-    if (t == r_time) return;
-    for (const auto& response : responses) response->evaluate(t, r.data(), r_dot.data());
+  /// r(t) into r, and r'(t) into r_dot when `with_rate` (kept for the last t asked). The state at
+  /// a requested time, the Jacobian and the event functions need r alone; only the right-hand
+  /// side needs r'.
+  void shift_at(double t, bool with_rate = true) {
+    if (t == r_time && (!with_rate || t == r_dot_time)) return;
+    for (const auto& response : responses) response->evaluate(t, r.data(), with_rate ? r_dot.data() : nullptr);
     for (std::size_t k = 0; k < accumulators.size(); ++k) {
       const auto i = static_cast<std::size_t>(accumulators[k]);
       r[i] = accumulator_base[k] + accumulator_slope[k] * (t - anchor_time);
       r_dot[i] = accumulator_slope[k];
     }
     r_time = t;
+    r_dot_time = with_rate ? t : std::numeric_limits<double>::quiet_NaN();
+  }
+  /// The responses' coefficients changed: r and r_dot are out of date.
+  void forget_shift() {
+    r_time = std::numeric_limits<double>::quiet_NaN();
+    r_dot_time = std::numeric_limits<double>::quiet_NaN();
   }
   [[nodiscard]] bool has_accumulators() const {
     for (Index i = 0; i < system->size(); ++i)
       if (system->is_accumulator(i)) return true;
     return false;
   }
-  /// The physical state x = y + r(t) (y itself without forced responses).
-  const double* physical(double t, const double* shifted_state) {
+  /// The physical state x = y + r(t) (y itself without forced responses); r'(t) as well when
+  /// `with_rate`.
+  const double* physical(double t, const double* shifted_state, bool with_rate = false) {
     if (!shifted) return shifted_state;
-    shift_at(t);
+    shift_at(t, with_rate);
     for_each_block(
         x_shifted.size(),
         [&](const BlockRange& block) {
@@ -139,7 +149,7 @@ struct CvodeIntegrator::Impl {
     try {
       EvalContext ctx{t, self->eval.segment_start, self->eval.discrete};
       double* f = N_VGetArrayPointer(ydot);
-      self->system->derivatives(ctx, self->physical(t, N_VGetArrayPointer(y)), f);
+      self->system->derivatives(ctx, self->physical(t, N_VGetArrayPointer(y), true), f);
       if (self->shifted) {
         const double* r_dot = self->r_dot.data();
         for_each_block(  // y' = f - r'
@@ -299,7 +309,7 @@ void CvodeIntegrator::restart(double t, const std::vector<double>& x, double seg
     std::fill(m.accumulator_base.begin(), m.accumulator_base.end(), 0.0);
     std::fill(m.accumulator_slope.begin(), m.accumulator_slope.end(), 0.0);
     m.anchor_time = t;
-    m.r_time = std::numeric_limits<double>::quiet_NaN();
+    m.forget_shift();
     m.shift_at(t);
     for (std::size_t i = 0; i < x.size(); ++i) y[i] -= m.r[i];
   }
@@ -379,7 +389,7 @@ bool CvodeIntegrator::continue_across(double t, const std::vector<double>& x, co
   m.f_after.resize(n);
   m.system->derivatives(EvalContext{t, m.eval.segment_start, discrete_before}, x.data(), m.f_before.data());
   m.system->derivatives(EvalContext{t, t, discrete_after}, x.data(), m.f_after.data());
-  m.r_time = std::numeric_limits<double>::quiet_NaN();
+  m.forget_shift();
   m.shift_at(t);
   m.r_dot_before = m.r_dot;
   // New pieces from t: the responses keep r continuous and take the new forcing; each accumulator's
@@ -392,7 +402,7 @@ bool CvodeIntegrator::continue_across(double t, const std::vector<double>& x, co
     m.accumulator_slope[k] += m.f_after[i] - m.f_before[i];
   }
   m.anchor_time = t;
-  m.r_time = std::numeric_limits<double>::quiet_NaN();
+  m.forget_shift();
   m.shift_at(t);
   // y' is continuous at t when every jump of f is matched by the jump of r' (to rounding).
   for (std::size_t i = 0; i < n; ++i) {

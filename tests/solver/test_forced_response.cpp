@@ -98,7 +98,9 @@ class JunctionResponse final : public ForcedResponse {
     start(ctx, r);
   }
   void evaluate(double t, double* r, double* r_dot) const override {
-    value(t, r[ladder_.node(0)], r_dot[ladder_.node(0)]);
+    double rate = 0.0;
+    value(t, r[ladder_.node(0)], rate);
+    if (r_dot != nullptr) r_dot[ladder_.node(0)] = rate;
   }
   [[nodiscard]] std::vector<Index> covered_states() const override { return {ladder_.node(0)}; }
 

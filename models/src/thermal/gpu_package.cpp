@@ -383,6 +383,10 @@ class GpuPackageResponse final : public solver::ForcedResponse {
   void evaluate(double t, double* r, double* r_dot) const override {
     const double tau = t - t_anchor_;
     const auto& p = gpus_.p_;
+    if (r_dot == nullptr) {
+      evaluate_values(tau, r);
+      return;
+    }
     solver::BlockSums heat{}, heat_rate{};
     solver::for_each_block(gpus_.count(), [&](const solver::BlockRange& block) {
       double block_heat = 0.0, block_heat_rate = 0.0;
@@ -432,6 +436,26 @@ class GpuPackageResponse final : public solver::ForcedResponse {
   // A piece's coefficients, kPiece per GPU in one flat array (what evaluate() streams through):
   // r_ss (kMax), then w_m in column m of a row-major kMax x kMax block.
   static constexpr std::size_t kPiece = kMax + kMax * kMax;
+
+  /// r alone at tau after the anchor (as evaluate(), without r').
+  void evaluate_values(double tau, double* r) const {
+    const auto& p = gpus_.p_;
+    solver::BlockSums heat{};
+    solver::for_each_block(gpus_.count(), [&](const solver::BlockRange& block) {
+      double block_heat = 0.0;
+      for (std::size_t i = block.first; i < block.last; ++i) {
+        Vec ri{};
+        value(i, tau, ri);
+        const auto k = static_cast<solver::Index>(i);
+        r[junction_ + k] = ri[0], r[hbm_ + k] = ri[1], r[base_ + k] = ri[2];
+        if (node_[i] >= 0) r[node_[i]] = ri[3];
+        block_heat += p.junction_capacitance * ri[0] + p.hbm_capacitance * ri[1] + p.base_capacitance * ri[2] +
+                      node_capacitance_[i] * ri[3];
+      }
+      heat[block.block] = block_heat;
+    });
+    r[heat_] = solver::ordered_sum(heat);
+  }
 
   /// GPU i's network at ctx (re-decomposed when it changed) and a piece at its steady value.
   void reset_gpu(std::size_t i, const solver::EvalContext& ctx, const double* x) {
@@ -538,6 +562,19 @@ class GpuPackageResponse final : public solver::ForcedResponse {
       double c = 0.0;
       for (std::size_t k = 0; k < n; ++k) c += modes.v_inv[kMax * m + k] * d[k];
       for (std::size_t k = 0; k < n; ++k) w[kMax * k + m] = modes.v[kMax * k + m] * c;
+    }
+  }
+
+  /// r of GPU i at tau after the anchor (as below, without r').
+  void value(std::size_t i, double tau, Vec& r) const {
+    const double* lambda = &lambda_[kMax * i];
+    const double* r_ss = &pieces_[kPiece * i];
+    const double* w = r_ss + kMax;
+    Vec e{};
+    for (std::size_t m = 0; m < kMax; ++m) e[m] = exp_nonpositive(lambda[m] * tau);
+    for (std::size_t k = 0; k < kMax; ++k) {
+      const double* wk = w + kMax * k;
+      r[k] = r_ss[k] + wk[0] * e[0] + wk[1] * e[1] + wk[2] * e[2] + wk[3] * e[3];
     }
   }
 

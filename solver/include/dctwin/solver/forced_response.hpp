@@ -24,7 +24,8 @@ class ForcedResponse {
   /// of the new forcing. The coefficients stay those of the last reset.
   virtual void reanchor(const EvalContext& ctx, const double* x) = 0;
   /// Writes r(t) and r'(t) of the covered states into the full-size arrays r and r_dot (other
-  /// entries untouched); t is at or after the last reset or reanchor.
+  /// entries untouched); t is at or after the last reset or reanchor. r_dot is null when only r
+  /// is wanted (the state at a requested time, the Jacobian, the event functions).
   virtual void evaluate(double t, double* r, double* r_dot) const = 0;
   /// The states evaluate() writes.
   [[nodiscard]] virtual std::vector<Index> covered_states() const = 0;
