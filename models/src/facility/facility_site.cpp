@@ -405,7 +405,9 @@ void FacilitySite::knot(double t, const std::vector<double>& x, const std::vecto
   gpus_->leakage_powers(x.data(), knot_leakage_);
   const electrical::FeedLoad left = feed_load(t, before.data(), knot_leakage_);
   feed_->advance(t, feed_right_, left);
-  feed_right_ = &before == &after ? left : feed_load(t, after.data(), knot_leakage_);
+  // Both sides are the same load unless the update changed some GPU's power (most ticks do not).
+  const bool same = &before == &after || (job_ != nullptr && job_->same_power(before.data(), after.data()));
+  feed_right_ = same ? left : feed_load(t, after.data(), knot_leakage_);
 }
 
 std::vector<electrical::GridSample> FacilitySite::take_grid_samples() {

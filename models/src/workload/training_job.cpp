@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <utility>
 
@@ -356,6 +357,16 @@ bool TrainingJob::rebase_ramps(double t, const double* d, double* d_next) const 
   slot(d_next, smoothing_energy_) += solver::ordered_sum(energy);
   slot(d_next, energy_mark_) = t;
   return rebased;
+}
+
+bool TrainingJob::same_power(const double* a, const double* b) const {
+  const std::size_t n = gpus_.count();
+  for (const auto& [group, count] : {std::pair<int, std::size_t>{phase_, 1}, {gate_, 1}, {clock_, n}, {off_, n},
+                                     {ramp_origin_, n}, {ramp_start_, n}}) {
+    const auto first = static_cast<std::size_t>(discrete_index(group));
+    if (std::memcmp(a + first, b + first, count * sizeof(double)) != 0) return false;
+  }
+  return true;
 }
 
 bool TrainingJob::powered(std::size_t gpu, const solver::EvalContext& ctx) const {

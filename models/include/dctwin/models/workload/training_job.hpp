@@ -131,6 +131,10 @@ class TrainingJob final : public solver::Component, public thermal::GpuPowerSour
   /// Summary figures of a run that lasted `duration` seconds (from the final discrete state).
   [[nodiscard]] std::vector<solver::SummaryFigure> summary(const double* d, double duration) const;
 
+  /// True when every GPU draws the same power at any time under discrete states a and b: the
+  /// inputs of power() and powered() (phase, gate, clocks, shutdowns, ramps) are bit for bit equal.
+  [[nodiscard]] bool same_power(const double* a, const double* b) const;
+
   // thermal::GpuPowerSource
   [[nodiscard]] double power(std::size_t gpu, const solver::EvalContext& ctx) const override;
   [[nodiscard]] bool powered(std::size_t gpu, const solver::EvalContext& ctx) const override;
