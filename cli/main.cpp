@@ -54,7 +54,7 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--threads", run.threads,
                       "Threads for the loops over GPUs (0: OMP_NUM_THREADS if set, else one per CPU); results do not "
                       "depend on it")
-      ->check(CLI::NonNegativeNumber)
+      ->check(CLI::Range(0, 1024))
       ->capture_default_str();
   run_cmd->add_flag("-q,--quiet", run.quiet, "No progress and no summary table");
 

@@ -228,7 +228,9 @@ TEST_CASE("Command-line usage errors exit 64; help and version exit 0", "[cli]")
   CHECK(help.code == 0);
   CHECK(help.out.find("--output-interval") != std::string::npos);
   CHECK(help.out.find("--threads") != std::string::npos);
-  CHECK(run_dctwin({"run", single_node, "--threads", "-1"}, dir).code == 64);
+  const Outcome negative_threads = run_dctwin({"run", single_node, "--threads", "-1"}, dir);
+  CHECK(negative_threads.code == 64);
+  CHECK(negative_threads.err.rfind("--threads: Value -1 not in range 0 to 1024\n", 0) == 0);
   CHECK(run_dctwin({"run", single_node, "--threads", "two"}, dir).code == 64);
   const Outcome version = run_dctwin({"--version"}, dir);
   CHECK(version.code == 0);
