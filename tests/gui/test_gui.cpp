@@ -21,6 +21,8 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <string>
+#include <system_error>
 #include <tuple>
 
 #include "charts_view.hpp"
@@ -51,7 +53,17 @@ using dctwin::gui::testing::app;
 
 namespace {
 
-const fs::path work_dir = fs::path(DCTWIN_BINARY_DIR) / "tests" / "gui" / "work";
+/// This process's own directory: ctest runs every test case as its own process, two at a time, and
+/// a fixture one process rewrites while another reads it gave a different picture now and then.
+/// Removed when the process ends.
+const fs::path work_dir = fs::path(DCTWIN_BINARY_DIR) / "tests" / "gui" / "work" /
+                          std::to_string(QCoreApplication::applicationPid());
+struct WorkDirCleanup {
+  ~WorkDirCleanup() {
+    std::error_code ignored;
+    fs::remove_all(work_dir, ignored);
+  }
+} const work_dir_cleanup;
 
 /// A synthetic report written once per test process: "small" is 2 pods x 24 racks (768 GPUs),
 /// "facility" the full 8 x 192 racks (24,576 GPUs), "small-hot" = "small" with pod... (no pod 2),
