@@ -152,9 +152,13 @@ GovernorState DvfsGovernor::advance(const GovernorState& previous, const Governo
     hw = false;
   const double hw_ceiling = hw ? std::max(f_min, p_.hw_slowdown_factor * f_max) : f_max;
 
-  // 3 (needed by 2). The highest clock whose board power fits the limit.
-  const double budget = pp.power_limit - pp.static_power - in.leakage_power;
-  const double f_cap = power_.clock_for_dynamic_power(in.activity, budget);
+  // 3 (needed by 2 and 4, computed only when one of them reads it). The highest clock whose
+  //   board power fits the limit. The solve costs a few Newton steps, and at most updates the
+  //   thermal ceiling holds and the power is under the cap, so nothing reads it.
+  auto f_cap = [&] {
+    const double budget = pp.power_limit - pp.static_power - in.leakage_power;
+    return power_.clock_for_dynamic_power(in.activity, budget);
+  };
 
   // 2. Software thermal slowdown: integral law on the ceiling f_th with a hold band. While
   //    cutting, the integration starts from the clock the other limits already impose on work
@@ -162,7 +166,7 @@ GovernorState DvfsGovernor::advance(const GovernorState& previous, const Governo
   const double e = std::max(tj - limits_.max_operating, in.hbm_temperature - limits_.hbm_max_operating);
   double f_th = previous.thermal_ceiling;
   if (e > 0.0 && dt > 0.0)
-    f_th = std::min({f_th, hw_ceiling, f_cap}) - p_.thermal_gain * e * dt;
+    f_th = std::min({f_th, hw_ceiling, f_cap()}) - p_.thermal_gain * e * dt;
   else if (e < -p_.thermal_hysteresis && dt > 0.0)
     f_th += p_.thermal_recovery_rate * dt;
   f_th = std::clamp(f_th, f_min, f_max);
@@ -177,7 +181,7 @@ GovernorState DvfsGovernor::advance(const GovernorState& previous, const Governo
     capped = true;
   else if (p_other < pp.power_limit - p_.power_cap_hysteresis)
     capped = false;
-  double clock = capped ? std::min(f_other, f_cap) : f_other;
+  double clock = capped ? std::min(f_other, f_cap()) : f_other;
   // Down to the clock ladder (a clock within 1 Hz of a rung counts as on it).
   if (p_.clock_step > 0.0) clock = std::floor((clock + 1.0) / p_.clock_step) * p_.clock_step;
   clock = std::max(clock, f_min);
