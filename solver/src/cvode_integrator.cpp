@@ -120,13 +120,24 @@ struct CvodeIntegrator::Impl {
   const double* physical(double t, const double* shifted_state, bool with_rate = false) {
     if (!shifted) return shifted_state;
     shift_at(t, with_rate);
+    physical_into(t, shifted_state, x_shifted.data());
+    return x_shifted.data();
+  }
+  /// x = y + r(t) written into `x` (a copy of y without forced responses), in blocks: the state
+  /// handed out at every requested time, written once where it is wanted.
+  void physical_into(double t, const double* shifted_state, double* x) {
+    if (shifted) shift_at(t, false);
+    const double* shift = shifted ? r.data() : nullptr;
     for_each_block(
-        x_shifted.size(),
+        static_cast<std::size_t>(system->size()),
         [&](const BlockRange& block) {
-          for (std::size_t i = block.first; i < block.last; ++i) x_shifted[i] = shifted_state[i] + r[i];
+          if (shift == nullptr) {
+            std::copy(shifted_state + block.first, shifted_state + block.last, x + block.first);
+            return;
+          }
+          for (std::size_t i = block.first; i < block.last; ++i) x[i] = shifted_state[i] + shift[i];
         },
         vector_parallel_minimum);
-    return x_shifted.data();
   }
 
   ~Impl() {
@@ -440,8 +451,7 @@ AdvanceResult CvodeIntegrator::advance(double t_out) {
   sunrealtype tn = step_time();
   auto at_root = [&](double t_root) {
     t_ = t_root;
-    const double* y = m.physical(t_, N_VGetArrayPointer(m.y));
-    std::copy(y, y + x_.size(), x_.begin());
+    m.physical_into(t_, N_VGetArrayPointer(m.y), x_.data());
     roots_ = m.roots;
     return AdvanceResult::root_found;
   };
@@ -455,8 +465,7 @@ AdvanceResult CvodeIntegrator::advance(double t_out) {
   while (tn < t_out) {
     if (steps == m.settings.max_steps_per_output) {
       t_ = tn;
-      const double* y = m.physical(t_, N_VGetArrayPointer(m.y));
-      std::copy(y, y + x_.size(), x_.begin());
+      m.physical_into(t_, N_VGetArrayPointer(m.y), x_.data());
       char detail[160];
       std::snprintf(detail, sizeof detail, "at t = %.9g s, %ld steps without reaching t = %.9g s (max_steps_per_output)",
                     static_cast<double>(tn), steps, t_out);
@@ -479,8 +488,7 @@ AdvanceResult CvodeIntegrator::advance(double t_out) {
   // The interpolant also at t_out == tn: m.y may hold an earlier interpolated state.
   m.check(CVodeGetDky(m.cvode, t_out, 0, m.y), "CVodeGetDky");
   t_ = t_out;
-  const double* y = m.physical(t_, N_VGetArrayPointer(m.y));
-  std::copy(y, y + x_.size(), x_.begin());
+  m.physical_into(t_, N_VGetArrayPointer(m.y), x_.data());
   return AdvanceResult::reached;
 }
 
@@ -489,8 +497,7 @@ void CvodeIntegrator::fail(int flag, double t_reached) {
   // The time and state CVODE reached, and the state whose local error estimate (weighted as the
   // error test weighs it) was largest: where the run went wrong.
   t_ = t_reached;
-  const double* y = m.physical(t_, N_VGetArrayPointer(m.y));
-  std::copy(y, y + x_.size(), x_.begin());
+  m.physical_into(t_, N_VGetArrayPointer(m.y), x_.data());
   // Only error-test and corrector failures point at a state; too much work or accuracy do not.
   const bool state_specific = flag == CV_ERR_FAILURE || flag == CV_CONV_FAILURE;
   long worst = -1;

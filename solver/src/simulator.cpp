@@ -1,10 +1,12 @@
 #include "dctwin/solver/simulator.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 
 #include "dctwin/solver/check.hpp"
+#include "dctwin/solver/parallel.hpp"
 
 namespace dctwin::solver {
 
@@ -20,6 +22,9 @@ SimulationStatus Simulator::run(SimulationObserver& observer, const std::atomic<
 }
 
 namespace {
+
+/// Copies shorter than this stay on the calling thread [elements].
+constexpr std::size_t parallel_copy_minimum = 16384;
 
 /// Two times closer than this are one instant [s]: 64 ulps of t (and of 1 s near zero).
 double time_resolution(double t) { return 64.0 * std::numeric_limits<double>::epsilon() * std::max(1.0, std::abs(t)); }
@@ -43,6 +48,32 @@ class SampleClock {
   long k_ = 0;
   bool done_ = false;
 };
+
+/// to = from, in blocks (both cores for the hall's 100,000 states at every governor tick).
+void copy_in_blocks(const std::vector<double>& from, std::vector<double>& to) {
+  to.resize(from.size());
+  for_each_block(from.size(), [&](const BlockRange& block) {
+    std::copy(from.begin() + static_cast<std::ptrdiff_t>(block.first),
+              from.begin() + static_cast<std::ptrdiff_t>(block.last), to.begin() + static_cast<std::ptrdiff_t>(block.first));
+  }, parallel_copy_minimum);
+}
+
+/// to = from, in blocks; returns the first element that is not finite, or -1.
+long copy_checking_finite(const std::vector<double>& from, std::vector<double>& to) {
+  to.resize(from.size());
+  std::array<long, parallel_blocks> first_bad{};
+  for_each_block(from.size(), [&](const BlockRange& block) {
+    long bad = -1;
+    for (std::size_t i = block.first; i < block.last; ++i) {
+      to[i] = from[i];
+      if (bad < 0 && !std::isfinite(from[i])) bad = static_cast<long>(i);
+    }
+    first_bad[block.block] = bad;
+  }, parallel_copy_minimum);
+  for (const long bad : first_bad)
+    if (bad >= 0) return bad;
+  return -1;
+}
 
 }  // namespace
 
@@ -124,8 +155,18 @@ SimulationStatus Simulator::run(std::vector<double> x, SimulationObserver& obser
     const bool at_forcing_edge = t >= forcing_edge;
     if (at_forcing_edge) restart_needed = true;
     const bool first_segment = restart_needed;
-    // The discrete state before the updates: for the observer's knots and for continue_across.
-    if (knots || integrator.has_forced_responses()) discrete_before = discrete;
+    // The discrete state before the updates, for the observer's knots and for continue_across:
+    // `discrete` itself until an update changes it, then the old vector, swapped into
+    // discrete_before (one copy of the discrete state per tick, not two).
+    const bool keep_before = knots || integrator.has_forced_responses();
+    bool before_kept = false;
+    auto take_updates = [&] {
+      if (keep_before && !before_kept) {
+        std::swap(discrete_before, discrete);
+        before_kept = true;
+      }
+      copy_in_blocks(discrete_next, discrete);
+    };
     bool updated = false;
     bool tick_changed_forcing = false;
     for (auto& c : clocks) {
@@ -136,7 +177,7 @@ SimulationStatus Simulator::run(std::vector<double> x, SimulationObserver& obser
       updated = true;
     }
     restart_needed |= tick_changed_forcing;
-    if (updated) discrete = discrete_next;
+    if (updated) take_updates();
     bool scheduled_ran = false;
     for (std::size_t k = 0; k < components.size(); ++k) {
       if (scheduled[k] > t) continue;
@@ -144,9 +185,10 @@ SimulationStatus Simulator::run(std::vector<double> x, SimulationObserver& obser
           components[k]->scheduled_update(EvalContext{t, t, discrete.data()}, x.data(), discrete_next.data());
       scheduled_ran = true;
     }
-    if (scheduled_ran) discrete = discrete_next;
+    if (scheduled_ran) take_updates();
     if (updated || scheduled_ran) reschedule();
-    if (knots) observer.on_knot(t, x, discrete_before, discrete);
+    const std::vector<double>& before = before_kept ? discrete_before : discrete;
+    if (knots) observer.on_knot(t, x, before, discrete);
     // An update that changed the forcing need not restart the integrator when the forced
     // responses absorb the change (integrator.hpp); forcing edges always restart.
     bool continued = false, not_absorbed = false;
@@ -155,7 +197,7 @@ SimulationStatus Simulator::run(std::vector<double> x, SimulationObserver& obser
       const double end = std::min({system_.next_discontinuity(t),
                                    scheduled.empty() ? settings_.end_time : *std::min_element(scheduled.begin(), scheduled.end()),
                                    settings_.end_time});
-      continued = integrator.continue_across(t, x, discrete_before.data(), discrete.data(), end);
+      continued = integrator.continue_across(t, x, before.data(), discrete.data(), end);
       not_absorbed = integrator_at_t && !continued;
       if (continued) {
         restart_needed = false;
@@ -224,12 +266,9 @@ SimulationStatus Simulator::run(std::vector<double> x, SimulationObserver& obser
         return finish({StopReason::solver_failure, t, component, detail});
       }
       t = integrator.time();
-      x = integrator.state();
-      for (std::size_t i = 0; i < x.size(); ++i) {
-        if (!std::isfinite(x[i])) {
-          return finish({StopReason::solver_failure, t, "",
-                         "state " + system_.state_name(static_cast<Index>(i)) + " is not finite"});
-        }
+      if (const long bad = copy_checking_finite(integrator.state(), x); bad >= 0) {
+        return finish({StopReason::solver_failure, t, "",
+                       "state " + system_.state_name(static_cast<Index>(bad)) + " is not finite"});
       }
       observer.on_progress(t);
 
