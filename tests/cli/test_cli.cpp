@@ -232,6 +232,10 @@ TEST_CASE("Command-line usage errors exit 64; help and version exit 0", "[cli]")
   CHECK(negative_threads.code == 64);
   CHECK(negative_threads.err.rfind("--threads: Value -1 not in range 0 to 1024\n", 0) == 0);
   CHECK(run_dctwin({"run", single_node, "--threads", "two"}, dir).code == 64);
+  const Outcome negative_seed = run_dctwin({"run", single_node, "--seed", "-1"}, dir);
+  CHECK(negative_seed.code == 64);
+  CHECK(negative_seed.err.rfind("--seed: must be a whole number >= 0, not '-1'\n", 0) == 0);
+  CHECK(run_dctwin({"run", single_node, "--seed", "1.5"}, dir).code == 64);
   const Outcome version = run_dctwin({"--version"}, dir);
   CHECK(version.code == 0);
   CHECK(version.out.rfind("dctwin 0.", 0) == 0);
