@@ -279,6 +279,9 @@ void ChartScene::reset_zoom() {
   for (const int axis : {vtkAxis::LEFT, vtkAxis::BOTTOM, vtkAxis::RIGHT, vtkAxis::TOP}) {
     self.chart->GetAxis(axis)->SetBehavior(vtkAxis::AUTO);
   }
+  // The automatic ranges are computed at the next render; until then the x axis would still read
+  // the zoomed range, and a refresh_detail() in between (the view's timer) would zoom back in.
+  self.chart->GetAxis(vtkAxis::BOTTOM)->SetUnscaledRange(self.full_lo, self.full_hi);
   self.chart->RecalculateBounds();
   self.chart->Update();
   self.view->GetScene()->SetDirty(true);
