@@ -373,41 +373,17 @@ class GpuPackageResponse final : public solver::ForcedResponse {
     t_anchor_ = ctx.t;
     solver::for_each_block(gpus_.count(), [&](const solver::BlockRange& block) {
       for (std::size_t i = block.first; i < block.last; ++i) {
-        Vec r{}, r_dot{};
-        value(i, tau, r, r_dot);
+        Vec r{};
+        value<false>(i, tau, r, r);
         start_piece(i, r, power(i, ctx));
       }
     });
   }
 
   void evaluate(double t, double* r, double* r_dot) const override {
-    const double tau = t - t_anchor_;
-    const auto& p = gpus_.p_;
-    if (r_dot == nullptr) {
-      evaluate_values(tau, r);
-      return;
-    }
-    solver::BlockSums heat{}, heat_rate{};
-    solver::for_each_block(gpus_.count(), [&](const solver::BlockRange& block) {
-      double block_heat = 0.0, block_heat_rate = 0.0;
-      for (std::size_t i = block.first; i < block.last; ++i) {
-        Vec ri{}, di{};
-        value(i, tau, ri, di);
-        const auto k = static_cast<solver::Index>(i);
-        r[junction_ + k] = ri[0], r[hbm_ + k] = ri[1], r[base_ + k] = ri[2];
-        r_dot[junction_ + k] = di[0], r_dot[hbm_ + k] = di[1], r_dot[base_ + k] = di[2];
-        // r_e and r_e' are 0 for a GPU in the three-node form; C_e is 0 for it too.
-        if (node_[i] >= 0) r[node_[i]] = ri[3], r_dot[node_[i]] = di[3];
-        const double c_e = node_capacitance_[i];
-        block_heat += p.junction_capacitance * ri[0] + p.hbm_capacitance * ri[1] + p.base_capacitance * ri[2] + c_e * ri[3];
-        block_heat_rate +=
-            p.junction_capacitance * di[0] + p.hbm_capacitance * di[1] + p.base_capacitance * di[2] + c_e * di[3];
-      }
-      heat[block.block] = block_heat;
-      heat_rate[block.block] = block_heat_rate;
-    });
-    r[heat_] = solver::ordered_sum(heat);
-    r_dot[heat_] = solver::ordered_sum(heat_rate);
+    // r' only where asked for: the right-hand side wants it, the state at a requested time does not.
+    if (r_dot == nullptr) evaluate_blocks<false>(t - t_anchor_, r, r);
+    else evaluate_blocks<true>(t - t_anchor_, r, r_dot);
   }
 
  private:
@@ -437,24 +413,34 @@ class GpuPackageResponse final : public solver::ForcedResponse {
   // r_ss (kMax), then w_m in column m of a row-major kMax x kMax block.
   static constexpr std::size_t kPiece = kMax + kMax * kMax;
 
-  /// r alone at tau after the anchor (as evaluate(), without r').
-  void evaluate_values(double tau, double* r) const {
+  /// r (and r' when kRate) of every GPU at tau after the anchor, in blocks, with the heat the
+  /// responses hold, C r summed over nodes and GPUs (and its rate). Without kRate, r_dot is unused.
+  template <bool kRate>
+  void evaluate_blocks(double tau, double* r, double* r_dot) const {
     const auto& p = gpus_.p_;
-    solver::BlockSums heat{};
+    solver::BlockSums heat{}, heat_rate{};
     solver::for_each_block(gpus_.count(), [&](const solver::BlockRange& block) {
-      double block_heat = 0.0;
+      double block_heat = 0.0, block_heat_rate = 0.0;
       for (std::size_t i = block.first; i < block.last; ++i) {
-        Vec ri{};
-        value(i, tau, ri);
+        Vec ri{}, di{};
+        value<kRate>(i, tau, ri, di);
         const auto k = static_cast<solver::Index>(i);
+        const double c_e = node_capacitance_[i];  // 0 for a GPU in the three-node form (r_e = 0 too)
         r[junction_ + k] = ri[0], r[hbm_ + k] = ri[1], r[base_ + k] = ri[2];
         if (node_[i] >= 0) r[node_[i]] = ri[3];
-        block_heat += p.junction_capacitance * ri[0] + p.hbm_capacitance * ri[1] + p.base_capacitance * ri[2] +
-                      node_capacitance_[i] * ri[3];
+        block_heat += p.junction_capacitance * ri[0] + p.hbm_capacitance * ri[1] + p.base_capacitance * ri[2] + c_e * ri[3];
+        if constexpr (kRate) {
+          r_dot[junction_ + k] = di[0], r_dot[hbm_ + k] = di[1], r_dot[base_ + k] = di[2];
+          if (node_[i] >= 0) r_dot[node_[i]] = di[3];
+          block_heat_rate +=
+              p.junction_capacitance * di[0] + p.hbm_capacitance * di[1] + p.base_capacitance * di[2] + c_e * di[3];
+        }
       }
       heat[block.block] = block_heat;
+      heat_rate[block.block] = block_heat_rate;
     });
     r[heat_] = solver::ordered_sum(heat);
+    if constexpr (kRate) r_dot[heat_] = solver::ordered_sum(heat_rate);
   }
 
   /// GPU i's network at ctx (re-decomposed when it changed) and a piece at its steady value.
@@ -565,8 +551,10 @@ class GpuPackageResponse final : public solver::ForcedResponse {
     }
   }
 
-  /// r of GPU i at tau after the anchor (as below, without r').
-  void value(std::size_t i, double tau, Vec& r) const {
+  /// r and, when kRate, r' of GPU i at tau after the anchor (unused modes and nodes have w = 0,
+  /// r_ss = 0; without kRate r_dot is left alone).
+  template <bool kRate>
+  void value(std::size_t i, double tau, Vec& r, Vec& r_dot) const {
     const double* lambda = &lambda_[kMax * i];
     const double* r_ss = &pieces_[kPiece * i];
     const double* w = r_ss + kMax;
@@ -576,22 +564,13 @@ class GpuPackageResponse final : public solver::ForcedResponse {
       const double* wk = w + kMax * k;
       r[k] = r_ss[k] + wk[0] * e[0] + wk[1] * e[1] + wk[2] * e[2] + wk[3] * e[3];
     }
-  }
-
-  /// r and r' of GPU i at tau after the anchor (unused modes and nodes have w = 0, r_ss = 0).
-  void value(std::size_t i, double tau, Vec& r, Vec& r_dot) const {
-    const double* lambda = &lambda_[kMax * i];
-    const double* r_ss = &pieces_[kPiece * i];
-    const double* w = r_ss + kMax;
-    Vec e{}, le{};
-    for (std::size_t m = 0; m < kMax; ++m) {
-      e[m] = exp_nonpositive(lambda[m] * tau);
-      le[m] = lambda[m] * e[m];
-    }
-    for (std::size_t k = 0; k < kMax; ++k) {
-      const double* wk = w + kMax * k;
-      r[k] = r_ss[k] + wk[0] * e[0] + wk[1] * e[1] + wk[2] * e[2] + wk[3] * e[3];
-      r_dot[k] = wk[0] * le[0] + wk[1] * le[1] + wk[2] * le[2] + wk[3] * le[3];
+    if constexpr (kRate) {
+      Vec le{};
+      for (std::size_t m = 0; m < kMax; ++m) le[m] = lambda[m] * e[m];
+      for (std::size_t k = 0; k < kMax; ++k) {
+        const double* wk = w + kMax * k;
+        r_dot[k] = wk[0] * le[0] + wk[1] * le[1] + wk[2] * le[2] + wk[3] * le[3];
+      }
     }
   }
 
