@@ -391,7 +391,9 @@ electrical::FeedLoad FacilitySite::feed_load(double t, const double* d, const st
   solver::for_each_block(gpus_->count(), [&](const solver::BlockRange& block) {
     std::vector<double>& sums = pod_sums[block.block];
     sums.assign(layout_->pods(), 0.0);
-    for (std::size_t g = block.first; g < block.last; ++g) sums[g / per_pod] += gpus_->board_power(g, ctx, leakage[g]);
+    gpus_->for_each_power(block.first, block.last, ctx, [&](std::size_t g, bool on, double power) {
+      sums[g / per_pod] += on ? power + leakage[g] : 0.0;
+    });
   });
   for (const auto& sums : pod_sums)
     for (std::size_t pod = 0; pod < sums.size(); ++pod) load.it[pod] += sums[pod];

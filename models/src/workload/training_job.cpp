@@ -271,10 +271,14 @@ double TrainingJob::activity(const double* d, std::size_t gpu, bool mitigated) c
 // ---- power source -----------------------------------------------------------------------------------------
 
 double TrainingJob::commanded_power(const double* d, std::size_t gpu, bool mitigated) const {
+  return commanded_power(d, gpu, mitigated, value(d, phase_), value(d, gate_), value(d, clock_, gpu));
+}
+
+double TrainingJob::commanded_power(const double* d, std::size_t gpu, bool mitigated, double phase, double gate,
+                                    double clock) const {
   // The result depends on the discrete state only through the phase, the gate ratio and this
   // GPU's clock; the last result per GPU is kept with them and reused while they stay equal
   // (every derivative evaluation asks for every GPU's power).
-  const double phase = value(d, phase_), gate = value(d, gate_), clock = value(d, clock_, gpu);
   CommandedPower& memo = commanded_memo_[2 * gpu + (mitigated ? 1 : 0)];
   if (memo.phase == phase && memo.gate == gate && memo.clock == clock) return memo.power;
   double power = p_.power.static_power +
@@ -288,6 +292,27 @@ double TrainingJob::smoothed(const double* d, std::size_t gpu, double t) const {
   const double target = commanded_power(d, gpu);
   if (!p_.smoothing.enabled) return target;
   return smoothed_power(p_.smoothing, value(d, ramp_origin_, gpu), target, t - value(d, ramp_start_, gpu));
+}
+
+void TrainingJob::powers(std::size_t first, std::size_t last, const solver::EvalContext& ctx, double* power,
+                         bool* on) const {
+  // power() and powered() for a run of GPUs, with the discrete state's groups located once.
+  const double* d = ctx.discrete;
+  const double phase = value(d, phase_), gate = value(d, gate_);
+  const double* off = &d[discrete_index(off_)];
+  const double* clock = &d[discrete_index(clock_)];
+  const double* origin = &d[discrete_index(ramp_origin_)];
+  const double* start = &d[discrete_index(ramp_start_)];
+  for (std::size_t i = first; i < last; ++i) {
+    const std::size_t k = i - first;
+    on[k] = off[i] == 0.0;
+    if (!on[k]) {
+      power[k] = 0.0;
+      continue;
+    }
+    const double target = commanded_power(d, i, true, phase, gate, clock[i]);
+    power[k] = p_.smoothing.enabled ? smoothed_power(p_.smoothing, origin[i], target, ctx.t - start[i]) : target;
+  }
 }
 
 double TrainingJob::mean_smoothed(const double* d, double t) const {
@@ -378,7 +403,8 @@ void TrainingJob::track_power(double* d, double t) const {
   solver::BlockSums sums{};
   solver::for_each_block(gpus_.count(), [&](const solver::BlockRange& block) {
     double sum = 0.0;
-    for (std::size_t i = block.first; i < block.last; ++i) sum += gpus_.board_power(i, ctx, leakage_[i]);
+    gpus_.for_each_power(block.first, block.last, ctx,
+                         [&](std::size_t i, bool on, double power) { sum += on ? power + leakage_[i] : 0.0; });
     sums[block.block] = sum;
   });
   const double total = solver::ordered_sum(sums);
@@ -605,25 +631,29 @@ bool TrainingJob::update_discrete(const solver::EvalContext& ctx, const double* 
   // Per block of GPUs: clocks changed, a GPU shut down, GPUs throttled.
   std::array<bool, solver::parallel_blocks> block_changed{}, block_shutdown{};
   std::array<std::size_t, solver::parallel_blocks> block_throttled{};
+  // Each GPU's governor state, located once (the groups are contiguous).
+  const auto off = static_cast<std::size_t>(discrete_index(off_)), clock = static_cast<std::size_t>(discrete_index(clock_)),
+             ceiling = static_cast<std::size_t>(discrete_index(ceiling_)),
+             reasons = static_cast<std::size_t>(discrete_index(reasons_));
   solver::for_each_block(gpus_.count(), [&](const solver::BlockRange& block) {
     bool any_changed = false, any_shutdown = false;
     std::size_t count_throttled = 0;
     for (std::size_t i = block.first; i < block.last; ++i) {
-      if (value(d, off_, i) != 0.0) continue;
-      const GovernorState s = governor_state(d, i);
+      if (d[off + i] != 0.0) continue;
+      const GovernorState s{d[clock + i], d[ceiling + i], static_cast<std::uint32_t>(d[reasons + i]), false};
       const GovernorState next = governor_.update(s, governor_inputs(i, x, spec, leakage_[i]));
       if (next.shut_down) {
-        slot(d_next, off_, i) = 1.0;
-        slot(d_next, clock_, i) = 0.0;
-        slot(d_next, reasons_, i) = 0.0;
+        d_next[off + i] = 1.0;
+        d_next[clock + i] = 0.0;
+        d_next[reasons + i] = 0.0;
         any_shutdown = true;
         any_changed = true;
         continue;
       }
       any_changed = any_changed || next.clock != s.clock;
-      slot(d_next, clock_, i) = next.clock;
-      slot(d_next, ceiling_, i) = next.thermal_ceiling;
-      slot(d_next, reasons_, i) = static_cast<double>(next.reasons);
+      d_next[clock + i] = next.clock;
+      d_next[ceiling + i] = next.thermal_ceiling;
+      d_next[reasons + i] = static_cast<double>(next.reasons);
       if ((next.reasons & throttling_reasons) != 0) ++count_throttled;
     }
     block_changed[block.block] = any_changed;

@@ -20,6 +20,7 @@
 // `stop_on_shutdown(false)` the run goes on and the power source turns the GPU off.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <string>
 #include <utility>
@@ -65,6 +66,11 @@ class GpuPowerSource {
   [[nodiscard]] virtual bool powered(std::size_t /*gpu*/, const solver::EvalContext& /*ctx*/) const { return true; }
   /// First time strictly after t at which the power jumps by a known schedule, or +infinity.
   [[nodiscard]] virtual double next_change(double /*t*/) const;
+  /// powered() and power() of GPUs [first, last) at once, into on[i - first] and power[i - first]
+  /// (0 W while off). The default asks GPU by GPU; a source of thousands of GPUs answers without
+  /// two virtual calls each (every right-hand side asks for every GPU's power).
+  virtual void powers(std::size_t first, std::size_t last, const solver::EvalContext& ctx, double* power,
+                      bool* on) const;
 };
 
 struct GpuPackageParameters {
@@ -114,12 +120,23 @@ class GpuPackageArray final : public solver::Component {
   [[nodiscard]] solver::Index heat_generated_index() const { return index(heat_generated_); }
   /// P_i + L_i [W] at state x on the segment described by ctx.
   [[nodiscard]] double board_power(std::size_t i, const solver::EvalContext& ctx, const double* x) const;
-  /// The same with GPU i's leakage already known (leakage_power at its junction temperature) [W].
-  [[nodiscard]] double board_power(std::size_t i, const solver::EvalContext& ctx, double leakage) const;
   /// Leakage power of GPU i at junction temperature T_j when powered [W].
   [[nodiscard]] double leakage_power(std::size_t i, double junction_temperature) const;
   /// leakage_power of every GPU at its junction temperature in x, into `leakage` (resized) [W].
   void leakage_powers(const double* x, std::vector<double>& leakage) const;
+  /// Calls f(i, on, P_i) for each GPU i in [first, last): whether it is powered, and its power
+  /// without leakage (0 W while off), asked of the power source a chunk of GPUs at a time.
+  template <class F>
+  void for_each_power(std::size_t first, std::size_t last, const solver::EvalContext& ctx, F&& f) const {
+    constexpr std::size_t chunk = 64;
+    std::array<double, chunk> power;
+    std::array<bool, chunk> on;
+    for (std::size_t c = first; c < last; c += chunk) {
+      const std::size_t n = std::min(chunk, last - c);
+      source_->powers(c, c + n, ctx, power.data(), on.data());
+      for (std::size_t k = 0; k < n; ++k) f(c + k, on[k], power[k]);
+    }
+  }
   /// Sum over GPUs of C T [J] (thermal energy above 0 K, for balances).
   [[nodiscard]] double stored_energy(const double* x) const;
   [[nodiscard]] const GpuPackageParameters& parameters() const { return p_; }

@@ -138,6 +138,8 @@ class TrainingJob final : public solver::Component, public thermal::GpuPowerSour
   // thermal::GpuPowerSource
   [[nodiscard]] double power(std::size_t gpu, const solver::EvalContext& ctx) const override;
   [[nodiscard]] bool powered(std::size_t gpu, const solver::EvalContext& ctx) const override;
+  void powers(std::size_t first, std::size_t last, const solver::EvalContext& ctx, double* power,
+              bool* on) const override;
 
   // solver::Component (no continuous states of its own)
   void initial_state(double*) const override {}
@@ -168,6 +170,9 @@ class TrainingJob final : public solver::Component, public thermal::GpuPowerSour
   /// Power GPU i's work asks for, without leakage: P_static + s_i P_dyn(a_i, f_i) [W]; with
   /// `mitigated`, software fill and the power floor included (the ramp's target).
   [[nodiscard]] double commanded_power(const double* d, std::size_t gpu, bool mitigated = true) const;
+  /// The same with the phase, the gate ratio and the GPU's clock already read from d.
+  [[nodiscard]] double commanded_power(const double* d, std::size_t gpu, bool mitigated, double phase, double gate,
+                                       double clock) const;
   /// The smoothed power of GPU i at time t with discrete state d [W].
   [[nodiscard]] double smoothed(const double* d, std::size_t gpu, double t) const;
   /// Mean smoothed power of the powered GPUs at t [W].
@@ -187,7 +192,6 @@ class TrainingJob final : public solver::Component, public thermal::GpuPowerSour
   void finish_phase(double t, double* d) const;
   /// Stops the job at t for an interruption of class `cause` (index into classes_, or the
   /// thermal-shutdown class).
-  /// Stops the job at t for an interruption of class `cause` (index into classes_).
   void interrupt(double t, std::size_t cause, double* d) const;
   /// Index of a class's category in interruption_categories().
   [[nodiscard]] std::size_t category_of(std::size_t cause) const;
