@@ -37,6 +37,50 @@ void scale(sunrealtype c, N_Vector x, N_Vector z) {
   });
 }
 
+// z = c
+void constant(sunrealtype c, N_Vector z) {
+  double* zd = data(z);
+  for_each_element_block(length(z), [&](std::size_t first, std::size_t last) {
+    for (std::size_t i = first; i < last; ++i) zd[i] = c;
+  });
+}
+
+// z = |x|
+void absolute(N_Vector x, N_Vector z) {
+  const double* xd = data(x);
+  double* zd = data(z);
+  for_each_element_block(length(z), [&](std::size_t first, std::size_t last) {
+    for (std::size_t i = first; i < last; ++i) zd[i] = std::abs(xd[i]);
+  });
+}
+
+// z = x + b
+void add_constant(N_Vector x, sunrealtype b, N_Vector z) {
+  const double* xd = data(x);
+  double* zd = data(z);
+  for_each_element_block(length(z), [&](std::size_t first, std::size_t last) {
+    for (std::size_t i = first; i < last; ++i) zd[i] = xd[i] + b;
+  });
+}
+
+// z = 1 / x
+void inverse(N_Vector x, N_Vector z) {
+  const double* xd = data(x);
+  double* zd = data(z);
+  for_each_element_block(length(z), [&](std::size_t first, std::size_t last) {
+    for (std::size_t i = first; i < last; ++i) zd[i] = 1.0 / xd[i];
+  });
+}
+
+// z = x y, element by element
+void product(N_Vector x, N_Vector y, N_Vector z) {
+  const double *xd = data(x), *yd = data(y);
+  double* zd = data(z);
+  for_each_element_block(length(z), [&](std::size_t first, std::size_t last) {
+    for (std::size_t i = first; i < last; ++i) zd[i] = xd[i] * yd[i];
+  });
+}
+
 // sum_i (x_i w_i)^2, per block and then in block order
 double weighted_square_sum(N_Vector x, N_Vector w) {
   const double *xd = data(x), *wd = data(w);
@@ -96,6 +140,11 @@ void use_block_operations(N_Vector v) {
   v->ops->nvwsqrsumlocal = weighted_square_sum;
   v->ops->nvlinearcombination = linear_combination;
   v->ops->nvscaleaddmulti = scale_add_multi;
+  v->ops->nvconst = constant;
+  v->ops->nvabs = absolute;
+  v->ops->nvaddconst = add_constant;
+  v->ops->nvinv = inverse;
+  v->ops->nvprod = product;
 }
 
 }  // namespace dctwin::solver

@@ -13,7 +13,8 @@ namespace dctwin::solver {
 inline constexpr std::size_t vector_parallel_minimum = 8192;
 
 /// Replaces the operations of a serial N_Vector that CVODE's steps spend their time in (linear
-/// sums, scaling, the fused combinations, the weighted RMS norm) by ones that run on the calling
+/// sums, scaling, the fused combinations, the weighted RMS norm, and the constant, absolute value,
+/// added constant, inverse and product that set the error weights) by ones that run on the calling
 /// thread's thread budget for long vectors. Elementwise results are those of one thread; the
 /// norm is summed per block and then in block order, so it does not depend on the thread count.
 /// Vectors CVODE clones from this one inherit the operations.
