@@ -338,9 +338,10 @@ double TrainingJob::mean_commanded(const double* d) const {
 }
 
 double TrainingJob::power(std::size_t gpu, const solver::EvalContext& ctx) const {
-  const double* d = ctx.discrete;
-  if (value(d, off_, gpu) != 0.0) return 0.0;
-  return smoothed(d, gpu, ctx.t);
+  double p = 0.0;
+  bool on = false;
+  powers(gpu, gpu + 1, ctx, &p, &on);
+  return p;
 }
 
 bool TrainingJob::rebase_ramps(double t, const double* d, double* d_next) const {
