@@ -386,7 +386,7 @@ class GpuPackageResponse final : public solver::ForcedResponse {
     solver::for_each_block(gpus_.count(), [&](const solver::BlockRange& block) {
       gpus_.for_each_power(block.first, block.last, ctx, [&](std::size_t i, bool, double power) {
         Vec r{};
-        value<false>(i, tau, r, r);
+        value(i, tau, r);
         start_piece(i, r, power);
       });
     });
@@ -573,14 +573,13 @@ class GpuPackageResponse final : public solver::ForcedResponse {
     }
   }
 
-  /// r and, when kRate, r' of GPU i at tau after the anchor (unused modes and nodes have w = 0,
-  /// r_ss = 0; without kRate r_dot is left alone).
-  template <bool kRate>
-  void value(std::size_t i, double tau, Vec& r, Vec& r_dot) const {
+  /// r of GPU i at tau after the anchor (unused modes and nodes have w = 0, r_ss = 0), for the
+  /// re-anchoring; evaluate_blocks() takes the same exponentials in chunks.
+  void value(std::size_t i, double tau, Vec& r) const {
     const double* lambda = &lambda_[kMax * i];
     Vec e{};
     for (std::size_t m = 0; m < kMax; ++m) e[m] = exp_nonpositive(lambda[m] * tau);
-    combine<kRate>(i, e.data(), r, r_dot);
+    combine<false>(i, e.data(), r, r);
   }
 
   /// r = r_ss + sum_m w_m e_m and, when kRate, r' = sum_m w_m lambda_m e_m for GPU i, from its
