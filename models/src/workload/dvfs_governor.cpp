@@ -123,6 +123,39 @@ GovernorState DvfsGovernor::reclock(const GovernorState& previous, const Governo
   return advance(previous, in, 0.0);
 }
 
+double DvfsGovernor::ladder_clock(double clock) const {
+  if (p_.clock_step > 0.0) clock = std::floor((clock + 1.0) / p_.clock_step) * p_.clock_step;
+  return std::max(clock, power_.parameters().min_clock);
+}
+
+double DvfsGovernor::rest_demand(bool working) const {
+  // advance()'s f_other with neither slowdown: the demand under f_max.
+  const GpuPowerParameters& pp = power_.parameters();
+  return std::min(working ? pp.max_clock : pp.idle_clock, pp.max_clock);
+}
+
+GovernorState DvfsGovernor::rest_state(bool working) const {
+  return GovernorState{ladder_clock(rest_demand(working)), power_.parameters().max_clock,
+                       working ? 0 : throttle_reason::gpu_idle, false};
+}
+
+double DvfsGovernor::rest_leakage_limit(double activity, bool working) const {
+  // The power-cap reason sets only when P_static + L + P_dyn(a, f_other) > P_limit.
+  const GpuPowerParameters& pp = power_.parameters();
+  return pp.power_limit - pp.static_power - power_.dynamic_power(activity, rest_demand(working));
+}
+
+bool DvfsGovernor::stays_at_rest(const GovernorState& previous, const GovernorInputs& in) const {
+  // Each condition as advance() evaluates it: e <= 0 (the ceiling holds at f_max or recovers to
+  // it), T_j below T_hw (T_max,op < T_hw), and the board power at the rest clock within the limit
+  // (the cap reason is clear before, so only P > P_limit would set it).
+  const GovernorState rest = rest_state(in.working);
+  return !previous.shut_down && previous.clock == rest.clock && previous.thermal_ceiling == rest.thermal_ceiling &&
+         previous.reasons == rest.reasons && in.junction_temperature <= limits_.max_operating &&
+         in.hbm_temperature <= limits_.hbm_max_operating &&
+         power_.board_power(in.activity, rest_demand(in.working), in.leakage_power) <= power_.parameters().power_limit;
+}
+
 GovernorState DvfsGovernor::advance(const GovernorState& previous, const GovernorInputs& in, double dt) const {
   if (previous.shut_down) return previous;
   DCTWIN_DEMAND(std::isfinite(in.junction_temperature) && std::isfinite(in.hbm_temperature),
@@ -181,10 +214,7 @@ GovernorState DvfsGovernor::advance(const GovernorState& previous, const Governo
     capped = true;
   else if (p_other < pp.power_limit - p_.power_cap_hysteresis)
     capped = false;
-  double clock = capped ? std::min(f_other, f_cap()) : f_other;
-  // Down to the clock ladder (a clock within 1 Hz of a rung counts as on it).
-  if (p_.clock_step > 0.0) clock = std::floor((clock + 1.0) / p_.clock_step) * p_.clock_step;
-  clock = std::max(clock, f_min);
+  const double clock = ladder_clock(capped ? std::min(f_other, f_cap()) : f_other);
 
   std::uint32_t reasons = 0;
   if (!in.working) reasons |= throttle_reason::gpu_idle;

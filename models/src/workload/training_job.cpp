@@ -613,22 +613,51 @@ GovernorState TrainingJob::governor_state(const double* d, std::size_t gpu) cons
   return s;
 }
 
+double TrainingJob::governor_activity(std::size_t gpu, const PhaseSpec& spec) const {
+  // The power cap acts on this GPU's own dynamic power: its power scale multiplies the activity.
+  return spec.activity * gpus_.spread(gpu).power_scale;
+}
+
 GovernorInputs TrainingJob::governor_inputs(std::size_t gpu, const double* x, const PhaseSpec& spec,
                                             double leakage) const {
   GovernorInputs in;
   in.junction_temperature = x[gpus_.junction_index(gpu)];
   in.hbm_temperature = x[gpus_.hbm_index(gpu)];
-  // The power cap acts on this GPU's own dynamic power: its power scale multiplies the activity.
-  in.activity = spec.activity * gpus_.spread(gpu).power_scale;
+  in.activity = governor_activity(gpu, spec);
   in.leakage_power = leakage;
   in.working = spec.working;
   return in;
 }
 
+const std::vector<double>& TrainingJob::rest_leakage(JobPhase phase) const {
+  std::vector<double>& limits = rest_leakage_[static_cast<std::size_t>(phase)];
+  if (limits.empty()) {
+    const PhaseSpec spec = phase_spec(phase);
+    limits.resize(gpus_.count());
+    // The margin (1e-9 of the power limit, ~1 uW) covers the rounding of the board power's sum
+    // (~1e-13 W) many times over: a GPU this close to the limit just takes the full update.
+    const double margin = 1e-9 * governor_.power().parameters().power_limit;
+    for (std::size_t i = 0; i < gpus_.count(); ++i) {
+      limits[i] = governor_.rest_leakage_limit(governor_activity(i, spec), spec.working) - margin;
+    }
+  }
+  return limits;
+}
+
 bool TrainingJob::update_discrete(const solver::EvalContext& ctx, const double* x, double* d_next) const {
   const double* d = ctx.discrete;
-  const PhaseSpec spec = phase_spec(phase(d));
+  const JobPhase now = phase(d);
+  const PhaseSpec spec = phase_spec(now);
   gpus_.leakage_powers(x, leakage_);
+  // A GPU whose governor is at rest with its temperatures and leakage within the rest limits
+  // keeps its state (DvfsGovernor::stays_at_rest, checked here without calling the governor):
+  // in most updates of a run without throttling that is every GPU.
+  const GovernorState rest = governor_.rest_state(spec.working);
+  const auto rest_reasons = static_cast<double>(rest.reasons);
+  const std::vector<double>& rest_leakage_limit = rest_leakage(now);
+  const GpuThermalLimits& limits = governor_.limits();
+  const double* tj = x + gpus_.junction_index(0);
+  const double* thbm = x + gpus_.hbm_index(0);
   // Per block of GPUs: clocks changed, a GPU shut down, GPUs throttled.
   std::array<bool, solver::parallel_blocks> block_changed{}, block_shutdown{};
   std::array<std::size_t, solver::parallel_blocks> block_throttled{};
@@ -641,6 +670,13 @@ bool TrainingJob::update_discrete(const solver::EvalContext& ctx, const double* 
     std::size_t count_throttled = 0;
     for (std::size_t i = block.first; i < block.last; ++i) {
       if (d[off + i] != 0.0) continue;
+      if (d[clock + i] == rest.clock && d[ceiling + i] == rest.thermal_ceiling && d[reasons + i] == rest_reasons &&
+          tj[i] <= limits.max_operating && thbm[i] <= limits.hbm_max_operating && leakage_[i] <= rest_leakage_limit[i]) {
+        d_next[clock + i] = rest.clock;
+        d_next[ceiling + i] = rest.thermal_ceiling;
+        d_next[reasons + i] = rest_reasons;
+        continue;
+      }
       const GovernorState s{d[clock + i], d[ceiling + i], static_cast<std::uint32_t>(d[reasons + i]), false};
       const GovernorState next = governor_.update(s, governor_inputs(i, x, spec, leakage_[i]));
       if (next.shut_down) {

@@ -564,3 +564,62 @@ TEST_CASE("clocks step down the 15 MHz ladder", "[workload][dvfs]") {
   CHECK(s.clock < 1980e6);
   CHECK(s.thermal_ceiling - s.clock < 15e6);
 }
+
+TEST_CASE("a governor at rest stays at rest exactly when stays_at_rest says so", "[workload][dvfs][rest]") {
+  // The training job skips update() for GPUs that stays_at_rest() accepts, so the claim must hold
+  // to the last bit: over a grid of temperatures, activities and leakages around every limit,
+  // with the ladder and without, an accepted state comes back unchanged from update(), and a
+  // rejected rest state (not shut down) changes or throttles; states not at rest are never accepted.
+  const GpuThermalLimits limits{};
+  for (const double step : {0.0, 15e6}) {
+    DvfsGovernorParameters p;
+    p.clock_step = step;
+    const DvfsGovernor governor(p, GpuPowerModel(GpuPowerParameters{}), limits);
+    const double p_limit = governor.power().parameters().power_limit;
+    for (const bool working : {true, false}) {
+      const GovernorState rest = governor.rest_state(working);
+      CHECK(rest.thermal_ceiling == governor.power().parameters().max_clock);
+      CHECK(rest.reasons == (working ? 0u : reason::gpu_idle));
+      long accepted = 0, rejected = 0;
+      for (const double activity : {0.0, 0.3, 0.72, 0.9, 1.0}) {
+        const double leakage_limit = governor.rest_leakage_limit(activity, working);
+        for (const double dl : {-50.0, -1e-6, 0.0, 1e-6, 50.0}) {
+          for (const double tj : {limits.max_operating - 10.0, limits.max_operating - 1e-9, limits.max_operating,
+                                  limits.max_operating + 1e-9, limits.hw_slowdown + 0.5}) {
+            for (const double thbm : {limits.hbm_max_operating - 1.0, limits.hbm_max_operating,
+                                      limits.hbm_max_operating + 1e-9}) {
+              GovernorInputs in;
+              in.junction_temperature = tj;
+              in.hbm_temperature = thbm;
+              in.activity = activity;
+              in.leakage_power = std::max(0.0, leakage_limit + dl);
+              in.working = working;
+              const GovernorState next = governor.update(rest, in);
+              const bool unchanged = next.clock == rest.clock && next.thermal_ceiling == rest.thermal_ceiling &&
+                                     next.reasons == rest.reasons && !next.shut_down;
+              if (governor.stays_at_rest(rest, in)) {
+                ++accepted;
+                REQUIRE(unchanged);
+                CHECK(governor.power().board_power(activity, governor.rest_demand(working), in.leakage_power) <= p_limit);
+              } else {
+                ++rejected;
+                CHECK_FALSE(unchanged);
+              }
+              GovernorState throttled = rest;
+              throttled.reasons |= reason::sw_thermal_slowdown;
+              CHECK_FALSE(governor.stays_at_rest(throttled, in));
+              GovernorState lowered = rest;
+              lowered.thermal_ceiling -= 15e6;
+              CHECK_FALSE(governor.stays_at_rest(lowered, in));
+              GovernorState other_clock = rest;
+              other_clock.clock -= 15e6;
+              CHECK_FALSE(governor.stays_at_rest(other_clock, in));
+            }
+          }
+        }
+      }
+      CHECK(accepted > 0);
+      CHECK(rejected > 0);
+    }
+  }
+}

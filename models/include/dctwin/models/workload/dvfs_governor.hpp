@@ -103,12 +103,31 @@ class DvfsGovernor {
   /// The clock for new inputs at once, without advancing the thermal controller (dt = 0): what
   /// the firmware's fast power control does when the activity jumps at a phase edge.
   [[nodiscard]] GovernorState reclock(const GovernorState& previous, const GovernorInputs& in) const;
+
+  /// The clock work asks for when neither slowdown is active: f_max working, f_idle not [Hz].
+  [[nodiscard]] double rest_demand(bool working) const;
+  /// The state of a GPU at rest: the clock its demand asks for (f_max working, f_idle not, on the
+  /// clock ladder), the thermal ceiling at f_max, no reason but GpuIdle when not working.
+  [[nodiscard]] GovernorState rest_state(bool working) const;
+  /// The largest leakage power at which update() keeps a GPU at rest: the power limit less the
+  /// static power and the dynamic power at the demand, P_limit - P_static - P_dyn(a, rest_demand())
+  /// [W] (negative when the power at the demand exceeds the limit even without leakage).
+  [[nodiscard]] double rest_leakage_limit(double activity, bool working) const;
+  /// Whether update() returns `previous` unchanged because nothing can move: `previous` is
+  /// rest_state(in.working), T_j <= T_max,op and T_hbm <= T_hbm,max (no slowdown starts; the
+  /// ceiling holds at f_max), and the board power at the demand is within P_limit (no power cap),
+  /// i.e. the leakage is at most rest_leakage_limit(). The training job checks the same conditions
+  /// GPU by GPU (with that limit per phase, less a margin far above rounding) and skips update()
+  /// where they hold; a test checks this claim against update().
+  [[nodiscard]] bool stays_at_rest(const GovernorState& previous, const GovernorInputs& in) const;
   [[nodiscard]] const DvfsGovernorParameters& parameters() const { return p_; }
   [[nodiscard]] const GpuPowerModel& power() const { return power_; }
   [[nodiscard]] const GpuThermalLimits& limits() const { return limits_; }
 
  private:
   [[nodiscard]] GovernorState advance(const GovernorState& previous, const GovernorInputs& in, double dt) const;
+  /// The clock on the ladder at or below `clock` (within 1 Hz of a rung counts as on it), not below f_min.
+  [[nodiscard]] double ladder_clock(double clock) const;
 
   DvfsGovernorParameters p_;
   GpuPowerModel power_;

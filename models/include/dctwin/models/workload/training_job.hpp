@@ -25,6 +25,7 @@
 // a run holds it, so a snapshot of a run is plain data.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -162,6 +163,8 @@ class TrainingJob final : public solver::Component, public thermal::GpuPowerSour
   };
   [[nodiscard]] PhaseSpec phase_spec(JobPhase phase, bool mitigated = true) const;
   [[nodiscard]] GovernorState governor_state(const double* d, std::size_t gpu) const;
+  /// The activity GPU i's governor reads in a phase: the phase's, scaled by the GPU's power scale.
+  [[nodiscard]] double governor_activity(std::size_t gpu, const PhaseSpec& spec) const;
   /// What GPU i's governor reads; its leakage (at its junction temperature in x) is given.
   [[nodiscard]] GovernorInputs governor_inputs(std::size_t gpu, const double* x, const PhaseSpec& spec, double leakage) const;
   /// Activity of GPU i in the phase (with the wait of GPUs faster than the gate).
@@ -221,6 +224,10 @@ class TrainingJob final : public solver::Component, public thermal::GpuPowerSour
   mutable std::vector<CommandedPower> commanded_memo_;
   /// Each GPU's leakage at the update in progress (shared by its governor and the power tracking).
   mutable std::vector<double> leakage_;
+  /// Per phase (filled when first needed), each GPU's leakage up to which its governor stays at
+  /// rest (DvfsGovernor::stays_at_rest), less a margin far above rounding [W].
+  mutable std::array<std::vector<double>, static_cast<std::size_t>(JobPhase::averaged) + 1> rest_leakage_;
+  [[nodiscard]] const std::vector<double>& rest_leakage(JobPhase phase) const;
   // Discrete groups.
   int clock_ = 0, reasons_ = 0, ceiling_ = 0, off_ = 0;
   int phase_ = 0, phase_end_ = 0, work_left_ = 0, last_regate_ = 0, gate_ = 0;
