@@ -373,6 +373,8 @@ FacilitySite::FacilitySite(const ParameterTree& scenario, std::optional<WeatherS
 }
 
 void FacilitySite::finish_assembly() {
+  // The feed's lineups are the pods: the job sums its GPUs' power per pod at every update.
+  if (job_ != nullptr) job_->sum_power_by_group(layout_->gpus() / layout_->pods());
   system_.assemble();
   for (const auto& slot : system_.outputs())
     if (slot.spec.group == "gpu" && slot.spec.name == "total_power") gpu_total_power_slot_ = slot.first_value;
@@ -381,13 +383,10 @@ void FacilitySite::finish_assembly() {
 }
 
 electrical::FeedLoad FacilitySite::feed_load(double t, const double* d, const std::vector<double>& leakage) const {
-  electrical::FeedLoad load;
-  load.it = pod_other_it_power_;
-  load.mechanical = cooling_power_now_;
   const solver::EvalContext ctx{t, t, d};
   const std::size_t per_pod = layout_->gpus() / layout_->pods();
-  // Each pod's GPUs, summed per block of GPUs and then over the blocks in order.
-  std::array<std::vector<double>, solver::parallel_blocks> pod_sums;
+  // Each pod's GPUs, summed per block of GPUs (and then over the blocks in order).
+  workload::TrainingJob::GroupPowerSums pod_sums;
   solver::for_each_block(gpus_->count(), [&](const solver::BlockRange& block) {
     std::vector<double>& sums = pod_sums[block.block];
     sums.assign(layout_->pods(), 0.0);
@@ -395,6 +394,13 @@ electrical::FeedLoad FacilitySite::feed_load(double t, const double* d, const st
       sums[g / per_pod] += on ? power + leakage[g] : 0.0;
     });
   });
+  return feed_load(pod_sums);
+}
+
+electrical::FeedLoad FacilitySite::feed_load(const workload::TrainingJob::GroupPowerSums& pod_sums) const {
+  electrical::FeedLoad load;
+  load.it = pod_other_it_power_;
+  load.mechanical = cooling_power_now_;
   for (const auto& sums : pod_sums)
     for (std::size_t pod = 0; pod < sums.size(); ++pod) load.it[pod] += sums[pod];
   return load;
@@ -403,13 +409,23 @@ electrical::FeedLoad FacilitySite::feed_load(double t, const double* d, const st
 void FacilitySite::knot(double t, const std::vector<double>& x, const std::vector<double>& before,
                         const std::vector<double>& after) {
   if (!feed_ || t <= feed_->time()) return;  // not started yet (it starts at the first sample)
+  // Both sides are the same load unless the update changed some GPU's power (most ticks do not).
+  const bool same = &before == &after || (job_ != nullptr && job_->same_power(before.data(), after.data()));
+  // After the job's update at t its per-pod sums are this side's load, summed in the same order
+  // from the same leakage (the same x): no second pass over the GPUs.
+  const workload::TrainingJob::GroupPowerSums* after_sums = job_ != nullptr ? job_->power_by_group(t) : nullptr;
+  if (after_sums != nullptr && same) {
+    const electrical::FeedLoad load = feed_load(*after_sums);
+    feed_->advance(t, feed_right_, load);
+    feed_right_ = load;
+    return;
+  }
   // The leakage depends on x only: once for both sides of the knot.
   gpus_->leakage_powers(x.data(), knot_leakage_);
   const electrical::FeedLoad left = feed_load(t, before.data(), knot_leakage_);
   feed_->advance(t, feed_right_, left);
-  // Both sides are the same load unless the update changed some GPU's power (most ticks do not).
-  const bool same = &before == &after || (job_ != nullptr && job_->same_power(before.data(), after.data()));
-  feed_right_ = same ? left : feed_load(t, after.data(), knot_leakage_);
+  if (same) feed_right_ = left;
+  else feed_right_ = after_sums != nullptr ? feed_load(*after_sums) : feed_load(t, after.data(), knot_leakage_);
 }
 
 std::vector<electrical::GridSample> FacilitySite::take_grid_samples() {

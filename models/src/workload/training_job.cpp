@@ -402,12 +402,19 @@ bool TrainingJob::powered(std::size_t gpu, const solver::EvalContext& ctx) const
 void TrainingJob::track_power(double* d, double t) const {
   const solver::EvalContext ctx{t, t, d};
   solver::BlockSums sums{};
+  const std::size_t groups = group_size_ > 0 ? (gpus_.count() + group_size_ - 1) / group_size_ : 0;
   solver::for_each_block(gpus_.count(), [&](const solver::BlockRange& block) {
     double sum = 0.0;
-    gpus_.for_each_power(block.first, block.last, ctx,
-                         [&](std::size_t i, bool on, double power) { sum += on ? power + leakage_[i] : 0.0; });
+    std::vector<double>& by_group = group_sums_[block.block];
+    by_group.assign(groups, 0.0);
+    gpus_.for_each_power(block.first, block.last, ctx, [&](std::size_t i, bool on, double power) {
+      const double p = on ? power + leakage_[i] : 0.0;
+      sum += p;
+      if (groups > 0) by_group[i / group_size_] += p;
+    });
     sums[block.block] = sum;
   });
+  group_sums_time_ = t;
   const double total = solver::ordered_sum(sums);
   slot(d, power_min_) = std::min(value(d, power_min_), total);
   slot(d, power_max_) = std::max(value(d, power_max_), total);
@@ -567,6 +574,7 @@ void TrainingJob::regate(double t, double* d) const {
 // ---- discrete updates -----------------------------------------------------------------------------------
 
 void TrainingJob::initial_discrete(double* d) const {
+  group_sums_time_ = std::numeric_limits<double>::quiet_NaN();  // a new run: no sums taken yet
   const GovernorState cool = governor_.initial_state();
   for (std::size_t i = 0; i < gpus_.count(); ++i) {
     slot(d, clock_, i) = cool.clock;

@@ -69,6 +69,7 @@ struct Rig {
   FixedCoolant* coolant = nullptr;
   TrainingJob* job = nullptr;
   std::vector<double> discrete;
+  std::vector<double> state;
   solver::SimulationStatus status;
 
   Rig(std::size_t n, const WorkloadParameters& w, const std::vector<double>& resistance, double duration,
@@ -98,6 +99,7 @@ struct Rig {
     recorder.fn = std::move(on_sample);
     status = simulator.run(recorder);
     discrete = simulator.final_discrete();
+    state = simulator.final_state();
   }
 };
 
@@ -303,4 +305,41 @@ TEST_CASE("An injected crash interrupts the job at its time even with drawn inte
     if (times[k] < 20.0) CHECK(phases[k] != static_cast<double>(JobPhase::down));
     if (times[k] >= 20.0 && times[k] < 30.0) CHECK(phases[k] == static_cast<double>(JobPhase::down));
   }
+}
+
+TEST_CASE("An update sums the GPUs' power per group as the feed would, and only for its own time",
+          "[workload][job][groups]") {
+  // 128 GPUs (one model replica) in groups of 48 (the last holds 32), one hot enough to throttle,
+  // 60 s into the job. An update at the final state sums P + L(T_j) per block and group; the
+  // sums over the blocks must equal each group's GPUs summed one by one, and they are offered
+  // only at the update's own time.
+  const std::size_t n = 128, size = 48;
+  std::vector<double> resistance(n, 0.03);
+  resistance[60] = 0.20;
+  Rig rig(n, pod_job(), resistance, 60.0);
+  REQUIRE(rig.status.finished());
+  TrainingJob& job = *rig.job;
+  const double t = 60.0;
+  CHECK(job.power_by_group(t) == nullptr);  // no groups asked for
+  job.sum_power_by_group(size);
+  std::vector<double> next = rig.discrete;
+  job.update_discrete(solver::EvalContext{t, t, rig.discrete.data()}, rig.state.data(), next.data());
+  const TrainingJob::GroupPowerSums* sums = job.power_by_group(t);
+  REQUIRE(sums != nullptr);
+  CHECK(job.power_by_group(t + 0.1) == nullptr);
+  std::vector<double> by_group(3, 0.0);
+  for (const auto& block : *sums) {
+    if (block.empty()) continue;  // blocks without GPUs
+    REQUIRE(block.size() == 3);
+    for (std::size_t g = 0; g < 3; ++g) by_group[g] += block[g];
+  }
+  const solver::EvalContext ctx{t, t, next.data()};
+  std::vector<double> expected(3, 0.0);
+  for (std::size_t i = 0; i < n; ++i) {
+    const double tj = rig.state[static_cast<std::size_t>(rig.gpus->junction_index(i))];
+    expected[i / size] += job.power(i, ctx) + rig.gpus->leakage_power(i, tj);
+  }
+  for (std::size_t g = 0; g < 3; ++g) CHECK(by_group[g] == Approx(expected[g]).epsilon(1e-12));
+  CHECK(expected[0] > 48 * 100.0);  // working GPUs, not idle ones
+  CHECK(job.reasons(next.data(), 60) != 0u);  // the hot GPU throttles: not every GPU at rest
 }

@@ -54,6 +54,9 @@ class FacilitySite final : public Site {
   /// `leakage`, taken from x by the caller), the rest of the IT load and the cooling as at the
   /// last sample.
   [[nodiscard]] electrical::FeedLoad feed_load(double t, const double* d, const std::vector<double>& leakage) const;
+  /// The feed's load from the GPUs' power summed per block and pod (in block order, after the
+  /// pods' other IT power), with the cooling's power now.
+  [[nodiscard]] electrical::FeedLoad feed_load(const workload::TrainingJob::GroupPowerSums& pod_sums) const;
 
   std::unique_ptr<FacilityLayout> layout_;
   std::unique_ptr<FlowPlan> flows_;

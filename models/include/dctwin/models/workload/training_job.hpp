@@ -38,6 +38,7 @@
 #include "dctwin/models/workload/power_smoothing.hpp"
 #include "dctwin/models/workload/step_plan.hpp"
 #include "dctwin/solver/component.hpp"
+#include "dctwin/solver/parallel.hpp"
 #include "dctwin/solver/parameters.hpp"
 #include "dctwin/solver/types.hpp"
 
@@ -150,6 +151,20 @@ class TrainingJob final : public solver::Component, public thermal::GpuPowerSour
   void compute_outputs(const solver::EvalContext& ctx, const double* x, double* const* values) const override;
   void initial_discrete(double* d) const override;
   [[nodiscard]] double update_period() const override { return p_.governor.update_period; }
+
+  /// Per block of GPUs (solver::parallel_blocks) and per group of `gpus_per_group` consecutive
+  /// GPUs, the board power of the powered GPUs, P + L(T_j) [W], as summed at an update.
+  using GroupPowerSums = std::array<std::vector<double>, solver::parallel_blocks>;
+  /// Has every update also sum the GPUs' power per group of `gpus_per_group` consecutive GPUs (the
+  /// pods, for the electrical feed's lineups), in the same pass and order as its power extremes;
+  /// 0 = no groups.
+  void sum_power_by_group(std::size_t gpus_per_group) { group_size_ = gpus_per_group; }
+  /// The group sums of the last update if it ran at t (with the discrete state it left), else
+  /// nullptr. A caller that sums the same powers at the same state and time (the feed's knot right
+  /// after the updates) takes these instead of a second pass over the GPUs.
+  [[nodiscard]] const GroupPowerSums* power_by_group(double t) const {
+    return group_size_ > 0 && group_sums_time_ == t ? &group_sums_ : nullptr;
+  }
   bool update_discrete(const solver::EvalContext& ctx, const double* x, double* d_next) const override;
   [[nodiscard]] double next_scheduled_update(double t, const double* d) const override;
   bool scheduled_update(const solver::EvalContext& ctx, const double* x, double* d_next) const override;
@@ -227,6 +242,9 @@ class TrainingJob final : public solver::Component, public thermal::GpuPowerSour
   /// Per phase (filled when first needed), each GPU's leakage up to which its governor stays at
   /// rest (DvfsGovernor::stays_at_rest), less a margin far above rounding [W].
   mutable std::array<std::vector<double>, static_cast<std::size_t>(JobPhase::averaged) + 1> rest_leakage_;
+  std::size_t group_size_ = 0;                 ///< GPUs per group for the power sums (0 = none)
+  mutable GroupPowerSums group_sums_;           ///< the last update's sums per block and group [W]
+  mutable double group_sums_time_ = std::numeric_limits<double>::quiet_NaN();  ///< when they were taken
   [[nodiscard]] const std::vector<double>& rest_leakage(JobPhase phase) const;
   // Discrete groups.
   int clock_ = 0, reasons_ = 0, ceiling_ = 0, off_ = 0;
