@@ -340,10 +340,6 @@ inline double exp_at_least_minus_700(double x) {
   const auto n_bits = std::bit_cast<std::int64_t>(shifted) - std::bit_cast<std::int64_t>(shifter);
   return p * std::bit_cast<double>((n_bits + 1023) << 52);
 }
-/// e^x for x <= 0, x below min_exponent taken at it. The clamp is a step of its own so that a loop
-/// over exp_at_least_minus_700 has no branch and vectorises (GCC 12 turns a clamp inside it into
-/// a branch around the whole polynomial).
-inline double exp_nonpositive(double x) { return exp_at_least_minus_700(std::max(x, min_exponent)); }
 }  // namespace
 
 class GpuPackageResponse final : public solver::ForcedResponse {
@@ -384,11 +380,17 @@ class GpuPackageResponse final : public solver::ForcedResponse {
     const double tau = ctx.t - t_anchor_;
     t_anchor_ = ctx.t;
     solver::for_each_block(gpus_.count(), [&](const solver::BlockRange& block) {
-      gpus_.for_each_power(block.first, block.last, ctx, [&](std::size_t i, bool, double power) {
-        Vec r{};
-        value(i, tau, r);
-        start_piece(i, r, power);
-      });
+      // A chunk's exponentials in one vectorised pass, as in evaluate_blocks().
+      alignas(64) double exponentials[kChunk * kMax];
+      for (std::size_t first = block.first; first < block.last; first += kChunk) {
+        const std::size_t last = std::min(first + kChunk, block.last);
+        chunk_exponentials(first, last - first, tau, exponentials);
+        gpus_.for_each_power(first, last, ctx, [&](std::size_t i, bool, double power) {
+          Vec r{};
+          combine<false>(i, &exponentials[kMax * (i - first)], r, r);
+          start_piece(i, r, power);
+        });
+      }
     });
   }
 
@@ -435,18 +437,12 @@ class GpuPackageResponse final : public solver::ForcedResponse {
     solver::BlockSums heat{}, heat_rate{};
     solver::for_each_block(gpus_.count(), [&](const solver::BlockRange& block) {
       double block_heat = 0.0, block_heat_rate = 0.0;
-      // The exponentials of a chunk of GPUs first, in one pass over their contiguous lambda_m
-      // (the compiler vectorises it), then each GPU's combination: the same operations as
-      // value(), so the same bits (docs/performance.md: 18 % of a 24k profile before, 13 % after).
+      // The exponentials of a chunk of GPUs first (chunk_exponentials), then each GPU's
+      // combination (docs/performance.md: 18 % of a 24k profile before, 13 % after).
       alignas(64) double exponentials[kChunk * kMax];
       for (std::size_t i = block.first; i < block.last; ++i) {
         const std::size_t slot = (i - block.first) % kChunk;
-        if (slot == 0) {
-          const std::size_t n = kMax * std::min(kChunk, block.last - i);
-          const double* lambda = &lambda_[kMax * i];
-          for (std::size_t m = 0; m < n; ++m) exponentials[m] = std::max(lambda[m] * tau, min_exponent);
-          for (std::size_t m = 0; m < n; ++m) exponentials[m] = exp_at_least_minus_700(exponentials[m]);
-        }
+        if (slot == 0) chunk_exponentials(i, std::min(kChunk, block.last - i), tau, exponentials);
         Vec ri{}, di{};
         combine<kRate>(i, &exponentials[kMax * slot], ri, di);
         const auto k = static_cast<solver::Index>(i);
@@ -466,6 +462,16 @@ class GpuPackageResponse final : public solver::ForcedResponse {
     });
     r[heat_] = solver::ordered_sum(heat);
     if constexpr (kRate) r_dot[heat_] = solver::ordered_sum(heat_rate);
+  }
+
+  /// e_m = exp(lambda_m tau) of the n (<= kChunk) GPUs from `first` into e, kMax per GPU: the
+  /// clamp at min_exponent and the exponentials in two passes over their contiguous lambda_m, so
+  /// that the compiler vectorises both (GCC 12 turns a clamp inside the exponential's loop into a
+  /// branch around the whole polynomial, and the loop stays scalar).
+  void chunk_exponentials(std::size_t first, std::size_t n, double tau, double* e) const {
+    const double* lambda = &lambda_[kMax * first];
+    for (std::size_t m = 0; m < kMax * n; ++m) e[m] = std::max(lambda[m] * tau, min_exponent);
+    for (std::size_t m = 0; m < kMax * n; ++m) e[m] = exp_at_least_minus_700(e[m]);
   }
 
   /// GPU i's network at ctx (re-decomposed when it changed) and a piece at its steady value
@@ -571,15 +577,6 @@ class GpuPackageResponse final : public solver::ForcedResponse {
       for (std::size_t k = 0; k < n; ++k) c += modes.v_inv[kMax * m + k] * d[k];
       for (std::size_t k = 0; k < n; ++k) w[kMax * k + m] = modes.v[kMax * k + m] * c;
     }
-  }
-
-  /// r of GPU i at tau after the anchor (unused modes and nodes have w = 0, r_ss = 0), for the
-  /// re-anchoring; evaluate_blocks() takes the same exponentials in chunks.
-  void value(std::size_t i, double tau, Vec& r) const {
-    const double* lambda = &lambda_[kMax * i];
-    Vec e{};
-    for (std::size_t m = 0; m < kMax; ++m) e[m] = exp_nonpositive(lambda[m] * tau);
-    combine<false>(i, e.data(), r, r);
   }
 
   /// r = r_ss + sum_m w_m e_m and, when kRate, r' = sum_m w_m lambda_m e_m for GPU i, from its
