@@ -147,7 +147,7 @@ double DvfsGovernor::rest_leakage_limit(double activity, bool working) const {
 
 bool DvfsGovernor::stays_at_rest(const GovernorState& previous, const GovernorInputs& in) const {
   // Each condition as advance() evaluates it: e <= 0 (the ceiling holds at f_max or recovers to
-  // it), T_j below T_hw (T_max,op < T_hw), and the board power at the rest clock within the limit
+  // it), T_j below T_hw (T_max,op < T_hw), and the board power at the demand within the limit
   // (the cap reason is clear before, so only P > P_limit would set it).
   const GovernorState rest = rest_state(in.working);
   return !previous.shut_down && previous.clock == rest.clock && previous.thermal_ceiling == rest.thermal_ceiling &&
