@@ -272,6 +272,9 @@ CvodeIntegrator::CvodeIntegrator(const System& system, IntegratorSettings settin
   const SparsePattern& p = system.jacobian_pattern();
   m.matrix = SUNSparseMatrix(n, n, static_cast<sunindextype>(p.nonzeros()), CSR_MAT, m.context);
   if (m.matrix == nullptr) throw SolverError("SUNSparseMatrix", "out of memory");
+  // CVODE's set-up zeroes, copies and shifts the whole matrix (and its saved Jacobian, a clone):
+  // serial loops over every entry otherwise.
+  use_block_operations(m.matrix);
   m.linear_solver = SUNLinSol_KLU(m.y, m.matrix, m.context);
   if (m.linear_solver == nullptr) throw SolverError("SUNLinSol_KLU", "could not create the KLU solver");
   m.linear_solver->ops->initialize = initialize_keeping_analysis;

@@ -1,7 +1,10 @@
 #include "vector_operations.hpp"
 
 #include <nvector/nvector_serial.h>
+#include <sunmatrix/sunmatrix_sparse.h>
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 
 #include "dctwin/solver/parallel.hpp"
@@ -131,7 +134,94 @@ int scale_add_multi(int nvec, sunrealtype* a, N_Vector x, N_Vector* Y, N_Vector*
   return 0;
 }
 
+// ---- sparse matrices ------------------------------------------------------------------------------
+// Blocks of rows (CSR) or columns (CSC), each with the entries indexptrs[j] .. indexptrs[j + 1].
+
+std::size_t nonzeros_capacity(SUNMatrix A) { return static_cast<std::size_t>(SM_NNZ_S(A)); }
+std::size_t pointers(SUNMatrix A) { return static_cast<std::size_t>(SM_NP_S(A)); }
+
+// All entries, indices and pointers to zero (as SUNMatZero_Sparse).
+int matrix_zero(SUNMatrix A) {
+  double* values = SM_DATA_S(A);
+  sunindextype* indices = SM_INDEXVALS_S(A);
+  sunindextype* starts = SM_INDEXPTRS_S(A);
+  for_each_element_block(nonzeros_capacity(A), [&](std::size_t first, std::size_t last) {
+    std::fill(values + first, values + last, 0.0);
+    std::fill(indices + first, indices + last, sunindextype{0});
+  });
+  std::fill(starts, starts + pointers(A) + 1, sunindextype{0});
+  return SUNMAT_SUCCESS;
+}
+
+// B = A (as SUNMatCopy_Sparse: B's entries beyond A's nonzeros are zero).
+int matrix_copy(SUNMatrix A, SUNMatrix B) {
+  const bool same_shape = SUNMatGetID(B) == SUNMATRIX_SPARSE && SM_SPARSETYPE_S(A) == SM_SPARSETYPE_S(B) &&
+                          SM_ROWS_S(A) == SM_ROWS_S(B) && SM_COLUMNS_S(A) == SM_COLUMNS_S(B);
+  const std::size_t np = pointers(A);
+  const auto used = static_cast<std::size_t>(SM_INDEXPTRS_S(A)[np]);
+  if (!same_shape || nonzeros_capacity(B) < used) return SUNMatCopy_Sparse(A, B);
+  const double* from_values = SM_DATA_S(A);
+  const sunindextype* from_indices = SM_INDEXVALS_S(A);
+  double* values = SM_DATA_S(B);
+  sunindextype* indices = SM_INDEXVALS_S(B);
+  for_each_element_block(nonzeros_capacity(B), [&](std::size_t first, std::size_t last) {
+    const std::size_t copied = std::clamp(used, first, last);
+    std::copy(from_values + first, from_values + copied, values + first);
+    std::copy(from_indices + first, from_indices + copied, indices + first);
+    std::fill(values + copied, values + last, 0.0);
+    std::fill(indices + copied, indices + last, sunindextype{0});
+  });
+  std::copy(SM_INDEXPTRS_S(A), SM_INDEXPTRS_S(A) + np + 1, SM_INDEXPTRS_S(B));
+  return SUNMAT_SUCCESS;
+}
+
+// A = c A + I in place when every row (column) holds its diagonal entry; otherwise SUNDIALS
+// builds the matrix with the new entries.
+int matrix_scale_add_identity(sunrealtype c, SUNMatrix A) {
+  const std::size_t np = pointers(A);
+  if (SM_ROWS_S(A) != SM_COLUMNS_S(A)) return SUNMatScaleAddI_Sparse(c, A);
+  double* values = SM_DATA_S(A);
+  const sunindextype* indices = SM_INDEXVALS_S(A);
+  const sunindextype* starts = SM_INDEXPTRS_S(A);
+  // First whether a diagonal entry is missing anywhere, then the update: nothing is changed
+  // before SUNDIALS is asked to do the general case.
+  std::array<bool, parallel_blocks> missing{};
+  for_each_block(
+      np,
+      [&](const BlockRange& block) {
+        for (std::size_t j = block.first; j < block.last && !missing[block.block]; ++j) {
+          bool found = false;
+          for (auto k = starts[j]; k < starts[j + 1] && !found; ++k) found = static_cast<std::size_t>(indices[k]) == j;
+          missing[block.block] = !found;
+        }
+      },
+      vector_parallel_minimum);
+  if (std::find(missing.begin(), missing.end(), true) != missing.end()) return SUNMatScaleAddI_Sparse(c, A);
+  for_each_block(
+      np,
+      [&](const BlockRange& block) {
+        for (std::size_t j = block.first; j < block.last; ++j)
+          for (auto k = starts[j]; k < starts[j + 1]; ++k)
+            values[k] = static_cast<std::size_t>(indices[k]) == j ? c * values[k] + 1.0 : c * values[k];
+      },
+      vector_parallel_minimum);
+  return SUNMAT_SUCCESS;
+}
+
+SUNMatrix matrix_clone(SUNMatrix A) {
+  SUNMatrix clone = SUNMatClone_Sparse(A);
+  if (clone != nullptr) use_block_operations(clone);
+  return clone;
+}
+
 }  // namespace
+
+void use_block_operations(SUNMatrix A) {
+  A->ops->zero = matrix_zero;
+  A->ops->copy = matrix_copy;
+  A->ops->scaleaddi = matrix_scale_add_identity;
+  A->ops->clone = matrix_clone;
+}
 
 void use_block_operations(N_Vector v) {
   v->ops->nvlinearsum = linear_sum;

@@ -2,6 +2,7 @@
 // CVODE's most used vector operations over the blocks of solver/parallel.hpp (internal to the
 // solver library).
 
+#include <sundials/sundials_matrix.h>
 #include <sundials/sundials_nvector.h>
 
 #include <cstddef>
@@ -19,5 +20,13 @@ inline constexpr std::size_t vector_parallel_minimum = 8192;
 /// norm is summed per block and then in block order, so it does not depend on the thread count.
 /// Vectors CVODE clones from this one inherit the operations.
 void use_block_operations(N_Vector v);
+
+/// The same for a SUNDIALS sparse matrix (CSR or CSC): zero, copy and A = c A + I, the three
+/// operations CVODE's linear-solver set-up applies to the whole Newton matrix (and to the saved
+/// Jacobian it copies from), run in blocks of rows (columns) for large matrices. Each entry gets
+/// the value SUNDIALS' own operation gives it; cases outside the common one (a copy into a matrix
+/// with less room, A + I with a missing diagonal entry) are left to SUNDIALS. Matrices cloned from
+/// this one inherit the operations.
+void use_block_operations(SUNMatrix A);
 
 }  // namespace dctwin::solver

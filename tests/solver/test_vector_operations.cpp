@@ -1,9 +1,11 @@
-// The block vector operations CVODE uses (solver/src/vector_operations.hpp) give SUNDIALS' own
-// serial results bit for bit, on one thread and on two, for a vector long enough to be split.
+// The block vector and sparse-matrix operations CVODE uses (solver/src/vector_operations.hpp) give
+// SUNDIALS' own serial results bit for bit, on one thread and on two, for a vector and a matrix
+// long enough to be split.
 #include <catch2/catch.hpp>
 
 #include <nvector/nvector_serial.h>
 #include <sundials/sundials_context.h>
+#include <sunmatrix/sunmatrix_sparse.h>
 
 #include <cmath>
 #include <cstring>
@@ -97,6 +99,90 @@ TEST_CASE("Block vector operations equal SUNDIALS' serial ones to the last bit",
     const double one_thread = N_VWrmsNorm(x.blocks, y.blocks);
     set_thread_budget(2);
     CHECK(N_VWrmsNorm(x.blocks, y.blocks) == one_thread);
+  }
+  SUNContext_Free(&context);
+}
+
+namespace {
+
+/// A CSR or CSC matrix of kLength rows with a diagonal entry in every row (unless `skip_diagonal`
+/// names one to leave out) and two off-diagonal entries per row, values of many magnitudes.
+SUNMatrix banded_sparse(SUNContext context, int type, long skip_diagonal = -1) {
+  const sunindextype n = kLength;
+  SUNMatrix A = SUNSparseMatrix(n, n, 3 * n + 7, type, context);  // room to spare at the end
+  sunindextype* starts = SM_INDEXPTRS_S(A);
+  sunindextype* indices = SM_INDEXVALS_S(A);
+  double* values = SM_DATA_S(A);
+  sunindextype k = 0;
+  for (sunindextype j = 0; j < n; ++j) {
+    starts[j] = k;
+    for (const sunindextype other : {(j + n - 97) % n, j, (j + 5) % n}) {
+      if (other == j && j == skip_diagonal) continue;
+      indices[k] = other;
+      values[k] = std::cos(0.11 * static_cast<double>(k)) * std::exp(0.002 * static_cast<double>(k % 1009));
+      ++k;
+    }
+  }
+  starts[n] = k;
+  return A;
+}
+
+bool same_matrix(SUNMatrix A, SUNMatrix B) {
+  if (SM_NNZ_S(A) != SM_NNZ_S(B) || SM_NP_S(A) != SM_NP_S(B)) return false;
+  const auto nnz = static_cast<std::size_t>(SM_NNZ_S(A));
+  const auto np = static_cast<std::size_t>(SM_NP_S(A));
+  return std::memcmp(SM_DATA_S(A), SM_DATA_S(B), sizeof(double) * nnz) == 0 &&
+         std::memcmp(SM_INDEXVALS_S(A), SM_INDEXVALS_S(B), sizeof(sunindextype) * nnz) == 0 &&
+         std::memcmp(SM_INDEXPTRS_S(A), SM_INDEXPTRS_S(B), sizeof(sunindextype) * (np + 1)) == 0;
+}
+
+}  // namespace
+
+TEST_CASE("Block sparse-matrix operations equal SUNDIALS' serial ones to the last bit", "[solver][parallel]") {
+  BudgetGuard guard;
+  SUNContext context = nullptr;
+  REQUIRE(SUNContext_Create(nullptr, &context) == 0);
+  for (const int type : {CSR_MAT, CSC_MAT}) {
+    for (const int threads : {1, 2}) {
+      set_thread_budget(threads);
+      INFO((type == CSR_MAT ? "CSR" : "CSC") << " on " << threads << " thread(s)");
+      SUNMatrix plain = banded_sparse(context, type);
+      SUNMatrix blocks = banded_sparse(context, type);
+      use_block_operations(blocks);
+
+      // A + I with every diagonal entry present: in place.
+      REQUIRE(SUNMatScaleAddI(-0.37, plain) == SUNMAT_SUCCESS);
+      REQUIRE(SUNMatScaleAddI(-0.37, blocks) == SUNMAT_SUCCESS);
+      CHECK(same_matrix(plain, blocks));
+
+      // Copies into clones (which inherit the operations), then copies back after a zero.
+      SUNMatrix plain_copy = SUNMatClone(plain);
+      SUNMatrix block_copy = SUNMatClone(blocks);
+      CHECK(block_copy->ops->copy == blocks->ops->copy);
+      REQUIRE(SUNMatCopy(plain, plain_copy) == SUNMAT_SUCCESS);
+      REQUIRE(SUNMatCopy(blocks, block_copy) == SUNMAT_SUCCESS);
+      CHECK(same_matrix(plain_copy, block_copy));
+      REQUIRE(SUNMatZero(plain) == SUNMAT_SUCCESS);
+      REQUIRE(SUNMatZero(blocks) == SUNMAT_SUCCESS);
+      CHECK(same_matrix(plain, blocks));
+      REQUIRE(SUNMatCopy(plain_copy, plain) == SUNMAT_SUCCESS);
+      REQUIRE(SUNMatCopy(block_copy, blocks) == SUNMAT_SUCCESS);
+      CHECK(same_matrix(plain, blocks));
+
+      // A copy of a matrix with fewer nonzeros than the target's room leaves zeros behind it.
+      SUNMatrix fewer_plain = banded_sparse(context, type, 12345);
+      SUNMatrix fewer_blocks = banded_sparse(context, type, 12345);
+      use_block_operations(fewer_blocks);
+      REQUIRE(SUNMatCopy(fewer_plain, plain) == SUNMAT_SUCCESS);
+      REQUIRE(SUNMatCopy(fewer_blocks, blocks) == SUNMAT_SUCCESS);
+      CHECK(same_matrix(plain, blocks));
+      // A + I with a diagonal entry missing: SUNDIALS' general case, the same result.
+      REQUIRE(SUNMatScaleAddI(2.5, fewer_plain) == SUNMAT_SUCCESS);
+      REQUIRE(SUNMatScaleAddI(2.5, fewer_blocks) == SUNMAT_SUCCESS);
+      CHECK(same_matrix(fewer_plain, fewer_blocks));
+
+      for (SUNMatrix m : {plain, blocks, plain_copy, block_copy, fewer_plain, fewer_blocks}) SUNMatDestroy(m);
+    }
   }
   SUNContext_Free(&context);
 }
