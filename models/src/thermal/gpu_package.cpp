@@ -265,8 +265,9 @@ void GpuPackageArray::compute_outputs(const solver::EvalContext& ctx, const doub
 }
 
 void GpuPackageArray::event_functions(const solver::EvalContext&, const double* x, double* g) const {
-  double hottest = x[junction_index(0)];
-  for (std::size_t i = 1; i < count(); ++i) hottest = std::max(hottest, x[junction_index(i)]);
+  const double* tj = x + junction_index(0);  // the junction states are one contiguous group
+  double hottest = tj[0];
+  for (std::size_t i = 1; i < count(); ++i) hottest = std::max(hottest, tj[i]);
   g[0] = hottest - p_.shutdown_temperature;
 }
 

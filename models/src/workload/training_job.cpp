@@ -613,14 +613,6 @@ void TrainingJob::start_ramps_settled(double* d) const {
   slot(d, energy_mark_) = std::numeric_limits<double>::quiet_NaN();
 }
 
-GovernorState TrainingJob::governor_state(const double* d, std::size_t gpu) const {
-  GovernorState s;
-  s.clock = value(d, clock_, gpu);
-  s.thermal_ceiling = value(d, ceiling_, gpu);
-  s.reasons = static_cast<std::uint32_t>(value(d, reasons_, gpu));
-  return s;
-}
-
 double TrainingJob::governor_activity(std::size_t gpu, const PhaseSpec& spec) const {
   // The power cap acts on this GPU's own dynamic power: its power scale multiplies the activity.
   return spec.activity * gpus_.spread(gpu).power_scale;
@@ -745,13 +737,19 @@ bool TrainingJob::scheduled_update(const solver::EvalContext& ctx, const double*
   // thermal controller moves only at its own updates).
   const PhaseSpec spec = phase_spec(phase(d_next));
   gpus_.leakage_powers(x, leakage_);
-  for (std::size_t i = 0; i < gpus_.count(); ++i) {
-    if (value(d_next, off_, i) != 0.0) continue;
-    const GovernorState next = governor_.reclock(governor_state(d_next, i), governor_inputs(i, x, spec, leakage_[i]));
-    if (next.shut_down) continue;  // the next periodic update shuts it down
-    slot(d_next, clock_, i) = next.clock;
-    slot(d_next, reasons_, i) = static_cast<double>(next.reasons);
-  }
+  const auto off = static_cast<std::size_t>(discrete_index(off_)), clock = static_cast<std::size_t>(discrete_index(clock_)),
+             ceiling = static_cast<std::size_t>(discrete_index(ceiling_)),
+             reasons = static_cast<std::size_t>(discrete_index(reasons_));
+  solver::for_each_block(gpus_.count(), [&](const solver::BlockRange& block) {
+    for (std::size_t i = block.first; i < block.last; ++i) {
+      if (d_next[off + i] != 0.0) continue;
+      const GovernorState s{d_next[clock + i], d_next[ceiling + i], static_cast<std::uint32_t>(d_next[reasons + i]), false};
+      const GovernorState next = governor_.reclock(s, governor_inputs(i, x, spec, leakage_[i]));
+      if (next.shut_down) continue;  // the next periodic update shuts it down
+      d_next[clock + i] = next.clock;
+      d_next[reasons + i] = static_cast<double>(next.reasons);
+    }
+  });
   regate(t, d_next);
   rebase_ramps(t, ctx.discrete, d_next);
   track_power(d_next, t);

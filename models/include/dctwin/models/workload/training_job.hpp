@@ -177,7 +177,6 @@ class TrainingJob final : public solver::Component, public thermal::GpuPowerSour
     bool working = true;
   };
   [[nodiscard]] PhaseSpec phase_spec(JobPhase phase, bool mitigated = true) const;
-  [[nodiscard]] GovernorState governor_state(const double* d, std::size_t gpu) const;
   /// The activity GPU i's governor reads in a phase: the phase's, scaled by the GPU's power scale.
   [[nodiscard]] double governor_activity(std::size_t gpu, const PhaseSpec& spec) const;
   /// What GPU i's governor reads; its leakage (at its junction temperature in x) is given.
