@@ -1,4 +1,5 @@
-// CVODE (BDF) + KLU sparse direct solver, with the System's sparse Jacobian in CSR form.
+// CVODE (BDF) with a sparse direct solver (KLU, or small groups eliminated first and KLU on the
+// rest: schur_solver.hpp), fed the System's sparse Jacobian in CSR form.
 //
 // Each smooth segment [t_k, t_{k+1}) of the forcing is integrated separately: CVodeSetStopTime
 // keeps CVODE from stepping past the edge, and CVodeReInit restarts the multistep history at the
@@ -27,6 +28,7 @@
 
 #include "dctwin/solver/check.hpp"
 #include "dctwin/solver/parallel.hpp"
+#include "schur_solver.hpp"
 #include "vector_operations.hpp"
 
 namespace dctwin::solver {
@@ -40,6 +42,7 @@ IntegratorSettings IntegratorSettings::reference() {
   s.max_gamma_change = 0.3;  // CVODE's own default
   s.forced_responses = false;
   s.accumulator_error_control = true;
+  s.structured_linear_solver = false;
   return s;
 }
 
@@ -68,6 +71,7 @@ struct CvodeIntegrator::Impl {
   N_Vector y = nullptr;
   SUNMatrix matrix = nullptr;
   SUNLinearSolver linear_solver = nullptr;
+  Index grouped_states = 0;  // eliminated in groups by the Schur solver
   void* cvode = nullptr;
   bool initialised = false;
   EvalContext eval;
@@ -244,6 +248,12 @@ int initialize_keeping_analysis(SUNLinearSolver solver) {
   return SUNLS_SUCCESS;
 }
 
+bool has_every_diagonal(const SparsePattern& p) {
+  for (Index r = 0; r < p.rows; ++r)
+    if (p.find(r, r) < 0) return false;
+  return true;
+}
+
 void add_counts(SolverStatistics& total, const SolverStatistics& more) {
   total.steps += more.steps;
   total.rhs_evaluations += more.rhs_evaluations;
@@ -275,13 +285,24 @@ CvodeIntegrator::CvodeIntegrator(const System& system, IntegratorSettings settin
   // CVODE's set-up zeroes, copies and shifts the whole matrix (and its saved Jacobian, a clone):
   // serial loops over every entry otherwise.
   use_block_operations(m.matrix);
-  m.linear_solver = SUNLinSol_KLU(m.y, m.matrix, m.context);
-  if (m.linear_solver == nullptr) throw SolverError("SUNLinSol_KLU", "could not create the KLU solver");
-  m.linear_solver->ops->initialize = initialize_keeping_analysis;
-  // AMD on A + A^T rather than KLU's default COLAMD: the thermal and hydraulic networks are
-  // structurally almost symmetric, and COLAMD ordered the 24,576-GPU hall's matrix with 1.46 M
-  // nonzeros in L (7x more than U) against 0.20 M with AMD; at 3,072 GPUs 44 k against 26 k.
-  m.check(SUNLinSol_KLUSetOrdering(m.linear_solver, 0), "SUNLinSol_KLUSetOrdering");
+  // Small groups of states (a GPU's four) eliminated in parallel and KLU on the rest
+  // (schur_solver.hpp), when the pattern has them and keeps its shape under A = cA + I.
+  if (settings.structured_linear_solver && has_every_diagonal(p)) {
+    StatePartition partition = find_small_groups(p);
+    if (schur_solver_pays(partition, system.size())) {
+      m.grouped_states = static_cast<Index>(partition.group_states.size());
+      m.linear_solver = make_schur_solver(p, std::move(partition), m.context);
+    }
+  }
+  if (m.linear_solver == nullptr) {
+    m.linear_solver = SUNLinSol_KLU(m.y, m.matrix, m.context);
+    if (m.linear_solver == nullptr) throw SolverError("SUNLinSol_KLU", "could not create the KLU solver");
+    m.linear_solver->ops->initialize = initialize_keeping_analysis;
+    // AMD on A + A^T rather than KLU's default COLAMD: the thermal and hydraulic networks are
+    // structurally almost symmetric, and COLAMD ordered the 24,576-GPU hall's matrix with 1.46 M
+    // nonzeros in L (7x more than U) against 0.20 M with AMD; at 3,072 GPUs 44 k against 26 k.
+    m.check(SUNLinSol_KLUSetOrdering(m.linear_solver, 0), "SUNLinSol_KLUSetOrdering");
+  }
   m.cvode = CVodeCreate(CV_BDF, m.context);
   if (m.cvode == nullptr) throw SolverError("CVodeCreate", "out of memory");
   m.roots.assign(static_cast<std::size_t>(system.event_count()), 0);
@@ -388,6 +409,8 @@ void CvodeIntegrator::extend(double segment_end) {
 }
 
 bool CvodeIntegrator::has_forced_responses() const noexcept { return impl_->shifted; }
+
+Index CvodeIntegrator::grouped_states() const noexcept { return impl_->grouped_states; }
 
 bool CvodeIntegrator::continue_across(double t, const std::vector<double>& x, const double* discrete_before,
                                       const double* discrete_after, double segment_end) {

@@ -39,9 +39,7 @@ int threads_in_use() {
 }
 
 void for_each_block(std::size_t n, const std::function<void(const BlockRange&)>& body, std::size_t minimum) {
-  auto range = [n](std::size_t b) {
-    return BlockRange{n * b / parallel_blocks, n * (b + 1) / parallel_blocks, b};
-  };
+  auto range = [n](std::size_t b) { return block_range(n, b); };
   const int threads = n >= minimum ? threads_in_use() : 1;
   if (threads <= 1) {
     for (std::size_t b = 0; b < parallel_blocks; ++b) body(range(b));

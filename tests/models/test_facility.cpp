@@ -296,6 +296,20 @@ TEST_CASE("The fast mode equals the reference mode on the pod scenario", "[model
   CHECK(std::abs(figure(fast.summary, "mfu_mean") - figure(reference.summary, "mfu_mean")) <= 5e-4);
 }
 
+TEST_CASE("On the pod the fast mode's linear solver eliminates each GPU's four states as a group", "[models][facility]") {
+  // scenarios/pod-l2a.yaml: 3,072 GPUs, each with junction, HBM, base and plate coolant, coupled
+  // otherwise only to their pod's supply, their rack's manifold and the accumulators.
+  const auto doc = dctwin::io::parse_scenario(pod_scenario("60 s"), "pod-l2a.yaml", dctwin::models::facility::scenario_schema());
+  FacilitySite site(doc.tree, std::nullopt);
+  // Some single states group too (a rack's door water between its manifold and the hall's air).
+  const dctwin::solver::CvodeIntegrator fast(site.system(), site.settings().integrator);
+  INFO(site.system().size() << " states, " << fast.grouped_states() << " in groups");
+  CHECK(fast.grouped_states() >= 4 * 3072);
+  CHECK(site.system().size() - fast.grouped_states() <= 400);
+  const dctwin::solver::CvodeIntegrator reference(site.system(), dctwin::solver::IntegratorSettings::reference());
+  CHECK(reference.grouped_states() == 0);
+}
+
 TEST_CASE("One thread or two: the pod's results are the same to the last digit", "[models][facility][parallel]") {
   // The loops over the 3,072 GPUs and CVODE's operations on the ~12,500 states run on the thread
   // budget; every sum is formed per fixed block and then in block order (solver/parallel.hpp).

@@ -105,10 +105,16 @@ TEST_CASE("Block vector operations equal SUNDIALS' serial ones to the last bit",
 
 namespace {
 
-/// A CSR or CSC matrix of kLength rows with a diagonal entry in every row (unless `skip_diagonal`
-/// names one to leave out) and two off-diagonal entries per row, values of many magnitudes.
+/// Above vector_parallel_minimum rows, not a multiple of 16; smaller than kLength because
+/// SUNDIALS' own A = cA + I, the yardstick here, takes time quadratic in the rows (two minutes
+/// at 100,003).
+constexpr sunindextype kMatrixRows = 16411;
+
+/// A CSR or CSC matrix of kMatrixRows rows with a diagonal entry in every row (unless
+/// `skip_diagonal` names one to leave out) and two off-diagonal entries per row, values of many
+/// magnitudes.
 SUNMatrix banded_sparse(SUNContext context, int type, long skip_diagonal = -1) {
-  const sunindextype n = kLength;
+  const sunindextype n = kMatrixRows;
   SUNMatrix A = SUNSparseMatrix(n, n, 3 * n + 7, type, context);  // room to spare at the end
   sunindextype* starts = SM_INDEXPTRS_S(A);
   sunindextype* indices = SM_INDEXVALS_S(A);

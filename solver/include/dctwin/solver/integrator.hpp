@@ -33,6 +33,12 @@ struct IntegratorSettings {
   /// total that passes through zero or grows by megajoules per step does not set it; their
   /// accuracy follows from that of the states they integrate. On in the reference mode.
   bool accumulator_error_control = false;
+  /// Solve the Newton systems by eliminating small groups of states that touch only each other
+  /// and shared states (a GPU's junction, HBM, base and plate coolant) on every core, with KLU on
+  /// the shared states' Schur complement (docs/solver.md, "Linear solver"), when at least half of
+  /// a system of 1,000 or more states is in such groups. Off: KLU on the whole matrix, as in the
+  /// reference mode.
+  bool structured_linear_solver = true;
 
   /// The reference mode: tight tolerances, no shortcuts; fast paths are pinned to it in tests.
   static IntegratorSettings reference();
@@ -88,6 +94,8 @@ class CvodeIntegrator {
 
   /// Whether components carry forced responses here (continue_across can succeed).
   [[nodiscard]] bool has_forced_responses() const noexcept;
+  /// States the linear solver eliminates in small groups (0: KLU factors the whole matrix).
+  [[nodiscard]] Index grouped_states() const noexcept;
 
   /// Integrates toward `t_out` (<= segment end). Returns `root_found` if an event function crossed
   /// zero first; `time()` and `state()` then hold the crossing. More than max_steps_per_output

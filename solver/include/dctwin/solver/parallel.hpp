@@ -21,6 +21,11 @@ struct BlockRange {
   std::size_t first = 0, last = 0, block = 0;
 };
 
+/// Block `block` of a loop over [0, n): the same cut for every thread count.
+[[nodiscard]] inline BlockRange block_range(std::size_t n, std::size_t block) {
+  return BlockRange{n * block / parallel_blocks, n * (block + 1) / parallel_blocks, block};
+}
+
 /// One value per block, summed in block order.
 using BlockSums = std::array<double, parallel_blocks>;
 [[nodiscard]] double ordered_sum(const BlockSums& sums);
