@@ -92,7 +92,7 @@ bool schur_solver_pays(const StatePartition& partition, Index states) {
 
 namespace {
 
-/// The solver's content: the partition's index maps, the groups' factors and S's KLU factors.
+/// The solver's content: the partition's index maps, the groups' inverses and S's KLU factors.
 class SchurSolver {
  public:
   SchurSolver(const SparsePattern& pattern, StatePartition partition);
@@ -174,11 +174,18 @@ SchurSolver::SchurSolver(const SparsePattern& pattern, StatePartition partition)
       throw std::invalid_argument("make_schur_solver: a group must hold 1 to 4 states");
     for (Index k = first; k < last; ++k) {
       const auto state = static_cast<std::size_t>(part_.group_states[static_cast<std::size_t>(k)]);
+      if (state >= n || group_of[state] != none)
+        throw std::invalid_argument("make_schur_solver: every state must be in exactly one group or shared");
       group_of[state] = static_cast<Index>(g);
       local_of[state] = k - first;
     }
   }
-  for (std::size_t s = 0; s < shared; ++s) shared_of[static_cast<std::size_t>(part_.shared[s])] = static_cast<Index>(s);
+  for (std::size_t s = 0; s < shared; ++s) {
+    const auto state = static_cast<std::size_t>(part_.shared[s]);
+    if (state >= n || shared_of[state] != none)
+      throw std::invalid_argument("make_schur_solver: every state must be in exactly one group or shared");
+    shared_of[state] = static_cast<Index>(s);
+  }
   for (std::size_t i = 0; i < n; ++i)
     if ((group_of[i] == none) == (shared_of[i] == none))
       throw std::invalid_argument("make_schur_solver: every state must be in exactly one group or shared");
@@ -248,6 +255,8 @@ SchurSolver::SchurSolver(const SparsePattern& pattern, StatePartition partition)
     }
     std::sort(s_rows[s].begin(), s_rows[s].end());
     s_rows[s].erase(std::unique(s_rows[s].begin(), s_rows[s].end()), s_rows[s].end());
+    if (s_columns_.size() + s_rows[s].size() > static_cast<std::size_t>(std::numeric_limits<int>::max()))
+      throw std::invalid_argument("make_schur_solver: S has too many entries for KLU's int indices");
     s_row_start_[s + 1] = s_row_start_[s] + static_cast<int>(s_rows[s].size());
     for (const Index c : s_rows[s]) s_columns_.push_back(static_cast<int>(c));
   }

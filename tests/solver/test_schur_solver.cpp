@@ -247,4 +247,9 @@ TEST_CASE("The Schur solver reports a singular group as a recoverable failure an
   missing.shared.pop_back();
   CHECK_THROWS_WITH(make_schur_solver(p, missing, ctx.context),
                     "make_schur_solver: every state must be in exactly one group or shared");
+  // A state twice.
+  StatePartition twice = partition;
+  twice.shared.push_back(twice.shared.front());
+  CHECK_THROWS_WITH(make_schur_solver(p, twice, ctx.context),
+                    "make_schur_solver: every state must be in exactly one group or shared");
 }
