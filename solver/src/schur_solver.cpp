@@ -116,7 +116,6 @@ class SchurSolver {
   };
   struct CouplingEntry {  // an entry of a shared row towards a group's column: C
     Index position;
-    Index column;          // the state
     Index group;
     std::int32_t local;    // the column's local index in its group
     Index first_update;    // S positions, one per shared column of the group
@@ -150,7 +149,6 @@ class SchurSolver {
   std::vector<int> s_row_start_, s_columns_;
   std::vector<double> s_values_;
   std::vector<Entry> d_entries_;      // target = position in s_values_
-  std::vector<Index> c_row_start_;    // per shared row: its entries in c_entries_
   std::vector<CouplingEntry> c_entries_;
   std::vector<Index> updates_;        // S positions of C A^-1 B's terms
   std::vector<double> rhs_;
@@ -239,7 +237,7 @@ SchurSolver::SchurSolver(const SparsePattern& pattern, StatePartition partition)
 
   // Shared rows: S's pattern is D's plus, for every C entry towards group g, g's shared columns.
   s_row_start_.assign(shared + 1, 0);
-  c_row_start_.assign(shared + 1, 0);
+  std::vector<Index> c_row_start(shared + 1, 0);  // per shared row: its entries in c_entries_
   std::vector<std::vector<Index>> s_rows(shared);
   for (std::size_t s = 0; s < shared; ++s) {
     const auto row = static_cast<std::size_t>(part_.shared[s]);
@@ -274,12 +272,11 @@ SchurSolver::SchurSolver(const SparsePattern& pattern, StatePartition partition)
         continue;
       }
       const Index g = group_of[col];
-      c_entries_.push_back({p, static_cast<Index>(col), g, static_cast<std::int32_t>(local_of[col]),
-                            static_cast<Index>(updates_.size())});
+      c_entries_.push_back({p, g, static_cast<std::int32_t>(local_of[col]), static_cast<Index>(updates_.size())});
       for (Index j = column_start_[static_cast<std::size_t>(g)]; j < column_start_[static_cast<std::size_t>(g) + 1]; ++j)
         updates_.push_back(s_position(s, group_columns_[static_cast<std::size_t>(j)]));
     }
-    c_row_start_[s + 1] = static_cast<Index>(c_entries_.size());
+    c_row_start[s + 1] = static_cast<Index>(c_entries_.size());
   }
   rhs_.assign(shared, 0.0);
   partial_.assign(parallel_blocks * shared, 0.0);
@@ -290,7 +287,7 @@ SchurSolver::SchurSolver(const SparsePattern& pattern, StatePartition partition)
   couplings_.resize(c_entries_.size());
   std::vector<Index> next(coupling_start_.begin(), coupling_start_.end() - 1);
   for (std::size_t s = 0; s < shared; ++s)
-    for (Index e = c_row_start_[s]; e < c_row_start_[s + 1]; ++e) {
+    for (Index e = c_row_start[s]; e < c_row_start[s + 1]; ++e) {
       const CouplingEntry& entry = c_entries_[static_cast<std::size_t>(e)];
       couplings_[static_cast<std::size_t>(next[static_cast<std::size_t>(entry.group)]++)] =
           {entry.position, static_cast<std::int32_t>(s), entry.local};
