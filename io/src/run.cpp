@@ -63,6 +63,9 @@ class ReportingObserver final : public solver::SimulationObserver {
                const std::vector<double>& after) override {
     site_.knot(t, x, before, after);
   }
+  [[nodiscard]] std::optional<solver::StateRanges> states_read_by_knots() const override {
+    return site_.states_read_by_knots();
+  }
   /// Streams the grid-connection samples the feed produced into /grid.
   void write_grid_samples() {
     for (const auto& g : site_.take_grid_samples()) {

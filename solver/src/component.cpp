@@ -9,6 +9,22 @@
 
 namespace dctwin::solver {
 
+StateRanges merge_state_ranges(StateRanges ranges) {
+  std::erase_if(ranges, [](const StateRange& r) { return r.count <= 0; });
+  std::sort(ranges.begin(), ranges.end(), [](const StateRange& a, const StateRange& b) { return a.first < b.first; });
+  StateRanges merged;
+  for (const StateRange& r : ranges) {
+    DCTWIN_DEMAND(r.first >= 0, "a state range cannot start before state 0");
+    if (!merged.empty() && r.first <= merged.back().first + merged.back().count) {
+      StateRange& last = merged.back();
+      last.count = std::max(last.count, r.first + r.count - last.first);
+    } else {
+      merged.push_back(r);
+    }
+  }
+  return merged;
+}
+
 Component::Component(std::string name) : name_(std::move(name)) {
   DCTWIN_DEMAND(!name_.empty(), "a component needs a name");
 }

@@ -25,6 +25,7 @@
 #include <exception>
 #include <limits>
 #include <memory>
+#include <optional>
 
 #include "dctwin/solver/check.hpp"
 #include "dctwin/solver/parallel.hpp"
@@ -88,6 +89,7 @@ struct CvodeIntegrator::Impl {
   std::vector<double> accumulator_base, accumulator_slope;
   double anchor_time = 0.0;
   std::vector<double> r, r_dot, x_shifted, f_before, f_after, r_dot_before;
+  std::optional<StateRanges> event_reads;  // the states the event functions read, when declared
   double r_time = std::numeric_limits<double>::quiet_NaN();      // r holds r(r_time)
   double r_dot_time = std::numeric_limits<double>::quiet_NaN();  // r_dot holds r'(r_dot_time)
   long continued = 0;
@@ -108,6 +110,17 @@ struct CvodeIntegrator::Impl {
     }
     r_time = t;
     r_dot_time = with_rate ? t : std::numeric_limits<double>::quiet_NaN();
+  }
+  /// r(t) at least on the states of `ranges` (r then holds values of several times: the cache
+  /// is dropped unless r already held r(t) everywhere).
+  void shift_in(double t, const StateRanges& ranges) {
+    if (t == r_time) return;
+    for (const auto& response : responses) response->evaluate_in(t, r.data(), ranges);
+    for (std::size_t k = 0; k < accumulators.size(); ++k) {
+      const auto i = static_cast<std::size_t>(accumulators[k]);
+      r[i] = accumulator_base[k] + accumulator_slope[k] * (t - anchor_time);
+    }
+    forget_shift();
   }
   /// The responses' coefficients changed: r and r_dot are out of date.
   void forget_shift() {
@@ -140,6 +153,22 @@ struct CvodeIntegrator::Impl {
             return;
           }
           for (std::size_t i = block.first; i < block.last; ++i) x[i] = shifted_state[i] + shift[i];
+        },
+        vector_parallel_minimum);
+  }
+
+  /// x = y + r(t) on the states of `ranges` only; x's other entries keep their values.
+  void physical_in(double t, const double* shifted_state, double* x, const StateRanges& ranges) {
+    if (shifted) shift_in(t, ranges);
+    const double* shift = shifted ? r.data() : nullptr;
+    for_each_block_in(
+        ranges,
+        [&](const BlockRange& run) {
+          if (shift == nullptr) {
+            std::copy(shifted_state + run.first, shifted_state + run.last, x + run.first);
+            return;
+          }
+          for (std::size_t i = run.first; i < run.last; ++i) x[i] = shifted_state[i] + shift[i];
         },
         vector_parallel_minimum);
   }
@@ -203,7 +232,14 @@ struct CvodeIntegrator::Impl {
     auto* self = static_cast<Impl*>(user_data);
     try {
       EvalContext ctx{t, self->eval.segment_start, self->eval.discrete};
-      self->system->event_functions(ctx, self->physical(t, N_VGetArrayPointer(y)), g);
+      const double* x = nullptr;
+      if (self->shifted && self->event_reads) {  // only the states the event functions read
+        self->physical_in(t, N_VGetArrayPointer(y), self->x_shifted.data(), *self->event_reads);
+        x = self->x_shifted.data();
+      } else {
+        x = self->physical(t, N_VGetArrayPointer(y));
+      }
+      self->system->event_functions(ctx, x, g);
       return 0;
     } catch (const std::exception& e) {
       self->callback_error = std::string("in an event function: ") + e.what();
@@ -323,6 +359,10 @@ CvodeIntegrator::CvodeIntegrator(const System& system, IntegratorSettings settin
       m.x_shifted.assign(size, 0.0);
       m.accumulator_base.assign(m.accumulators.size(), 0.0);
       m.accumulator_slope.assign(m.accumulators.size(), 0.0);
+      m.event_reads = system.states_read_by_events();
+      if (m.event_reads && !m.event_reads->empty())
+        DCTWIN_DEMAND(m.event_reads->back().first + m.event_reads->back().count <= system.size(),
+                      "an event function declares states beyond the system's end");
     }
   }
 }
@@ -463,8 +503,10 @@ bool CvodeIntegrator::continue_across(double t, const std::vector<double>& x, co
   return true;
 }
 
-AdvanceResult CvodeIntegrator::advance(double t_out) {
+AdvanceResult CvodeIntegrator::advance(double t_out, const StateRanges* only) {
   Impl& m = *impl_;
+  if (only != nullptr && !only->empty())
+    DCTWIN_DEMAND(only->back().first + only->back().count <= m.system->size(), "a state range beyond the system's end");
   DCTWIN_DEMAND(m.initialised, "call restart() before advance()");
   DCTWIN_DEMAND(t_out <= m.segment_end, "cannot integrate past the end of the segment");
   std::fill(roots_.begin(), roots_.end(), 0);
@@ -478,6 +520,7 @@ AdvanceResult CvodeIntegrator::advance(double t_out) {
   auto at_root = [&](double t_root) {
     t_ = t_root;
     m.physical_into(t_, N_VGetArrayPointer(m.y), x_.data());
+    complete_ = true;
     roots_ = m.roots;
     return AdvanceResult::root_found;
   };
@@ -492,6 +535,7 @@ AdvanceResult CvodeIntegrator::advance(double t_out) {
     if (steps == m.settings.max_steps_per_output) {
       t_ = tn;
       m.physical_into(t_, N_VGetArrayPointer(m.y), x_.data());
+      complete_ = true;
       char detail[160];
       std::snprintf(detail, sizeof detail, "at t = %.9g s, %ld steps without reaching t = %.9g s (max_steps_per_output)",
                     static_cast<double>(tn), steps, t_out);
@@ -512,10 +556,26 @@ AdvanceResult CvodeIntegrator::advance(double t_out) {
     tn = t_reached;
   }
   // The interpolant also at t_out == tn: m.y may hold an earlier interpolated state.
-  m.check(CVodeGetDky(m.cvode, t_out, 0, m.y), "CVodeGetDky");
   t_ = t_out;
+  if (only != nullptr) {  // only the states asked for; complete_state() forms the rest
+    m.check(linear_combination_in(m.y, *only, [&] { return CVodeGetDky(m.cvode, t_out, 0, m.y); }), "CVodeGetDky");
+    m.physical_in(t_, N_VGetArrayPointer(m.y), x_.data(), *only);
+    complete_ = false;
+    return AdvanceResult::reached;
+  }
+  m.check(CVodeGetDky(m.cvode, t_out, 0, m.y), "CVodeGetDky");
   m.physical_into(t_, N_VGetArrayPointer(m.y), x_.data());
+  complete_ = true;
   return AdvanceResult::reached;
+}
+
+void CvodeIntegrator::complete_state() {
+  Impl& m = *impl_;
+  if (complete_) return;
+  // CVODE has not stepped since the partial advance(): time() is still inside its last step.
+  m.check(CVodeGetDky(m.cvode, t_, 0, m.y), "CVodeGetDky");
+  m.physical_into(t_, N_VGetArrayPointer(m.y), x_.data());
+  complete_ = true;
 }
 
 void CvodeIntegrator::fail(int flag, double t_reached) {
@@ -524,6 +584,7 @@ void CvodeIntegrator::fail(int flag, double t_reached) {
   // error test weighs it) was largest: where the run went wrong.
   t_ = t_reached;
   m.physical_into(t_, N_VGetArrayPointer(m.y), x_.data());
+  complete_ = true;
   // Only error-test and corrector failures point at a state; too much work or accuracy do not.
   const bool state_specific = flag == CV_ERR_FAILURE || flag == CV_CONV_FAILURE;
   long worst = -1;

@@ -62,4 +62,25 @@ void for_each_block(std::size_t n, const std::function<void(const BlockRange&)>&
 #endif
 }
 
+void for_each_block_in(const StateRanges& ranges, const std::function<void(const BlockRange&)>& body,
+                       std::size_t minimum) {
+  std::size_t total = 0;
+  for (const StateRange& r : ranges) total += static_cast<std::size_t>(r.count);
+  for_each_block(
+      total,
+      [&](const BlockRange& block) {
+        // Positions [block.first, block.last) of the ranges laid end to end, as runs of states.
+        std::size_t start = 0;  // position of the current range's first state
+        for (const StateRange& r : ranges) {
+          const auto count = static_cast<std::size_t>(r.count);
+          const std::size_t from = std::max(block.first, start), to = std::min(block.last, start + count);
+          const auto first = static_cast<std::size_t>(r.first);
+          if (from < to) body(BlockRange{first + (from - start), first + (to - start), block.block});
+          start += count;
+          if (start >= block.last) break;
+        }
+      },
+      minimum);
+}
+
 }  // namespace dctwin::solver

@@ -58,6 +58,23 @@ void copy_in_blocks(const std::vector<double>& from, std::vector<double>& to) {
   }, parallel_copy_minimum);
 }
 
+/// to = from on the states of `ranges`, in blocks; returns the first of them that is not finite,
+/// or -1.
+long copy_checking_finite_in(const std::vector<double>& from, std::vector<double>& to, const StateRanges& ranges) {
+  std::array<long, parallel_blocks> first_bad;
+  first_bad.fill(-1);
+  for_each_block_in(ranges, [&](const BlockRange& run) {
+    long& bad = first_bad[run.block];
+    for (std::size_t i = run.first; i < run.last; ++i) {
+      to[i] = from[i];
+      if (bad < 0 && !std::isfinite(from[i])) bad = static_cast<long>(i);
+    }
+  }, parallel_copy_minimum);
+  for (const long bad : first_bad)
+    if (bad >= 0) return bad;
+  return -1;
+}
+
 /// to = from, in blocks; returns the first element that is not finite, or -1.
 long copy_checking_finite(const std::vector<double>& from, std::vector<double>& to) {
   to.resize(from.size());
@@ -95,13 +112,14 @@ SimulationStatus Simulator::run(std::vector<double> x, SimulationObserver& obser
     const Component* component;
     double period;
     long k;
+    std::optional<StateRanges> reads;  // the states its update reads (nullopt: any)
     [[nodiscard]] double next(double start) const { return start + static_cast<double>(k) * period; }
   };
   std::vector<Clock> clocks;
   for (const auto& c : system_.components()) {
     const double period = c->update_period();
     DCTWIN_DEMAND(period >= 0.0 && std::isfinite(period), "an update period must be finite and >= 0");
-    if (period > 0.0) clocks.push_back({c.get(), period, 0});
+    if (period > 0.0) clocks.push_back({c.get(), period, 0, c->states_read_by_update()});
   }
   auto next_update = [&] {
     double next = std::numeric_limits<double>::infinity();
@@ -110,6 +128,44 @@ SimulationStatus Simulator::run(std::vector<double> x, SimulationObserver& obser
   };
 
   const bool knots = observer.wants_knots();
+  // States formed where they are read: at a periodic update that is all it needs (the interpolated
+  // state at a tick of the GPUs' governors is read by them and the knots alone), only the states
+  // its components and the knots read are formed, and the rest of x only when something else
+  // wants it (complete_x). x_complete says whether every entry of x is the state at t.
+  const std::optional<StateRanges> knot_reads = knots ? observer.states_read_by_knots() : StateRanges{};
+  std::vector<char> due, cached_due;
+  StateRanges tick_ranges;
+  bool tick_ranges_known = false, tick_ranges_declared = false;
+  // The states the periodic updates due at `at` and the knots read, or null when one of them may
+  // read any state.
+  auto states_read_at = [&](double at) -> const StateRanges* {
+    due.resize(clocks.size());
+    for (std::size_t k = 0; k < clocks.size(); ++k) due[k] = clocks[k].next(settings_.start_time) <= at ? 1 : 0;
+    if (!tick_ranges_known || due != cached_due) {
+      cached_due = due;
+      tick_ranges_known = true;
+      tick_ranges_declared = knot_reads.has_value();
+      StateRanges all = tick_ranges_declared ? *knot_reads : StateRanges{};
+      for (std::size_t k = 0; k < clocks.size() && tick_ranges_declared; ++k) {
+        if (!due[k]) continue;
+        if (!clocks[k].reads) tick_ranges_declared = false;
+        else all.insert(all.end(), clocks[k].reads->begin(), clocks[k].reads->end());
+      }
+      tick_ranges = merge_state_ranges(std::move(all));
+    }
+    return tick_ranges_declared ? &tick_ranges : nullptr;
+  };
+  bool x_complete = true;
+  long not_finite_state = -1;
+  // Forms the rest of x after an update that formed only what it reads; false when a state is
+  // not finite (not_finite_state).
+  auto complete_x = [&] {
+    if (x_complete) return true;
+    integrator.complete_state();
+    x_complete = true;
+    not_finite_state = copy_checking_finite(integrator.state(), x);
+    return not_finite_state < 0;
+  };
   std::vector<double> discrete_before;
   auto sample = [&](double at) {
     if (knots) observer.on_knot(at, x, discrete, discrete);
@@ -118,12 +174,22 @@ SimulationStatus Simulator::run(std::vector<double> x, SimulationObserver& obser
   };
   long events = 0;
   auto finish = [&](SimulationStatus status) {
+    if (!x_complete) {  // a state not finite stopped the run at a tick that formed x in part
+      integrator.complete_state();
+      x = integrator.state();
+      x_complete = true;
+    }
     statistics_ = integrator.statistics();
     statistics_.events = events;
     final_state_ = x;
     final_discrete_ = discrete;
     status.time = t;
     return status;
+  };
+  auto stop_not_finite = [&] {
+    x_complete = true;  // x as it is: the state that failed
+    return finish({StopReason::solver_failure, t, "",
+                   "state " + system_.state_name(static_cast<Index>(not_finite_state)) + " is not finite"});
   };
 
   // Self-scheduled update times of each component, asked again after every update.
@@ -178,6 +244,13 @@ SimulationStatus Simulator::run(std::vector<double> x, SimulationObserver& obser
     }
     restart_needed |= tick_changed_forcing;
     if (updated) take_updates();
+    // Beyond the periodic updates (and the knots), everything below reads the whole state.
+    const bool scheduled_due = std::any_of(scheduled.begin(), scheduled.end(), [&](double s) { return s <= t; });
+    if ((scheduled_due || restart_needed || !knot_reads || t >= settings_.end_time ||
+         (!clock.done() && clock.next() == t)) &&
+        !complete_x()) {
+      return stop_not_finite();
+    }
     bool scheduled_ran = false;
     for (std::size_t k = 0; k < components.size(); ++k) {
       if (scheduled[k] > t) continue;
@@ -229,6 +302,7 @@ SimulationStatus Simulator::run(std::vector<double> x, SimulationObserver& obser
     if (quiet_ticks < quiet_ticks_before_stepping_across && integrator.has_forced_responses())
       segment_end = std::min(segment_end, next_update());
     if (restart_needed || segment_end < integrator.step_time()) {
+      if (!complete_x()) return stop_not_finite();
       integrator.restart(t, x, segment_end, discrete.data());
       restart_needed = false;
     } else if (segment_end != integrator_segment_end) {
@@ -252,11 +326,15 @@ SimulationStatus Simulator::run(std::vector<double> x, SimulationObserver& obser
         continue;
       }
       AdvanceResult result;
+      // At a periodic update (not also a sample's time), only the states it reads.
+      const StateRanges* only =
+          target == tick && tick < segment_end && (clock.done() || clock.next() != tick) ? states_read_at(tick) : nullptr;
       try {
-        result = integrator.advance(target);
+        result = integrator.advance(target, only);
       } catch (const SolverError& e) {
         t = integrator.time();
         x = integrator.state();
+        x_complete = true;
         // Name the component whose state had the largest weighted error when CVODE gave up.
         std::string component, detail = e.what();
         if (e.state() >= 0 && e.state() < system_.size()) {
@@ -266,7 +344,10 @@ SimulationStatus Simulator::run(std::vector<double> x, SimulationObserver& obser
         return finish({StopReason::solver_failure, t, component, detail});
       }
       t = integrator.time();
-      if (const long bad = copy_checking_finite(integrator.state(), x); bad >= 0) {
+      x_complete = integrator.state_complete();
+      const long bad = x_complete ? copy_checking_finite(integrator.state(), x)
+                                  : copy_checking_finite_in(integrator.state(), x, *only);
+      if (bad >= 0) {
         return finish({StopReason::solver_failure, t, "",
                        "state " + system_.state_name(static_cast<Index>(bad)) + " is not finite"});
       }
@@ -295,6 +376,7 @@ SimulationStatus Simulator::run(std::vector<double> x, SimulationObserver& obser
         clock.advance();
       }
       if (cancel != nullptr && cancel->load(std::memory_order_relaxed)) {
+        if (!complete_x()) return stop_not_finite();
         sample(t);
         return finish({StopReason::interrupted, t, "", "stopped on request"});
       }

@@ -229,6 +229,17 @@ void System::event_functions(const EvalContext& ctx, const double* x, double* g)
   }
 }
 
+std::optional<StateRanges> System::states_read_by_events() const {
+  StateRanges all;
+  for (const auto& c : components_) {
+    if (c->events_.empty()) continue;
+    const std::optional<StateRanges> read = c->states_read_by_events();
+    if (!read) return std::nullopt;
+    all.insert(all.end(), read->begin(), read->end());
+  }
+  return merge_state_ranges(std::move(all));
+}
+
 std::pair<const Component*, int> System::event_owner(int k) const {
   DCTWIN_DEMAND(k >= 0 && k < event_count(), "event index out of range");
   return event_owner_[static_cast<std::size_t>(k)];

@@ -7,6 +7,7 @@
 #include <array>
 #include <cmath>
 
+#include "dctwin/solver/check.hpp"
 #include "dctwin/solver/parallel.hpp"
 
 namespace dctwin::solver {
@@ -120,6 +121,22 @@ int linear_combination(int nvec, sunrealtype* c, N_Vector* X, N_Vector z) {
   return 0;
 }
 
+// z = sum_k c_k X_k on the states of the ranges linear_combination_in() set for this thread only.
+thread_local const StateRanges* combination_ranges = nullptr;
+
+int linear_combination_in_ranges(int nvec, sunrealtype* c, N_Vector* X, N_Vector z) {
+  double* zd = data(z);
+  const auto count = static_cast<std::size_t>(nvec);
+  for_each_block_in(*combination_ranges, [&](const BlockRange& run) {
+    for (std::size_t i = run.first; i < run.last; ++i) {  // as linear_combination, element by element
+      double s = c[0] * data(X[0])[i];
+      for (std::size_t k = 1; k < count; ++k) s += c[k] * data(X[k])[i];
+      zd[i] = s;
+    }
+  }, vector_parallel_minimum);
+  return 0;
+}
+
 // Z_k = a_k x + Y_k (Z_k may be Y_k)
 int scale_add_multi(int nvec, sunrealtype* a, N_Vector x, N_Vector* Y, N_Vector* Z) {
   const double* xd = data(x);
@@ -221,6 +238,24 @@ void use_block_operations(SUNMatrix A) {
   A->ops->copy = matrix_copy;
   A->ops->scaleaddi = matrix_scale_add_identity;
   A->ops->clone = matrix_clone;
+}
+
+int linear_combination_in(N_Vector z, const StateRanges& ranges, const std::function<int()>& form) {
+  DCTWIN_DEMAND(z->ops->nvlinearcombination == linear_combination, "the vector does not use the block operations");
+  DCTWIN_DEMAND(ranges.empty() || ranges.back().first + ranges.back().count <= NV_LENGTH_S(z),
+                "a state range beyond the vector's end");
+  // z's own operation table (N_VClone gives each clone its own) points to the restricted
+  // combination for the duration of the call, on this thread.
+  struct Restore {
+    N_Vector z;
+    ~Restore() {
+      z->ops->nvlinearcombination = linear_combination;
+      combination_ranges = nullptr;
+    }
+  } restore{z};
+  combination_ranges = &ranges;
+  z->ops->nvlinearcombination = linear_combination_in_ranges;
+  return form();
 }
 
 void use_block_operations(N_Vector v) {

@@ -6,6 +6,9 @@
 #include <sundials/sundials_nvector.h>
 
 #include <cstddef>
+#include <functional>
+
+#include "dctwin/solver/types.hpp"
 
 namespace dctwin::solver {
 
@@ -20,6 +23,12 @@ inline constexpr std::size_t vector_parallel_minimum = 8192;
 /// norm is summed per block and then in block order, so it does not depend on the thread count.
 /// Vectors CVODE clones from this one inherit the operations.
 void use_block_operations(N_Vector v);
+
+/// Runs `form`, a call that forms z by N_VLinearCombination (as CVodeGetDky(cvode, t, 0, z) does),
+/// with z's linear combination restricted to the states of `ranges` (sorted, disjoint); z's other
+/// entries keep their values, and each formed entry has the bits the whole combination gives it.
+/// z must use the block operations. Returns what `form` returns.
+int linear_combination_in(N_Vector z, const StateRanges& ranges, const std::function<int()>& form);
 
 /// The same for a SUNDIALS sparse matrix (CSR or CSC): zero, copy and A = c A + I, the three
 /// operations CVODE's linear-solver set-up applies to the whole Newton matrix (and to the saved

@@ -1,9 +1,13 @@
 // The facility site on a small layout: energy conservation in every cooling configuration,
-// steady state, GPU-to-GPU differences, maldistribution, pump failures, seeded spread.
+// steady state, GPU-to-GPU differences, maldistribution, pump failures, seeded spread; the pod
+// scenario against the reference mode; states formed only where they are read.
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <cstring>
 #include <fstream>
+#include <limits>
+#include <optional>
 #include <sstream>
 
 #include "dctwin/io/scenario.hpp"
@@ -353,4 +357,107 @@ TEST_CASE("One thread or two: the pod's results are the same to the last digit",
     INFO(one.summary[k].name);
     CHECK(same(one.summary[k].value, two.summary[k].value));
   }
+}
+
+TEST_CASE("The job's update and the GPUs' event function read only the states they declare", "[models][facility]") {
+  // Their declarations (states_read_by_update, states_read_by_events) let the solver form only
+  // those states at a governors' tick and in the event function: every other state is NaN here,
+  // and the results must not change. Half the GPUs are 40 K hotter, so that their governors run
+  // the full update (throttling), not the at-rest check alone.
+  const auto doc = small_site("liquid-to-air", 4, "", "  duration: 60 s\n  initial_state: steady_state\n");
+  FacilitySite site(doc.tree, std::nullopt);
+  const auto& system = site.system();
+  std::vector<double> x = site.initial_state();
+  for (std::size_t g = 0; g < site.gpus().count(); g += 2) x[static_cast<std::size_t>(site.gpus().junction_index(g))] += 40.0;
+  auto poisoned_outside = [&](const dctwin::solver::StateRanges& ranges) {
+    std::vector<double> p(x.size(), std::numeric_limits<double>::quiet_NaN());
+    for (const auto& r : ranges)
+      for (auto i = r.first; i < r.first + r.count; ++i) p[static_cast<std::size_t>(i)] = x[static_cast<std::size_t>(i)];
+    return p;
+  };
+  auto same_bits = [](const std::vector<double>& a, const std::vector<double>& b) {
+    return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
+  };
+  const std::vector<double> d = system.initial_discrete();
+  const dctwin::solver::EvalContext ctx{0.1, 0.1, d.data()};
+
+  const auto update_reads = site.job().states_read_by_update();
+  REQUIRE(update_reads.has_value());
+  CHECK(*update_reads == dctwin::solver::merge_state_ranges({site.gpus().junction_states(), site.gpus().hbm_states()}));
+  std::vector<double> d_whole = d, d_part = d;
+  const bool changed_whole = site.job().update_discrete(ctx, x.data(), d_whole.data());
+  const std::vector<double> x_part = poisoned_outside(*update_reads);
+  const bool changed_part = site.job().update_discrete(ctx, x_part.data(), d_part.data());
+  CHECK(changed_whole);  // the hot GPUs' governors moved their clocks
+  CHECK(changed_part == changed_whole);
+  CHECK(same_bits(d_whole, d_part));
+
+  const auto event_reads = system.states_read_by_events();
+  REQUIRE(event_reads.has_value());
+  CHECK(*event_reads == dctwin::solver::StateRanges{site.gpus().junction_states()});
+  std::vector<double> g_whole(static_cast<std::size_t>(system.event_count())), g_part(g_whole.size());
+  system.event_functions(ctx, x.data(), g_whole.data());
+  const std::vector<double> x_events = poisoned_outside(*event_reads);
+  system.event_functions(ctx, x_events.data(), g_part.data());
+  CHECK(same_bits(g_whole, g_part));
+}
+
+TEST_CASE("States formed where they are read: a run equals the run that forms the whole state at every tick", "[models][facility]") {
+  // A pod loses all its pumps: its GPUs throttle (ticks that change the forcing and complete the
+  // state), the CDUs' controllers tick too (they read the loop: the whole state at their ticks),
+  // and the feed's knots read the junctions. With the knots' reads declared, the governors' ticks
+  // form the junction and HBM states alone; undeclared, every tick forms the whole state.
+  const auto doc = small_site("liquid-to-liquid", 4, "  pump_failures:\n    - {time: 20 s, pod: 0, failed: 3}\n",
+                              "  duration: 100 s\n  initial_state: steady_state\n");
+  struct KnotObserver final : dctwin::solver::SimulationObserver {
+    FacilitySite* site = nullptr;
+    bool declare = true;
+    std::vector<double> samples;  // every output of every sample
+    std::vector<double> grid;     // the feed's grid power, every millisecond
+    void on_sample(double t, const std::vector<double>& x, const std::vector<double>& out) override {
+      site->observe(t, x, out);
+      samples.insert(samples.end(), out.begin(), out.end());
+      for (const auto& g : site->take_grid_samples()) grid.push_back(g.grid_power);
+    }
+    [[nodiscard]] bool wants_knots() const override { return true; }
+    void on_knot(double t, const std::vector<double>& x, const std::vector<double>& before,
+                 const std::vector<double>& after) override {
+      site->knot(t, x, before, after);
+    }
+    [[nodiscard]] std::optional<dctwin::solver::StateRanges> states_read_by_knots() const override {
+      return declare ? site->states_read_by_knots() : std::nullopt;
+    }
+  };
+  struct Result {
+    std::vector<double> state, discrete, samples, grid;
+    dctwin::solver::SolverStatistics statistics;
+    double end = 0.0;
+  };
+  auto run_declaring = [&](bool declare) {
+    FacilitySite site(doc.tree, std::nullopt);
+    REQUIRE(site.has_electrical_feed());
+    KnotObserver observer;
+    observer.site = &site;
+    observer.declare = declare;
+    dctwin::solver::Simulator simulator(site.system(), site.settings());
+    const auto status = simulator.run(site.initial_state(), observer);  // finished, or a shutdown trip
+    INFO(status.describe());
+    REQUIRE((status.finished() || status.reason == dctwin::solver::StopReason::event));
+    return Result{simulator.final_state(), simulator.final_discrete(), observer.samples, observer.grid,
+                  simulator.statistics(), status.time};
+  };
+  const Result part = run_declaring(true);
+  const Result whole = run_declaring(false);
+  auto same_bits = [](const std::vector<double>& a, const std::vector<double>& b) {
+    return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
+  };
+  INFO("the run ended at " << part.end << " s after " << part.statistics.events << " event(s)");
+  CHECK(part.grid.size() > 25000);  // the feed ran well past the pumps' failure at 20 s
+  CHECK(same_bits(part.state, whole.state));
+  CHECK(same_bits(part.discrete, whole.discrete));
+  CHECK(same_bits(part.samples, whole.samples));
+  CHECK(same_bits(part.grid, whole.grid));
+  CHECK(part.statistics.steps == whole.statistics.steps);
+  CHECK(part.statistics.events == whole.statistics.events);
+  CHECK(part.end == whole.end);
 }

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <utility>
@@ -305,4 +306,58 @@ TEST_CASE("The GPU forced response carries the plate's coolant node and the leak
       if (t > 1.0) CHECK((r_plus[node] - r_minus[node]) / (2 * h) == Approx(r_dot[node]).margin(1e-6));
     }
   }
+}
+
+TEST_CASE("The GPU forced response forms the junction and HBM rows alone to the same bits", "[models][thermal]") {
+  // A governors' tick reads T_j and T_hbm, the event function T_j alone: evaluate_in then forms
+  // only those rows (docs/solver.md, "States formed where they are read"), each to the bits of the
+  // whole evaluation, and asks for the whole one when any other covered state is wanted.
+  models::thermal::GpuPackageParameters p;
+  p.leakage_power_at_reference = 50.0;
+  std::vector<models::thermal::GpuSpread> spread(3);
+  spread[1].resistance_scale = 1.3;
+  solver::System system;
+  auto g = std::make_unique<models::thermal::GpuPackageArray>("gpus", p, spread, std::vector<std::string>{"a", "b", "c"}, 300.0);
+  auto plates = std::make_unique<PlateNodes>(*g);
+  SteppedPower source;
+  g->connect(*plates);
+  g->connect(source);
+  auto& gpus = system.add(std::move(g));
+  const auto& nodes = system.add(std::move(plates));
+  system.assemble();
+  auto response = gpus.make_forced_response();
+  std::vector<double> x(static_cast<std::size_t>(system.size()), 0.0);
+  for (std::size_t i = 0; i < 3; ++i) x[static_cast<std::size_t>(gpus.junction_index(i))] = 343.15;
+  response->reset(solver::EvalContext{0.0, 0.0, nullptr}, x.data());
+  source.base = 300.0;  // a step, so that r moves after it
+  response->reanchor(solver::EvalContext{1.0, 1.0, nullptr}, nullptr);
+
+  const double t = 1.37;
+  const double unset = -12345.0;
+  std::vector<double> whole(x.size(), unset);
+  response->evaluate(t, whole.data(), nullptr);
+  const solver::StateRange junction = gpus.junction_states(), hbm = gpus.hbm_states();
+  REQUIRE(junction.count == 3);
+  REQUIRE(hbm.count == 3);
+  auto in = [](const solver::StateRanges& ranges, std::size_t i) {
+    for (const auto& r : ranges)
+      if (static_cast<solver::Index>(i) >= r.first && static_cast<solver::Index>(i) < r.first + r.count) return true;
+    return false;
+  };
+  const std::vector<solver::StateRanges> asks = {
+      {junction}, solver::merge_state_ranges({junction, hbm}), {hbm}, {solver::StateRange{junction.first + 1, 1}}};
+  for (const auto& ranges : asks) {
+    std::vector<double> part(x.size(), unset);
+    response->evaluate_in(t, part.data(), ranges);
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      INFO("state " << system.state_name(static_cast<solver::Index>(i)));
+      if (in(ranges, i)) CHECK(std::memcmp(&part[i], &whole[i], sizeof(double)) == 0);
+      // Only junction and HBM rows are formed; the base, the plates' nodes and the heat are not.
+      if (!in({junction, hbm}, i)) CHECK(part[i] == unset);
+    }
+  }
+  // Asked for a plate node (or the base), it evaluates everything.
+  std::vector<double> part(x.size(), unset);
+  response->evaluate_in(t, part.data(), {solver::StateRange{nodes.node(1), 1}});
+  CHECK(std::memcmp(part.data(), whole.data(), sizeof(double) * x.size()) == 0);
 }

@@ -5,6 +5,7 @@
 #include <unsupported/Eigen/MatrixFunctions>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -202,4 +203,37 @@ TEST_CASE("A forcing step the responses do not absorb restarts the integrator", 
   const long switches = static_cast<long>(std::floor(20.0 / kSwitchPeriod));
   CHECK(shifted.statistics.segments == 1 + switches);
   CHECK(shifted.statistics.continued_segments == 0);
+}
+
+TEST_CASE("An advance that forms some states gives them the bits of the whole state; the rest on request", "[solver]") {
+  // At a governors' tick only the states the updates read are formed (advance with `only`): the
+  // interpolation and x = y + r on those states alone; complete_state() forms the others.
+  System system;
+  const auto& ladder = system.add(std::make_unique<SwitchedLadder>(false));
+  system.assemble();
+  const std::vector<double> discrete = system.initial_discrete(), x0 = system.initial_state();
+  const IntegratorSettings settings;  // forced responses on: node 0 is carried as y + r
+  dctwin::solver::CvodeIntegrator whole(system, settings), part(system, settings);
+  whole.restart(0.0, x0, 2.0, discrete.data());
+  part.restart(0.0, x0, 2.0, discrete.data());
+  const dctwin::solver::StateRanges only{{ladder.node(0), 2}};  // the carried junction and the base
+  int step = 0;
+  for (const double t : {0.1, 0.2, 0.35, 0.9, 1.25, 1.3, 1.95}) {
+    INFO("t = " << t);
+    const std::vector<double> before = part.state();
+    CHECK(whole.advance(t) == dctwin::solver::AdvanceResult::reached);
+    CHECK(part.advance(t, &only) == dctwin::solver::AdvanceResult::reached);
+    CHECK_FALSE(part.state_complete());
+    const auto& a = whole.state();
+    const auto& b = part.state();
+    CHECK(std::memcmp(&a[0], &b[0], 2 * sizeof(double)) == 0);  // formed: the same bits
+    CHECK(b[2] == before[2]);                                    // not formed: as it was
+    CHECK(b[3] == before[3]);
+    CHECK(a[2] != before[2]);  // (the coolant node does move)
+    if (++step % 2 == 0) {  // every other time the rest too
+      part.complete_state();
+      CHECK(part.state_complete());
+      CHECK(std::memcmp(a.data(), part.state().data(), a.size() * sizeof(double)) == 0);
+    }
+  }
 }

@@ -1,5 +1,6 @@
 // The block loops of solver/parallel.hpp: every element once, fixed blocks, sums that do not
-// depend on the thread count, errors carried out of the threads, a per-thread budget.
+// depend on the thread count, errors carried out of the threads, a per-thread budget, loops over
+// ranges of states.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -100,4 +101,37 @@ TEST_CASE("The thread budget belongs to the thread that sets it", "[solver][para
   CHECK(threads_in_use() >= 1);
   set_thread_budget(1000);  // never more threads than processors
   CHECK(threads_in_use() <= static_cast<int>(std::max(1U, std::thread::hardware_concurrency())));
+}
+
+TEST_CASE("State ranges merge, and for_each_block_in visits each of their states once", "[solver][parallel]") {
+  // Sorted by start; overlapping and adjacent ranges joined; empty ones dropped.
+  const StateRanges merged = merge_state_ranges({{50, 10}, {0, 5}, {5, 3}, {20, 0}, {55, 10}, {70, 2}});
+  CHECK(merged == StateRanges{{0, 8}, {50, 15}, {70, 2}});
+  CHECK(merge_state_ranges({}).empty());
+  CHECK(merge_state_ranges({{3, 4}, {4, 1}}) == StateRanges{{3, 4}});
+
+  BudgetGuard guard;
+  // Two large ranges (as a hall's junction and HBM groups) and a small one, one thread or two.
+  const StateRanges ranges = merge_state_ranges({{1000, 24576}, {60000, 24576}, {90000, 7}});
+  for (const int threads : {1, 2}) {
+    set_thread_budget(threads);
+    std::vector<int> visits(100000, 0);
+    std::vector<std::vector<BlockRange>> runs(parallel_blocks);
+    for_each_block_in(ranges, [&](const BlockRange& run) {
+      runs[run.block].push_back(run);
+      for (std::size_t i = run.first; i < run.last; ++i) ++visits[i];
+    });
+    INFO("threads = " << threads);
+    for (std::size_t i = 0; i < visits.size(); ++i) {
+      const bool inside = (i >= 1000 && i < 25576) || (i >= 60000 && i < 84576) || (i >= 90000 && i < 90007);
+      REQUIRE(visits[i] == (inside ? 1 : 0));
+    }
+    // Block b holds the positions [n b / 16, n (b + 1) / 16) of the ranges laid end to end.
+    const std::size_t n = 24576 + 24576 + 7;
+    for (std::size_t b = 0; b < parallel_blocks; ++b) {
+      std::size_t count = 0;
+      for (const auto& run : runs[b]) count += run.last - run.first;
+      CHECK(count == block_range(n, b).last - block_range(n, b).first);
+    }
+  }
 }

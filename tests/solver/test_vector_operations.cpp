@@ -103,6 +103,43 @@ TEST_CASE("Block vector operations equal SUNDIALS' serial ones to the last bit",
   SUNContext_Free(&context);
 }
 
+TEST_CASE("A linear combination restricted to ranges forms their entries to the last bit, no others", "[solver][parallel]") {
+  // CVodeGetDky forms the interpolated state by N_VLinearCombination; at a governors' tick only
+  // the states the governors read are formed (linear_combination_in).
+  BudgetGuard guard;
+  SUNContext context = nullptr;
+  REQUIRE(SUNContext_Create(nullptr, &context) == 0);
+  const StateRanges ranges = merge_state_ranges({{17, 30000}, {50000, 24576}, {99990, 13}});
+  for (const int threads : {1, 2}) {
+    set_thread_budget(threads);
+    INFO(threads << " thread(s)");
+    VectorPair x(context, 0.0), y(context, 1.0), z(context, 2.0);
+    sunrealtype coefficients[] = {0.5, -0.25, 2.0};
+    N_Vector whole_in[] = {x.blocks, y.blocks, z.blocks};
+    N_Vector whole = N_VClone(x.blocks);
+    N_VLinearCombination(3, coefficients, whole_in, whole);
+    N_Vector part = N_VClone(x.blocks);
+    N_VConst(-7.0, part);
+    const int flag = linear_combination_in(part, ranges, [&] { return N_VLinearCombination(3, coefficients, whole_in, part); });
+    CHECK(flag == 0);
+    std::size_t formed = 0, kept = 0;
+    for (sunindextype i = 0; i < kLength; ++i) {
+      bool inside = false;
+      for (const auto& r : ranges) inside = inside || (i >= r.first && i < r.first + r.count);
+      if (inside) formed += std::memcmp(&NV_Ith_S(part, i), &NV_Ith_S(whole, i), sizeof(double)) == 0 ? 1 : 0;
+      else kept += NV_Ith_S(part, i) == -7.0 ? 1 : 0;
+    }
+    CHECK(formed == 30000 + 24576 + 13);
+    CHECK(kept == static_cast<std::size_t>(kLength) - formed);
+    // Afterwards the vector combines in full again.
+    N_VLinearCombination(3, coefficients, whole_in, part);
+    CHECK(std::memcmp(NV_DATA_S(part), NV_DATA_S(whole), sizeof(double) * static_cast<std::size_t>(kLength)) == 0);
+    N_VDestroy(part);
+    N_VDestroy(whole);
+  }
+  SUNContext_Free(&context);
+}
+
 namespace {
 
 /// Above vector_parallel_minimum rows, not a multiple of 16; smaller than kLength because

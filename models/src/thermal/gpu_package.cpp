@@ -157,6 +157,14 @@ double GpuPackageArray::leakage_power(std::size_t i, double tj) const {
          std::exp(p_.leakage_temperature_coefficient * (tj - p_.leakage_reference_temperature));
 }
 
+solver::StateRange GpuPackageArray::junction_states() const {
+  return count() == 0 ? solver::StateRange{} : solver::StateRange{junction_index(0), static_cast<solver::Index>(count())};
+}
+
+solver::StateRange GpuPackageArray::hbm_states() const {
+  return count() == 0 ? solver::StateRange{} : solver::StateRange{hbm_index(0), static_cast<solver::Index>(count())};
+}
+
 void GpuPackageArray::leakage_powers(const double* x, std::vector<double>& leakage) const {
   leakage.resize(count());
   const double* tj = x + junction_index(0);
@@ -355,6 +363,15 @@ class GpuPackageResponse final : public solver::ForcedResponse {
     base_ = gpus.base_index(0);
     heat_ = gpus.heat_generated_index();
     for (std::size_t i = 0; i < gpus.count(); ++i) node_[i] = gpus.environment_->own_node_state(i);
+    // The environment nodes as runs of consecutive states (first, count, first, count, ...).
+    std::vector<solver::Index> nodes;
+    for (const solver::Index k : node_)
+      if (k >= 0) nodes.push_back(k);
+    std::sort(nodes.begin(), nodes.end());
+    for (const solver::Index k : nodes) {
+      if (!node_runs_.empty() && node_runs_[node_runs_.size() - 2] + node_runs_.back() == k) ++node_runs_.back();
+      else node_runs_.insert(node_runs_.end(), {k, 1});
+    }
   }
 
   [[nodiscard]] std::vector<solver::Index> covered_states() const override {
@@ -401,6 +418,20 @@ class GpuPackageResponse final : public solver::ForcedResponse {
     else evaluate_blocks<true>(t - t_anchor_, r, r_dot);
   }
 
+  /// Only the junction rows, or the junction and HBM rows, when the ranges ask for no other
+  /// covered state (a governors' tick, the event function): a row is r_ss_k + sum_m w_km e_m, read
+  /// from the first rows of each GPU's coefficients; the exponentials are the same.
+  void evaluate_in(double t, double* r, const solver::StateRanges& ranges) const override {
+    const auto n = static_cast<solver::Index>(gpus_.count());
+    const bool junction = overlaps(ranges, junction_, n), hbm = overlaps(ranges, hbm_, n);
+    bool other = overlaps(ranges, base_, n) || overlaps(ranges, heat_, 1);
+    for (std::size_t k = 0; k + 1 < node_runs_.size() && !other; k += 2)
+      other = overlaps(ranges, node_runs_[k], node_runs_[k + 1]);
+    if (other) evaluate(t, r, nullptr);
+    else if (hbm) evaluate_rows<2>(t - t_anchor_, r);
+    else if (junction) evaluate_rows<1>(t - t_anchor_, r);
+  }
+
  private:
   using Vec = std::array<double, kMax>;
   using Mat = std::array<double, kMax * kMax>;  // row-major
@@ -424,9 +455,11 @@ class GpuPackageResponse final : public solver::ForcedResponse {
     Mat v{};            // V
     Mat v_inv{};        // V^-1
   };
-  // A piece's coefficients, kPiece per GPU in one flat array (what evaluate() streams through):
-  // r_ss (kMax), then w_m in column m of a row-major kMax x kMax block.
-  static constexpr std::size_t kPiece = kMax + kMax * kMax;
+  // A piece's coefficients, kPiece per GPU in one flat array (what evaluate() streams through),
+  // node by node: row k is r_ss_k, then w_km for the kMax modes m. The junction's and the HBM's
+  // rows come first, so that evaluate_rows() reads only the front of each GPU's piece.
+  static constexpr std::size_t kRow = 1 + kMax;
+  static constexpr std::size_t kPiece = kMax * kRow;
   /// GPUs whose exponentials evaluate_blocks() takes in one pass (kMax of them each, on the stack).
   static constexpr std::size_t kChunk = 64;
 
@@ -463,6 +496,37 @@ class GpuPackageResponse final : public solver::ForcedResponse {
     });
     r[heat_] = solver::ordered_sum(heat);
     if constexpr (kRate) r_dot[heat_] = solver::ordered_sum(heat_rate);
+  }
+
+  /// r of the first kRows nodes (junction; junction and HBM) of every GPU at tau after the anchor.
+  template <std::size_t kRows>
+  void evaluate_rows(double tau, double* r) const {
+    static_assert(kRows == 1 || kRows == 2);
+    solver::for_each_block(gpus_.count(), [&](const solver::BlockRange& block) {
+      alignas(64) double exponentials[kChunk * kMax];
+      for (std::size_t i = block.first; i < block.last; ++i) {
+        const std::size_t slot = (i - block.first) % kChunk;
+        if (slot == 0) chunk_exponentials(i, std::min(kChunk, block.last - i), tau, exponentials);
+        const double* e = &exponentials[kMax * slot];
+        const double* piece = &pieces_[kPiece * i];
+        const auto k = static_cast<solver::Index>(i);
+        r[junction_ + k] = row_value(piece, e);
+        if constexpr (kRows == 2) r[hbm_ + k] = row_value(piece + kRow, e);
+      }
+    });
+  }
+
+  /// r_k = r_ss_k + sum_m w_km e_m for one row of a piece (the one expression combine() uses too,
+  /// so that a row formed alone has the bits of the whole evaluation).
+  static double row_value(const double* row, const double* e) {
+    return row[0] + row[1] * e[0] + row[2] * e[1] + row[3] * e[2] + row[4] * e[3];
+  }
+
+  /// Whether [first, first + count) meets any of the ranges.
+  static bool overlaps(const solver::StateRanges& ranges, solver::Index first, solver::Index count) {
+    for (const solver::StateRange& r : ranges)
+      if (r.first < first + count && first < r.first + r.count) return true;
+    return false;
   }
 
   /// e_m = exp(lambda_m tau) of the n (<= kChunk) GPUs from `first` into e, kMax per GPU: the
@@ -563,20 +627,21 @@ class GpuPackageResponse final : public solver::ForcedResponse {
     Vec z{};
     for (std::size_t m = 0; m < n; ++m)
       z[m] = -(modes.v_inv[kMax * m] * u[0] + modes.v_inv[kMax * m + 1] * u[1]) / modes.lambda[m];
-    double* r_ss = &pieces_[kPiece * i];
-    double* w = r_ss + kMax;
-    std::fill(r_ss, r_ss + kPiece, 0.0);
+    double* piece = &pieces_[kPiece * i];  // row k: r_ss_k at kRow k, w_km at kRow k + 1 + m
+    std::fill(piece, piece + kPiece, 0.0);
+    Vec r_ss{};
     for (std::size_t k = 0; k < n; ++k)
       for (std::size_t m = 0; m < n; ++m) r_ss[k] += modes.v[kMax * k + m] * z[m];
+    for (std::size_t k = 0; k < kMax; ++k) piece[kRow * k] = r_ss[k];
     Vec r_a{};
     if (start) r_a = *start;
-    else std::copy(r_ss, r_ss + kMax, r_a.begin());
+    else r_a = r_ss;
     Vec d{};
     for (std::size_t k = 0; k < n; ++k) d[k] = r_a[k] - r_ss[k];
     for (std::size_t m = 0; m < n; ++m) {
       double c = 0.0;
       for (std::size_t k = 0; k < n; ++k) c += modes.v_inv[kMax * m + k] * d[k];
-      for (std::size_t k = 0; k < n; ++k) w[kMax * k + m] = modes.v[kMax * k + m] * c;
+      for (std::size_t k = 0; k < n; ++k) piece[kRow * k + 1 + m] = modes.v[kMax * k + m] * c;
     }
   }
 
@@ -585,17 +650,13 @@ class GpuPackageResponse final : public solver::ForcedResponse {
   template <bool kRate>
   void combine(std::size_t i, const double* e, Vec& r, Vec& r_dot) const {
     const double* lambda = &lambda_[kMax * i];
-    const double* r_ss = &pieces_[kPiece * i];
-    const double* w = r_ss + kMax;
-    for (std::size_t k = 0; k < kMax; ++k) {
-      const double* wk = w + kMax * k;
-      r[k] = r_ss[k] + wk[0] * e[0] + wk[1] * e[1] + wk[2] * e[2] + wk[3] * e[3];
-    }
+    const double* piece = &pieces_[kPiece * i];
+    for (std::size_t k = 0; k < kMax; ++k) r[k] = row_value(piece + kRow * k, e);
     if constexpr (kRate) {
       Vec le{};
       for (std::size_t m = 0; m < kMax; ++m) le[m] = lambda[m] * e[m];
       for (std::size_t k = 0; k < kMax; ++k) {
-        const double* wk = w + kMax * k;
+        const double* wk = piece + kRow * k + 1;
         r_dot[k] = wk[0] * le[0] + wk[1] * le[1] + wk[2] * le[2] + wk[3] * le[3];
       }
     }
@@ -607,6 +668,7 @@ class GpuPackageResponse final : public solver::ForcedResponse {
   std::vector<double> lambda_;            // lambda_m of GPU i at kMax i + m (0 for unused modes)
   std::vector<solver::Index> node_;       // each GPU's environment node state, or -1
   std::vector<double> node_capacitance_;  // C_e while the node is carried, else 0
+  std::vector<solver::Index> node_runs_;  // the nodes as runs: first, count, first, count, ...
   double t_anchor_ = 0.0;
   solver::Index junction_ = 0, hbm_ = 0, base_ = 0, heat_ = 0;
 };

@@ -15,6 +15,7 @@
 
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -135,6 +136,11 @@ class Component {
 
   /// Called when event k fired at time ctx.t; `rising` is true for a - to + crossing.
   virtual EventOutcome on_event(int k, bool rising, const EvalContext& ctx, const double* x) const;
+  /// The states `event_functions` reads, or nullopt (the default) when it may read any. With every
+  /// component's events declared, the integrator forms only those states of x when it evaluates
+  /// the event functions (once per step). A declaration must cover every state read: the others
+  /// hold values from other times.
+  [[nodiscard]] virtual std::optional<StateRanges> states_read_by_events() const { return std::nullopt; }
 
   // ---- sampled (discrete-time) behaviour ----------------------------------------------------
   /// Writes the initial discrete state into its slice of `d`.
@@ -149,6 +155,11 @@ class Component {
   /// bookkeeping that the derivatives do not read, so that the integrator can go on without a
   /// restart.
   virtual bool update_discrete(const EvalContext& ctx, const double* x, double* d_next) const;
+  /// The states `update_discrete` reads, or nullopt (the default) when it may read any. At a
+  /// periodic update whose components (and observer) all declare theirs, the simulator forms only
+  /// those states of the interpolated state (docs/solver.md, "States formed where they are read").
+  /// A declaration must cover every state read: the others hold values from other times.
+  [[nodiscard]] virtual std::optional<StateRanges> states_read_by_update() const { return std::nullopt; }
 
   /// Self-scheduled updates: the first time strictly after `t` at which this component's discrete
   /// state changes by its own schedule, as read from the discrete state `d` (a training phase that

@@ -27,6 +27,14 @@ class ForcedResponse {
   /// entries untouched); t is at or after the last reset or reanchor. r_dot is null when only r
   /// is wanted (the state at a requested time, the Jacobian, the event functions).
   virtual void evaluate(double t, double* r, double* r_dot) const = 0;
+  /// Writes r(t) at least of the covered states in `ranges` (sorted, disjoint) into r; other
+  /// entries may be written too. The default evaluates every covered state; a response whose
+  /// states can be formed in part overrides it (the state at a periodic update, the event
+  /// functions: docs/solver.md, "States formed where they are read").
+  virtual void evaluate_in(double t, double* r, const StateRanges& ranges) const {
+    static_cast<void>(ranges);
+    evaluate(t, r, nullptr);
+  }
   /// The states evaluate() writes.
   [[nodiscard]] virtual std::vector<Index> covered_states() const = 0;
 };

@@ -100,7 +100,15 @@ class CvodeIntegrator {
   /// Integrates toward `t_out` (<= segment end). Returns `root_found` if an event function crossed
   /// zero first; `time()` and `state()` then hold the crossing. More than max_steps_per_output
   /// steps in one call fail with CV_TOO_MUCH_WORK, as CVODE's own limit would.
-  AdvanceResult advance(double t_out);
+  /// With `only` (sorted, disjoint ranges), a t_out reached without a root brings state() to
+  /// t_out on those states alone, each to the bits the whole state would have; the others keep
+  /// values of earlier times until complete_state() (state_complete() is false until then).
+  AdvanceResult advance(double t_out, const StateRanges* only = nullptr);
+  /// Brings every state of state() to time() after an advance() that formed only some (nothing
+  /// otherwise). Possible until the next advance() or restart(): CVODE's interpolation still
+  /// reaches time() until it steps on.
+  void complete_state();
+  [[nodiscard]] bool state_complete() const noexcept { return complete_; }
 
   [[nodiscard]] double time() const noexcept { return t_; }
   [[nodiscard]] const std::vector<double>& state() const noexcept { return x_; }
@@ -120,6 +128,7 @@ class CvodeIntegrator {
   std::unique_ptr<Impl> impl_;
   double t_ = 0.0;
   std::vector<double> x_;
+  bool complete_ = true;  // every entry of x_ is the state at t_
   std::vector<int> roots_;
 };
 

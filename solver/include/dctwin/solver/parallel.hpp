@@ -9,6 +9,8 @@
 #include <cstddef>
 #include <functional>
 
+#include "dctwin/solver/types.hpp"
+
 namespace dctwin::solver {
 
 /// Blocks a loop is cut into.
@@ -36,6 +38,12 @@ using BlockSums = std::array<double, parallel_blocks>;
 /// block has finished.
 void for_each_block(std::size_t n, const std::function<void(const BlockRange&)>& body,
                     std::size_t minimum = parallel_minimum);
+
+/// Calls body for every state of `ranges` (sorted, disjoint: merge_state_ranges) in the blocks of
+/// one loop over their total count, so that several ranges share one thread team; each call gets
+/// a run [first, last) of consecutive states inside one range, and the loop's block it is in.
+void for_each_block_in(const StateRanges& ranges, const std::function<void(const BlockRange&)>& body,
+                       std::size_t minimum = parallel_minimum);
 
 /// Threads the calling thread's loops may use (at most one per available CPU); 0, the default,
 /// leaves it to OpenMP: OMP_NUM_THREADS when set, else one per available CPU.

@@ -3,6 +3,7 @@
 
 #include <atomic>
 #include <functional>
+#include <optional>
 #include <vector>
 
 #include "dctwin/solver/integrator.hpp"
@@ -38,6 +39,10 @@ class SimulationObserver {
   /// electrical network, multirate) can take its inputs as left and right limits here.
   virtual void on_knot(double /*t*/, const std::vector<double>& /*x*/, const std::vector<double>& /*before*/,
                        const std::vector<double>& /*after*/) {}
+  /// The states on_knot reads, or nullopt (the default) when it may read any. Declared, they let
+  /// the periodic updates form only the states they and the knots read (Component::
+  /// states_read_by_update); the others then hold values of earlier times at those knots.
+  [[nodiscard]] virtual std::optional<StateRanges> states_read_by_knots() const { return std::nullopt; }
 };
 
 /// Runs an assembled System from its initial state (or a given one) to the end time.

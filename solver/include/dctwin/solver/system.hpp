@@ -2,6 +2,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -80,6 +81,9 @@ class System {
   /// Fills the flat output buffer (size `output_value_count()`).
   void compute_outputs(const EvalContext& ctx, const double* x, double* values) const;
   void event_functions(const EvalContext& ctx, const double* x, double* g) const;
+  /// The states the event functions read (Component::states_read_by_events of every component
+  /// with events), or nullopt when one of them does not declare its own.
+  [[nodiscard]] std::optional<StateRanges> states_read_by_events() const;
   /// Component and local index of global event k.
   [[nodiscard]] std::pair<const Component*, int> event_owner(int k) const;
 

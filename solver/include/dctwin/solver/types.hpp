@@ -25,6 +25,21 @@ struct EvalContext {
   const double* discrete = nullptr;
 };
 
+/// The states [first, first + count) of the global state vector.
+struct StateRange {
+  Index first = 0;
+  Index count = 0;
+  friend bool operator==(const StateRange&, const StateRange&) = default;
+};
+
+/// A set of states as sorted, disjoint, non-adjacent ranges (merge_state_ranges makes them so).
+/// Components and observers declare with it which states a callback reads, so that the state
+/// need not be formed in full for it (docs/solver.md, "States formed where they are read").
+using StateRanges = std::vector<StateRange>;
+
+/// `ranges` sorted by start, with overlapping and adjacent ranges joined and empty ones dropped.
+StateRanges merge_state_ranges(StateRanges ranges);
+
 /// A time series the simulation records, as the report stores it:
 /// `/<group>/<name>` with `units` and `long_name`; 1-D [time] when `entity` is empty, otherwise 2-D
 /// [time x count] with the entity's index table (see `EntityTable`).

@@ -35,6 +35,10 @@ class FacilitySite final : public Site {
   [[nodiscard]] bool has_electrical_feed() const override { return electrical_.has_value(); }
   void knot(double t, const std::vector<double>& x, const std::vector<double>& before,
             const std::vector<double>& after) override;
+  /// The GPUs' junction temperatures (their leakage is part of the feed's load).
+  [[nodiscard]] std::optional<solver::StateRanges> states_read_by_knots() const override {
+    return solver::StateRanges{gpus_->junction_states()};
+  }
   std::vector<electrical::GridSample> take_grid_samples() override;
   /// The feed, once the first sample has started it (nullptr before, or without one).
   [[nodiscard]] const electrical::ElectricalFeed* feed() const { return feed_.get(); }

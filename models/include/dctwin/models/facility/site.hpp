@@ -36,6 +36,8 @@ class Site {
   /// with the load's left limit (discrete state `before`) and goes on from its right limit (`after`).
   virtual void knot(double /*t*/, const std::vector<double>& /*x*/, const std::vector<double>& /*before*/,
                     const std::vector<double>& /*after*/) {}
+  /// The states knot() reads (solver::SimulationObserver::states_read_by_knots), or nullopt for any.
+  [[nodiscard]] virtual std::optional<solver::StateRanges> states_read_by_knots() const { return std::nullopt; }
   /// The grid-connection samples produced since the last call (moved out).
   virtual std::vector<electrical::GridSample> take_grid_samples() { return {}; }
   /// Data that does not change during the run (layout, maps), written once into the report.

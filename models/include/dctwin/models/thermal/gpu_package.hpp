@@ -118,6 +118,9 @@ class GpuPackageArray final : public solver::Component {
   [[nodiscard]] solver::Index hbm_index(std::size_t i) const { return index(hbm_, static_cast<solver::Index>(i)); }
   [[nodiscard]] solver::Index base_index(std::size_t i) const { return index(base_, static_cast<solver::Index>(i)); }
   [[nodiscard]] solver::Index heat_generated_index() const { return index(heat_generated_); }
+  /// Every GPU's junction state, one contiguous group (empty without GPUs); the same for HBM.
+  [[nodiscard]] solver::StateRange junction_states() const;
+  [[nodiscard]] solver::StateRange hbm_states() const;
   /// P_i + L_i [W] at state x on the segment described by ctx.
   [[nodiscard]] double board_power(std::size_t i, const solver::EvalContext& ctx, const double* x) const;
   /// Leakage power of GPU i at junction temperature T_j when powered [W].
@@ -150,6 +153,10 @@ class GpuPackageArray final : public solver::Component {
   [[nodiscard]] double next_discontinuity(double t) const override;
   void compute_outputs(const solver::EvalContext& ctx, const double* x, double* const* values) const override;
   void event_functions(const solver::EvalContext& ctx, const double* x, double* g) const override;
+  /// The junction states alone (the hottest junction against the shutdown temperature).
+  [[nodiscard]] std::optional<solver::StateRanges> states_read_by_events() const override {
+    return solver::StateRanges{junction_states()};
+  }
   solver::EventOutcome on_event(int k, bool rising, const solver::EvalContext& ctx, const double* x) const override;
   /// Each GPU's exact response to its own power, base held at 0 K through R_be (docs/solver.md).
   [[nodiscard]] std::unique_ptr<solver::ForcedResponse> make_forced_response() const override;

@@ -166,6 +166,10 @@ class TrainingJob final : public solver::Component, public thermal::GpuPowerSour
     return group_size_ > 0 && group_sums_time_ == t ? &group_sums_ : nullptr;
   }
   bool update_discrete(const solver::EvalContext& ctx, const double* x, double* d_next) const override;
+  /// The GPUs' junction and HBM temperatures: all the governors and the leakage read.
+  [[nodiscard]] std::optional<solver::StateRanges> states_read_by_update() const override {
+    return solver::merge_state_ranges({gpus_.junction_states(), gpus_.hbm_states()});
+  }
   [[nodiscard]] double next_scheduled_update(double t, const double* d) const override;
   bool scheduled_update(const solver::EvalContext& ctx, const double* x, double* d_next) const override;
 
