@@ -201,25 +201,43 @@ class PlateNodes final : public solver::Component, public models::thermal::GpuEn
   int state_ = 0;
 };
 
+/// Three GPUs with leakage on PlateNodes: the four-node form with its leakage tangent.
+struct PlateRig {
+  models::thermal::GpuPackageParameters p;
+  std::vector<models::thermal::GpuSpread> spread = std::vector<models::thermal::GpuSpread>(3);
+  solver::System system;
+  SteppedPower source;
+  models::thermal::GpuPackageArray* gpus = nullptr;
+  const PlateNodes* nodes = nullptr;
+  std::unique_ptr<solver::ForcedResponse> response;
+
+  PlateRig() {
+    p.leakage_power_at_reference = 50.0;
+    p.leakage_reference_temperature = 333.15;
+    p.leakage_temperature_coefficient = 0.02;
+    spread[1].resistance_scale = 1.3;
+    auto g = std::make_unique<models::thermal::GpuPackageArray>("gpus", p, spread, std::vector<std::string>{"a", "b", "c"}, 300.0);
+    auto plates = std::make_unique<PlateNodes>(*g);
+    g->connect(*plates);
+    g->connect(source);
+    gpus = &system.add(std::move(g));
+    nodes = &system.add(std::move(plates));
+    system.assemble();
+    response = gpus->make_forced_response();
+  }
+};
+
 }  // namespace
 
 TEST_CASE("The GPU forced response carries the plate's coolant node and the leakage tangent", "[models][thermal]") {
-  models::thermal::GpuPackageParameters p;
-  p.leakage_power_at_reference = 50.0;
-  p.leakage_reference_temperature = 333.15;
-  p.leakage_temperature_coefficient = 0.02;
-  std::vector<models::thermal::GpuSpread> spread(3);
-  spread[1].resistance_scale = 1.3;
-  solver::System system;
-  auto g = std::make_unique<models::thermal::GpuPackageArray>("gpus", p, spread, std::vector<std::string>{"a", "b", "c"}, 300.0);
-  auto plates = std::make_unique<PlateNodes>(*g);
-  SteppedPower source;
-  g->connect(*plates);
-  g->connect(source);
-  auto& gpus = system.add(std::move(g));
-  const auto& nodes = system.add(std::move(plates));
-  system.assemble();
-  auto response = gpus.make_forced_response();
+  PlateRig rig;
+  const auto& p = rig.p;
+  const auto& spread = rig.spread;
+  const auto& system = rig.system;
+  auto& source = rig.source;
+  const auto& gpus = *rig.gpus;
+  const auto& nodes = *rig.nodes;
+  auto& response = rig.response;
 
   const auto covered = response->covered_states();
   for (std::size_t i = 0; i < 3; ++i)
@@ -312,24 +330,14 @@ TEST_CASE("The GPU forced response forms the junction and HBM rows alone to the 
   // A governors' tick reads T_j and T_hbm, the event function T_j alone: evaluate_in then forms
   // only those rows (docs/solver.md, "States formed where they are read"), each to the bits of the
   // whole evaluation, and asks for the whole one when any other covered state is wanted.
-  models::thermal::GpuPackageParameters p;
-  p.leakage_power_at_reference = 50.0;
-  std::vector<models::thermal::GpuSpread> spread(3);
-  spread[1].resistance_scale = 1.3;
-  solver::System system;
-  auto g = std::make_unique<models::thermal::GpuPackageArray>("gpus", p, spread, std::vector<std::string>{"a", "b", "c"}, 300.0);
-  auto plates = std::make_unique<PlateNodes>(*g);
-  SteppedPower source;
-  g->connect(*plates);
-  g->connect(source);
-  auto& gpus = system.add(std::move(g));
-  const auto& nodes = system.add(std::move(plates));
-  system.assemble();
-  auto response = gpus.make_forced_response();
+  PlateRig rig;
+  const auto& system = rig.system;
+  const auto& gpus = *rig.gpus;
+  auto& response = rig.response;
   std::vector<double> x(static_cast<std::size_t>(system.size()), 0.0);
   for (std::size_t i = 0; i < 3; ++i) x[static_cast<std::size_t>(gpus.junction_index(i))] = 343.15;
   response->reset(solver::EvalContext{0.0, 0.0, nullptr}, x.data());
-  source.base = 300.0;  // a step, so that r moves after it
+  rig.source.base = 300.0;  // a step, so that r moves after it
   response->reanchor(solver::EvalContext{1.0, 1.0, nullptr}, nullptr);
 
   const double t = 1.37;
@@ -358,6 +366,6 @@ TEST_CASE("The GPU forced response forms the junction and HBM rows alone to the 
   }
   // Asked for a plate node (or the base), it evaluates everything.
   std::vector<double> part(x.size(), unset);
-  response->evaluate_in(t, part.data(), {solver::StateRange{nodes.node(1), 1}});
+  response->evaluate_in(t, part.data(), {solver::StateRange{rig.nodes->node(1), 1}});
   CHECK(std::memcmp(part.data(), whole.data(), sizeof(double) * x.size()) == 0);
 }

@@ -237,3 +237,78 @@ TEST_CASE("An advance that forms some states gives them the bits of the whole st
     }
   }
 }
+
+namespace {
+
+/// The RC ladder at a constant 700 W whose ambient steps by +2 K at the first tick (period 0.1 s)
+/// at or after `step_time` once the junction has warmed: the tick reads the junction alone and
+/// declares it when `declare` (states_read_by_update). Nothing absorbs the step, so the
+/// integrator restarts from the state at that tick, which must then be whole although the tick
+/// formed only the junction.
+class TickedLadder final : public dctwin::solver::Component {
+ public:
+  TickedLadder(bool declare, double step_time) : Component("ticked"), declare_(declare), step_time_(step_time) {
+    t_ = declare_state_group({"temperature", "K", "node temperature", 3});
+    offset_ = declare_discrete_group({"ambient_offset", "K", "ambient temperature step", 1});
+  }
+  [[nodiscard]] Index node(int i) const { return index(t_, i); }
+  void initial_state(double* x) const override {
+    for (int i = 0; i < 3; ++i) x[node(i)] = kAmbient;
+  }
+  void initial_discrete(double* d) const override { d[discrete_index(offset_)] = 0.0; }
+  void derivatives(const EvalContext& ctx, const double* x, double* xdot) const override {
+    const double ambient = kAmbient + ctx.discrete[discrete_index(offset_)];
+    const double q01 = (x[node(0)] - x[node(1)]) / kR01, q12 = (x[node(1)] - x[node(2)]) / kR12;
+    xdot[node(0)] += (kPower[0] - q01) / kC[0];
+    xdot[node(1)] += (q01 - q12) / kC[1];
+    xdot[node(2)] += (q12 - (x[node(2)] - ambient) / kR2a) / kC[2];
+  }
+  void jacobian_pattern(dctwin::solver::PatternSink& p) const override {
+    for (int i = 0; i < 3; ++i)
+      for (int j = std::max(0, i - 1); j <= std::min(2, i + 1); ++j) p.add(node(i), node(j));
+  }
+  [[nodiscard]] double update_period() const override { return 0.1; }
+  bool update_discrete(const EvalContext& ctx, const double* x, double* d_next) const override {
+    double& offset = d_next[discrete_index(offset_)];
+    if (ctx.t < step_time_ || offset != 0.0 || !(x[node(0)] > kAmbient)) return false;
+    offset = 2.0;
+    return true;
+  }
+  [[nodiscard]] std::optional<dctwin::solver::StateRanges> states_read_by_update() const override {
+    if (!declare_) return std::nullopt;
+    return dctwin::solver::StateRanges{{node(0), 1}};
+  }
+
+ private:
+  bool declare_;
+  double step_time_;
+  int t_ = 0, offset_ = 0;
+};
+
+}  // namespace
+
+TEST_CASE("A tick that formed part of the state and restarts the integrator restarts from the whole state", "[solver]") {
+  auto run_declaring = [](bool declare, double step_time = 3.04) {  // the tick at 3.1 s, between samples
+    System system;
+    system.add(std::make_unique<TickedLadder>(declare, step_time));
+    system.assemble();
+    SimulationSettings settings;
+    settings.end_time = 6.0;
+    settings.output_interval = 0.5;
+    Simulator simulator(system, settings);
+    Recorder recorder;
+    REQUIRE(simulator.run(recorder).finished());
+    return std::pair{simulator.final_state(), recorder.states};
+  };
+  const auto [part_final, part_samples] = run_declaring(true);
+  const auto [whole_final, whole_samples] = run_declaring(false);
+  CHECK(std::memcmp(part_final.data(), whole_final.data(), part_final.size() * sizeof(double)) == 0);
+  REQUIRE(part_samples.size() == whole_samples.size());
+  for (std::size_t k = 0; k < part_samples.size(); ++k) {
+    INFO("sample " << k);
+    CHECK(std::memcmp(part_samples[k].data(), whole_samples[k].data(), part_samples[k].size() * sizeof(double)) == 0);
+  }
+  // The step happened: the coolant node ends ~2 K warmer than without it.
+  const auto [unstepped_final, unstepped_samples] = run_declaring(true, 100.0);
+  CHECK(part_final[2] - unstepped_final[2] > 1.5);
+}
