@@ -90,6 +90,7 @@ struct CvodeIntegrator::Impl {
   double anchor_time = 0.0;
   std::vector<double> r, r_dot, x_shifted, f_before, f_after, r_dot_before;
   std::optional<StateRanges> event_reads;  // the states the event functions read, when declared
+  std::vector<double> absolute_tolerances;  // per state, when accumulators leave the error test
   double r_time = std::numeric_limits<double>::quiet_NaN();      // r holds r(r_time)
   double r_dot_time = std::numeric_limits<double>::quiet_NaN();  // r_dot holds r'(r_dot_time)
   long continued = 0;
@@ -226,6 +227,12 @@ struct CvodeIntegrator::Impl {
       self->callback_error = std::string("in the Jacobian: ") + e.what();
       return -1;
     }
+  }
+
+  static int weights(N_Vector y, N_Vector w, void* user_data) {
+    const auto* self = static_cast<const Impl*>(user_data);
+    const double* atol = self->absolute_tolerances.empty() ? nullptr : self->absolute_tolerances.data();
+    return error_weights(y, self->settings.relative_tolerance, self->settings.absolute_tolerance, atol, w);
   }
 
   static int roots_fn(sunrealtype t, N_Vector y, sunrealtype* g, void* user_data) {
@@ -395,21 +402,16 @@ void CvodeIntegrator::restart(double t, const std::vector<double>& x, double seg
     m.check(CVodeInit(m.cvode, Impl::rhs, t, m.y), "CVodeInit");
     m.check(CVodeSetUserData(m.cvode, &m), "CVodeSetUserData");
     m.check(CVodeSetErrHandlerFn(m.cvode, Impl::error_handler, &m), "CVodeSetErrHandlerFn");
-    if (m.settings.accumulator_error_control || !m.has_accumulators()) {
-      m.check(CVodeSStolerances(m.cvode, m.settings.relative_tolerance, m.settings.absolute_tolerance),
-              "CVodeSStolerances");
-    } else {
-      // The weight of state i is 1 / (rtol |y_i| + atol_i); an absolute tolerance of 1e30 takes an
-      // accumulator out of the error test (and out of the Newton convergence test, which it does
-      // not need: its row is linear in the other states' corrections).
-      N_Vector tolerances = N_VClone(m.y);
-      double* atol = N_VGetArrayPointer(tolerances);
+    // The weight of state i is 1 / (rtol |y_i| + atol_i), formed in one pass at every step
+    // (error_weights: the bits of CVodeSStolerances/SVtolerances without their five passes). An
+    // absolute tolerance of 1e30 takes an accumulator out of the error test (and out of the Newton
+    // convergence test, which it does not need: its row is linear in the other states' corrections).
+    if (!m.settings.accumulator_error_control && m.has_accumulators()) {
+      m.absolute_tolerances.resize(static_cast<std::size_t>(m.system->size()));
       for (Index i = 0; i < m.system->size(); ++i)
-        atol[i] = m.system->is_accumulator(i) ? 1e30 : m.settings.absolute_tolerance;
-      const int flag = CVodeSVtolerances(m.cvode, m.settings.relative_tolerance, tolerances);
-      N_VDestroy(tolerances);
-      m.check(flag, "CVodeSVtolerances");
+        m.absolute_tolerances[static_cast<std::size_t>(i)] = m.system->is_accumulator(i) ? 1e30 : m.settings.absolute_tolerance;
     }
+    m.check(CVodeWFtolerances(m.cvode, Impl::weights), "CVodeWFtolerances");
     m.check(CVodeSetLinearSolver(m.cvode, m.linear_solver, m.matrix), "CVodeSetLinearSolver");
     m.check(CVodeSetJacFn(m.cvode, Impl::jacobian), "CVodeSetJacFn");
     m.check(CVodeSetMaxOrd(m.cvode, m.settings.max_order), "CVodeSetMaxOrd");

@@ -240,6 +240,23 @@ void use_block_operations(SUNMatrix A) {
   A->ops->clone = matrix_clone;
 }
 
+int error_weights(N_Vector y, double rtol, double atol, const double* atol_vector, N_Vector w) {
+  const double* yd = data(y);
+  double* wd = data(w);
+  std::array<bool, parallel_blocks> bad{};
+  for_each_block(length(y), [&](const BlockRange& block) {
+    bool block_bad = false;
+    for (std::size_t i = block.first; i < block.last; ++i) {
+      // (rtol |y|) + atol, as CVODE's N_VScale then N_VAddConst (or N_VLinearSum with 1 atol_i)
+      const double d = rtol * std::abs(yd[i]) + (atol_vector != nullptr ? atol_vector[i] : atol);
+      block_bad = block_bad || !(d > 0.0);
+      wd[i] = 1.0 / d;
+    }
+    bad[block.block] = block_bad;
+  }, vector_parallel_minimum);
+  return std::find(bad.begin(), bad.end(), true) != bad.end() ? -1 : 0;
+}
+
 int linear_combination_in(N_Vector z, const StateRanges& ranges, const std::function<int()>& form) {
   DCTWIN_DEMAND(z->ops->nvlinearcombination == linear_combination, "the vector does not use the block operations");
   DCTWIN_DEMAND(ranges.empty() || ranges.back().first + ranges.back().count <= NV_LENGTH_S(z),

@@ -30,6 +30,13 @@ void use_block_operations(N_Vector v);
 /// z must use the block operations. Returns what `form` returns.
 int linear_combination_in(N_Vector z, const StateRanges& ranges, const std::function<int()>& form);
 
+/// CVODE's error weights w_i = 1 / (rtol |y_i| + atol_i) in one pass, in blocks; atol_i is
+/// atol_vector[i] when given, else atol. CVODE's own set-up (CVodeSStolerances/SVtolerances)
+/// takes four vector operations and a serial minimum over the state at every step; this gives
+/// every weight the same bits. Returns -1 when a denominator is not positive (or not a number),
+/// as CVODE's weight functions report a bad weight, else 0.
+int error_weights(N_Vector y, double rtol, double atol, const double* atol_vector, N_Vector w);
+
 /// The same for a SUNDIALS sparse matrix (CSR or CSC): zero, copy and A = c A + I, the three
 /// operations CVODE's linear-solver set-up applies to the whole Newton matrix (and to the saved
 /// Jacobian it copies from), run in blocks of rows (columns) for large matrices. Each entry gets

@@ -103,6 +103,36 @@ TEST_CASE("Block vector operations equal SUNDIALS' serial ones to the last bit",
   SUNContext_Free(&context);
 }
 
+TEST_CASE("Error weights in one pass equal CVODE's own set-up to the last bit", "[solver][parallel]") {
+  // CVODE's weights from scalar tolerances: |y|, times rtol, plus atol, inverted (cvEwtSetSS);
+  // from a vector of absolute tolerances: |y|, rtol |y| + 1 atol, inverted (cvEwtSetSV).
+  BudgetGuard guard;
+  SUNContext context = nullptr;
+  REQUIRE(SUNContext_Create(nullptr, &context) == 0);
+  const double rtol = 1e-6, atol = 1e-6;
+  for (const int threads : {1, 2}) {
+    set_thread_budget(threads);
+    INFO(threads << " thread(s)");
+    VectorPair y(context, 0.5), expected(context, 0.0), got(context, 0.0), tolerances(context, 1.0);
+    N_VAbs(tolerances.plain, tolerances.plain);  // positive absolute tolerances of many magnitudes
+    N_VAbs(y.plain, expected.plain);
+    N_VScale(rtol, expected.plain, expected.plain);
+    N_VAddConst(expected.plain, atol, expected.plain);
+    N_VInv(expected.plain, expected.plain);
+    CHECK(error_weights(y.blocks, rtol, atol, nullptr, got.blocks) == 0);
+    CHECK(std::memcmp(NV_DATA_S(expected.plain), NV_DATA_S(got.blocks), sizeof(double) * static_cast<std::size_t>(kLength)) == 0);
+    N_VAbs(y.plain, expected.plain);
+    N_VLinearSum(rtol, expected.plain, 1.0, tolerances.plain, expected.plain);
+    N_VInv(expected.plain, expected.plain);
+    CHECK(error_weights(y.blocks, rtol, atol, NV_DATA_S(tolerances.plain), got.blocks) == 0);
+    CHECK(std::memcmp(NV_DATA_S(expected.plain), NV_DATA_S(got.blocks), sizeof(double) * static_cast<std::size_t>(kLength)) == 0);
+    // A weight that is not positive (a zero state with zero tolerance) is reported as CVODE does.
+    NV_Ith_S(y.blocks, 777) = 0.0;
+    CHECK(error_weights(y.blocks, rtol, 0.0, nullptr, got.blocks) == -1);
+  }
+  SUNContext_Free(&context);
+}
+
 TEST_CASE("A linear combination restricted to ranges forms their entries to the last bit, no others", "[solver][parallel]") {
   // CVodeGetDky forms the interpolated state by N_VLinearCombination; at a governors' tick only
   // the states the governors read are formed (linear_combination_in).
