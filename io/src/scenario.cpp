@@ -411,6 +411,25 @@ ScenarioDocument parse_scenario(std::string_view text, std::string file_label,
   document.source_text = std::string(text);
   const Resolver resolver(document.file);
 
+  // YAML allows no control characters but tab, line feed and carriage return (YAML 1.2, section
+  // 5.1); yaml-cpp lets some through inside scalars (a NUL byte), which the resolved scenario
+  // written into a report could then not carry back.
+  int line = 1, column = 1;
+  for (const char c : document.source_text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if ((byte < 0x20 && c != '\t' && c != '\n' && c != '\r') || byte == 0x7F) {
+      char code[8];
+      std::snprintf(code, sizeof code, "0x%02X", static_cast<unsigned>(byte));
+      resolver.fail(SourceLocation{document.file, line, column}, {},
+                    std::string("control character ") + code + " (YAML allows tab, line feed and carriage return only)");
+    }
+    if (c == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+  }
   std::vector<YAML::Node> documents;
   try {
     documents = load_all_documents(document.source_text);

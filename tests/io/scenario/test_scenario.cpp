@@ -467,6 +467,15 @@ TEST_CASE("YAML syntax errors keep the parser's position and message", "[scenari
         "t.yaml:3:13: YAML syntax error: illegal map value");
 }
 
+TEST_CASE("Control characters other than tab, line feed and carriage return are refused where they are", "[scenario][errors]") {
+  // A NUL inside a scalar passed yaml-cpp and then could not be written back into the report.
+  CHECK(error_of(std::string("name: br2okserve\0r\n", 19)) ==
+        "t.yaml:1:17: control character 0x00 (YAML allows tab, line feed and carriage return only)");
+  CHECK(error_of("server:\n  gpu_count: 8\x1b\n") ==
+        "t.yaml:2:15: control character 0x1B (YAML allows tab, line feed and carriage return only)");
+  CHECK(error_of("name: a\x7f\n") == "t.yaml:1:8: control character 0x7F (YAML allows tab, line feed and carriage return only)");
+}
+
 // ---- files
 // ---------------------------------------------------------------------------------------
 
