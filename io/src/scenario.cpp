@@ -78,6 +78,29 @@ std::string expected_detail(const ParameterSpec& spec) {
 }
 
 
+/// The first control character in UTF-8 `text` other than tab, line feed and carriage return, as
+/// `0xNN` (C0 controls and DEL) or `U+00NN` (C1 controls, U+0080-U+009F); nullopt when there is none.
+/// An escape in a double-quoted scalar (`"\x7f"`) can put one into a value though the file holds
+/// none, and yaml-cpp writes DEL back raw, which YAML does not allow in a file (1.2, section 5.1).
+std::optional<std::string> first_control_character(const std::string& text) {
+  char code[8];
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto byte = static_cast<unsigned char>(text[i]);
+    if ((byte < 0x20 && byte != '\t' && byte != '\n' && byte != '\r') || byte == 0x7F) {
+      std::snprintf(code, sizeof code, "0x%02X", static_cast<unsigned>(byte));
+      return std::string(code);
+    }
+    if (byte == 0xC2 && i + 1 < text.size()) {
+      const auto next = static_cast<unsigned char>(text[i + 1]);
+      if (next >= 0x80 && next <= 0x9F) {
+        std::snprintf(code, sizeof code, "U+%04X", static_cast<unsigned>(next));
+        return std::string(code);
+      }
+    }
+  }
+  return std::nullopt;
+}
+
 std::optional<std::int64_t> parse_integer_literal(const std::string& text) {
   std::string_view digits = text;
   if (!digits.empty() && digits.front() == '+') {
@@ -311,6 +334,10 @@ class Resolver {
         break;
       }
       case ParameterKind::text:
+        if (const auto control = first_control_character(written))
+          fail(location, path,
+               "text holds control character " + *control +
+                   " (text allows tab and line breaks only)");
         value.text = written;
         break;
     }

@@ -476,6 +476,21 @@ TEST_CASE("Control characters other than tab, line feed and carriage return are 
   CHECK(error_of("name: a\x7f\n") == "t.yaml:1:8: control character 0x7F (YAML allows tab, line feed and carriage return only)");
 }
 
+TEST_CASE("Text values written as escapes hold no control characters but tab and line breaks", "[scenario][errors]") {
+  // yaml-cpp wrote the DEL of `"a\x7fb"` back raw, and the resolved scenario did not load again.
+  CHECK(error_of("name: \"a\\x7fb\"\n") ==
+        "t.yaml:1:7: name: text holds control character 0x7F (text allows tab and line breaks only)");
+  CHECK(error_of("name: \"\\0\"\n") ==
+        "t.yaml:1:7: name: text holds control character 0x00 (text allows tab and line breaks only)");
+  CHECK(error_of("name: \"a\\x85\"\n") ==
+        "t.yaml:1:7: name: text holds control character U+0085 (text allows tab and line breaks only)");
+  CHECK(error_of("name: \"a\\u009fb\"\n") ==
+        "t.yaml:1:7: name: text holds control character U+009F (text allows tab and line breaks only)");
+  const auto document = dctwin::io::parse_scenario(
+      "name: \"a\\tb\\r\\nc\\u00a0\"\n" + std::string(minimal_scenario), "t.yaml", test_schema());
+  CHECK(document.tree.values.at("name").text == "a\tb\r\nc\xc2\xa0");
+}
+
 // ---- files
 // ---------------------------------------------------------------------------------------
 
