@@ -78,15 +78,17 @@ std::string expected_detail(const ParameterSpec& spec) {
 }
 
 
-/// The first control character in UTF-8 `text` other than tab, line feed and carriage return, as
-/// `0xNN` (C0 controls and DEL) or `U+00NN` (C1 controls, U+0080-U+009F); nullopt when there is none.
-/// An escape in a double-quoted scalar (`"\x7f"`) can put one into a value though the file holds
-/// none, and yaml-cpp writes DEL back raw, which YAML does not allow in a file (1.2, section 5.1).
+/// The first control character in UTF-8 `text` other than tab and line feed, as `0xNN` (C0 controls
+/// and DEL) or `U+00NN` (C1 controls, U+0080-U+009F); nullopt when there is none. An escape in a
+/// double-quoted scalar (`"\x7f"`) can put one into a value though the file holds none, and
+/// yaml-cpp writes DEL back raw, which YAML does not allow in a file (1.2, section 5.1). yaml-cpp
+/// also keeps a lone carriage return inside a plain scalar (YAML reads it as a line break) and
+/// drops it when it ends the line on reading again, so a value cannot carry one either.
 std::optional<std::string> first_control_character(const std::string& text) {
   char code[8];
   for (std::size_t i = 0; i < text.size(); ++i) {
     const auto byte = static_cast<unsigned char>(text[i]);
-    if ((byte < 0x20 && byte != '\t' && byte != '\n' && byte != '\r') || byte == 0x7F) {
+    if ((byte < 0x20 && byte != '\t' && byte != '\n') || byte == 0x7F) {
       std::snprintf(code, sizeof code, "0x%02X", static_cast<unsigned>(byte));
       return std::string(code);
     }
@@ -337,7 +339,7 @@ class Resolver {
         if (const auto control = first_control_character(written))
           fail(location, path,
                "text holds control character " + *control +
-                   " (text allows tab and line breaks only)");
+                   " (text allows tab and line feed only)");
         value.text = written;
         break;
     }
