@@ -78,6 +78,35 @@ std::string expected_detail(const ParameterSpec& spec) {
 }
 
 
+/// The length of the well-formed UTF-8 sequence starting at `text[at]` (1 to 4 bytes), or 0 when the
+/// bytes there are not one: a stray continuation byte, a truncated sequence, an overlong form, a
+/// surrogate (U+D800-U+DFFF) or a code point above U+10FFFF (Unicode 15, table 3-7).
+std::size_t utf8_sequence_length(const std::string& text, std::size_t at) {
+  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[at + k]); };
+  const unsigned char lead = byte(0);
+  if (lead < 0x80) return 1;
+  std::size_t length = 0;
+  unsigned char low = 0x80, high = 0xBF;  // the allowed range of the second byte
+  if (lead >= 0xC2 && lead <= 0xDF) {
+    length = 2;
+  } else if (lead >= 0xE0 && lead <= 0xEF) {
+    length = 3;
+    if (lead == 0xE0) low = 0xA0;
+    if (lead == 0xED) high = 0x9F;
+  } else if (lead >= 0xF0 && lead <= 0xF4) {
+    length = 4;
+    if (lead == 0xF0) low = 0x90;
+    if (lead == 0xF4) high = 0x8F;
+  } else {
+    return 0;
+  }
+  if (at + length > text.size()) return 0;
+  if (byte(1) < low || byte(1) > high) return 0;
+  for (std::size_t k = 2; k < length; ++k)
+    if (byte(k) < 0x80 || byte(k) > 0xBF) return 0;
+  return length;
+}
+
 /// The first control character in UTF-8 `text` other than tab and line feed, as `0xNN` (C0 controls
 /// and DEL) or `U+00NN` (C1 controls, U+0080-U+009F); nullopt when there is none. An escape in a
 /// double-quoted scalar (`"\x7f"`) can put one into a value though the file holds none, and
@@ -440,24 +469,31 @@ ScenarioDocument parse_scenario(std::string_view text, std::string file_label,
   document.source_text = std::string(text);
   const Resolver resolver(document.file);
 
-  // YAML allows no control characters but tab, line feed and carriage return (YAML 1.2, section
-  // 5.1); yaml-cpp lets some through inside scalars (a NUL byte), which the resolved scenario
-  // written into a report could then not carry back.
+  // A scenario file is UTF-8 text, and YAML allows no control characters in it but tab, line feed
+  // and carriage return (YAML 1.2, sections 5.1 and 5.2). yaml-cpp lets some through inside
+  // scalars (a NUL byte; bytes that are not UTF-8, which its emitter then writes as escapes of
+  // other characters), and the resolved scenario written into a report could not carry them back.
+  // Columns here count bytes.
+  const std::string& source = document.source_text;
   int line = 1, column = 1;
-  for (const char c : document.source_text) {
-    const auto byte = static_cast<unsigned char>(c);
-    if ((byte < 0x20 && c != '\t' && c != '\n' && c != '\r') || byte == 0x7F) {
-      char code[8];
-      std::snprintf(code, sizeof code, "0x%02X", static_cast<unsigned>(byte));
-      resolver.fail(SourceLocation{document.file, line, column}, {},
-                    std::string("control character ") + code + " (YAML allows tab, line feed and carriage return only)");
-    }
-    if (c == '\n') {
+  for (std::size_t i = 0; i < source.size();) {
+    const auto byte = static_cast<unsigned char>(source[i]);
+    char code[8];
+    std::snprintf(code, sizeof code, "0x%02X", static_cast<unsigned>(byte));
+    const SourceLocation here{document.file, line, column};
+    if ((byte < 0x20 && byte != '\t' && byte != '\n' && byte != '\r') || byte == 0x7F)
+      resolver.fail(here, {}, std::string("control character ") + code +
+                                  " (YAML allows tab, line feed and carriage return only)");
+    const std::size_t length = utf8_sequence_length(source, i);
+    if (length == 0)
+      resolver.fail(here, {}, std::string("byte ") + code + " is not UTF-8 (a scenario file is UTF-8 text)");
+    if (byte == '\n') {
       ++line;
       column = 1;
     } else {
-      ++column;
+      column += static_cast<int>(length);
     }
+    i += length;
   }
   std::vector<YAML::Node> documents;
   try {

@@ -476,6 +476,24 @@ TEST_CASE("Control characters other than tab, line feed and carriage return are 
   CHECK(error_of("name: a\x7f\n") == "t.yaml:1:8: control character 0x7F (YAML allows tab, line feed and carriage return only)");
 }
 
+TEST_CASE("A scenario file is UTF-8: other bytes are refused where they are", "[scenario][errors]") {
+  // yaml-cpp kept such bytes inside a scalar, and its emitter wrote them back as escapes of other
+  // characters (a NUL among them): the resolved scenario did not load again.
+  CHECK(error_of("name: \xff\tx\n") == "t.yaml:1:7: byte 0xFF is not UTF-8 (a scenario file is UTF-8 text)");
+  CHECK(error_of("name: ab\xd4+\n") == "t.yaml:1:9: byte 0xD4 is not UTF-8 (a scenario file is UTF-8 text)");
+  CHECK(error_of("name: a\x80\n") == "t.yaml:1:8: byte 0x80 is not UTF-8 (a scenario file is UTF-8 text)");
+  CHECK(error_of("name: \xc0\x80\n") == "t.yaml:1:7: byte 0xC0 is not UTF-8 (a scenario file is UTF-8 text)");
+  CHECK(error_of("name: \xed\xa0\x80\n") == "t.yaml:1:7: byte 0xED is not UTF-8 (a scenario file is UTF-8 text)");
+  CHECK(error_of("name: \xf4\x90\x80\x80\n") == "t.yaml:1:7: byte 0xF4 is not UTF-8 (a scenario file is UTF-8 text)");
+  CHECK(error_of("name: x\n# ends cut \xe2\x82") == "t.yaml:2:12: byte 0xE2 is not UTF-8 (a scenario file is UTF-8 text)");
+  // Columns count bytes: the degree sign takes two.
+  CHECK(error_of("name: \xc2\xb0" "C \xff\n") == "t.yaml:1:11: byte 0xFF is not UTF-8 (a scenario file is UTF-8 text)");
+  const auto document = dctwin::io::parse_scenario(
+      "\xef\xbb\xbf" "name: 20 \xc2\xb0" "C \xe2\x82\xac \xf0\x9f\x8c\xa1\n" + std::string(minimal_scenario), "t.yaml",
+      test_schema());
+  CHECK(document.tree.values.at("name").text == "20 \xc2\xb0" "C \xe2\x82\xac \xf0\x9f\x8c\xa1");
+}
+
 TEST_CASE("Text values hold no control characters but tab and line feed", "[scenario][errors]") {
   // yaml-cpp wrote the DEL of `"a\x7fb"` back raw, and the resolved scenario did not load again.
   CHECK(error_of("name: \"a\\x7fb\"\n") ==
