@@ -478,15 +478,15 @@ ScenarioDocument parse_scenario(std::string_view text, std::string file_label,
   int line = 1, column = 1;
   for (std::size_t i = 0; i < source.size();) {
     const auto byte = static_cast<unsigned char>(source[i]);
-    char code[8];
-    std::snprintf(code, sizeof code, "0x%02X", static_cast<unsigned>(byte));
-    const SourceLocation here{document.file, line, column};
+    const auto refuse = [&](const char* what, const char* rule) {
+      char code[8];
+      std::snprintf(code, sizeof code, "0x%02X", static_cast<unsigned>(byte));
+      resolver.fail(SourceLocation{document.file, line, column}, {}, std::string(what) + code + rule);
+    };
     if ((byte < 0x20 && byte != '\t' && byte != '\n' && byte != '\r') || byte == 0x7F)
-      resolver.fail(here, {}, std::string("control character ") + code +
-                                  " (YAML allows tab, line feed and carriage return only)");
+      refuse("control character ", " (YAML allows tab, line feed and carriage return only)");
     const std::size_t length = utf8_sequence_length(source, i);
-    if (length == 0)
-      resolver.fail(here, {}, std::string("byte ") + code + " is not UTF-8 (a scenario file is UTF-8 text)");
+    if (length == 0) refuse("byte ", " is not UTF-8 (a scenario file is UTF-8 text)");
     if (byte == '\n') {
       ++line;
       column = 1;
