@@ -369,3 +369,56 @@ TEST_CASE("The GPU forced response forms the junction and HBM rows alone to the 
   response->evaluate_in(t, part.data(), {solver::StateRange{rig.nodes->node(1), 1}});
   CHECK(std::memcmp(part.data(), whole.data(), sizeof(double) * x.size()) == 0);
 }
+
+TEST_CASE("The GPU leakage is L_ref s_i exp(k (T_j - T_ref)), the same bits one GPU at a time or in a pass",
+          "[models][thermal]") {
+  // 200 GPUs, so the pass covers several vector widths and a tail; junction temperatures from
+  // 250 K to 449 K and two beyond the exponential's range (k (T_j - T_ref) = +-2,000).
+  constexpr std::size_t n = 200;
+  models::thermal::GpuPackageParameters p;
+  p.leakage_power_at_reference = 50.0;
+  p.leakage_reference_temperature = 333.15;
+  p.leakage_temperature_coefficient = 0.02;
+  std::vector<models::thermal::GpuSpread> spread(n);
+  std::vector<std::string> labels;
+  for (std::size_t i = 0; i < n; ++i) {
+    spread[i].leakage_scale = 0.8 + 0.002 * static_cast<double>(i);
+    labels.push_back("gpu" + std::to_string(i));
+  }
+  solver::System system;
+  auto& gpus = system.add(std::make_unique<models::thermal::GpuPackageArray>("gpus", p, spread, labels, 300.0));
+  auto& coolant = system.add(std::make_unique<ZeroCoolant>(std::vector<double>(n, 0.01)));
+  gpus.connect(coolant);
+  system.assemble();
+  std::vector<double> x(static_cast<std::size_t>(system.size()), 0.0);
+  auto junction = [&](std::size_t i) -> double& { return x[static_cast<std::size_t>(gpus.junction_index(i))]; };
+  for (std::size_t i = 0; i < n; ++i) junction(i) = 250.0 + static_cast<double>(i);
+  junction(n - 2) = p.leakage_reference_temperature - 1e5;
+  junction(n - 1) = p.leakage_reference_temperature + 1e5;
+
+  std::vector<double> all;
+  gpus.leakage_powers(x.data(), all);
+  REQUIRE(all.size() == n);
+  std::vector<double> part(n - 7);
+  gpus.leakage_powers(7, n, x.data(), part.data());  // a run that starts off the vectors' alignment
+  for (std::size_t i = 0; i < n; ++i) {
+    const double one = gpus.leakage_power(i, junction(i));
+    CHECK(std::memcmp(&one, &all[i], sizeof(double)) == 0);
+    if (i >= 7) CHECK(std::memcmp(&one, &part[i - 7], sizeof(double)) == 0);
+    if (i < n - 2) {
+      const double exact = spread[i].leakage_scale * p.leakage_power_at_reference *
+                           std::exp(p.leakage_temperature_coefficient * (junction(i) - p.leakage_reference_temperature));
+      CHECK(std::abs(one - exact) <= 4e-16 * exact);
+    }
+  }
+  // Beyond the range the exponent is held at -700 and +700: finite and positive.
+  CHECK(all[n - 2] > 0.0);
+  CHECK(all[n - 2] < 1e-290);
+  CHECK(std::isfinite(all[n - 1]));
+  CHECK(all[n - 1] > 1e300);
+  // A junction temperature that is not a number gives a leakage that is not a number.
+  junction(3) = std::nan("");
+  gpus.leakage_powers(x.data(), all);
+  CHECK(std::isnan(all[3]));
+  CHECK(std::isnan(gpus.leakage_power(3, std::nan(""))));
+}

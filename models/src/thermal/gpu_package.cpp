@@ -113,6 +113,65 @@ GpuSpread GpuSpread::from(const solver::ParameterTree& s) {
   return {s.number("power_scale"), s.number("resistance_scale"), s.number("leakage_scale")};
 }
 
+namespace {
+/// Exponents are taken within [-700, 700] (e^-700 ~ 1e-304, e^700 ~ 1e304; 2^n stays a normal number).
+constexpr double min_exponent = -700.0;
+constexpr double max_exponent = 700.0;
+
+/// e^x for -700 <= x <= 700, within a few ulps: x = n ln 2 + r with
+/// |r| <= ln 2 / 2, 2^n built in the exponent bits, e^r by its Taylor series to r^13 (remainder
+/// < 1e-17). Plain arithmetic, so the compiler vectorises loops over it; libm's exp took ~17 %
+/// of a pod run here. Any accuracy is admissible for the forced response (it only needs
+/// r' = dr/dt, which holds to rounding); this one matches libm to ~1e-15, and the leakage power
+/// takes it as its exponential too (the same bits in scalar and vectorised loops).
+inline double exp_within_700(double x) {
+  constexpr double shifter = 0x1.8p52;  // adding it rounds to an integer held in the low mantissa bits
+  const double shifted = x * 1.4426950408889634 + shifter;
+  const double n = shifted - shifter;
+  const double r = (x - n * 0x1.62e42fefa3800p-1) - n * 0x1.ef35793c76730p-45;  // ln 2 in two parts
+  double p = 1.0 / 6227020800.0;  // 1/13!
+  p = p * r + 1.0 / 479001600.0;
+  p = p * r + 1.0 / 39916800.0;
+  p = p * r + 1.0 / 3628800.0;
+  p = p * r + 1.0 / 362880.0;
+  p = p * r + 1.0 / 40320.0;
+  p = p * r + 1.0 / 5040.0;
+  p = p * r + 1.0 / 720.0;
+  p = p * r + 1.0 / 120.0;
+  p = p * r + 1.0 / 24.0;
+  p = p * r + 1.0 / 6.0;
+  p = p * r + 0.5;
+  p = p * r + 1.0;
+  p = p * r + 1.0;
+  const auto n_bits = std::bit_cast<std::int64_t>(shifted) - std::bit_cast<std::int64_t>(shifter);
+  return p * std::bit_cast<double>((n_bits + 1023) << 52);
+}
+// With GCC on x86-64, mode_exponentials and leakage_exponentials are compiled for AVX-512 and
+// AVX2 as well as the baseline and the variant the processor has is chosen at load time: the
+// passes are compute-bound once their inputs are read, and 4 or 8 doubles per instruction instead
+// of 2 took ~5 % off the 24k hall's run (docs/performance.md). This file is compiled without
+// contraction into fused multiply-adds (models/CMakeLists.txt), so that every variant gives the
+// same bits.
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#define DCTWIN_VECTOR_VARIANTS __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define DCTWIN_VECTOR_VARIANTS
+#endif
+
+/// The leakage exponent k (T_j - T_ref), clamped to the exponential's range (NaN stays NaN).
+inline double leakage_exponent(double k, double tj, double reference) {
+  return std::min(std::max(k * (tj - reference), min_exponent), max_exponent);
+}
+
+/// L_i = c_i exp(k (T_j,i - T_ref)) for `count` GPUs, c_i = s_i L_ref, in two passes the compiler
+/// vectorises; each L_i has the bits of GpuPackageArray::leakage_power.
+DCTWIN_VECTOR_VARIANTS void leakage_exponentials(const double* coefficient, const double* tj, std::size_t count,
+                                                 double k, double reference, double* leakage) {
+  for (std::size_t i = 0; i < count; ++i) leakage[i] = leakage_exponent(k, tj[i], reference);
+  for (std::size_t i = 0; i < count; ++i) leakage[i] = coefficient[i] * exp_within_700(leakage[i]);
+}
+}  // namespace
+
 GpuPackageArray::GpuPackageArray(std::string name, GpuPackageParameters parameters,
                                  std::vector<GpuSpread> spread, std::vector<std::string> labels,
                                  double initial_temperature)
@@ -122,6 +181,8 @@ GpuPackageArray::GpuPackageArray(std::string name, GpuPackageParameters paramete
       labels_(std::move(labels)),
       initial_temperature_(initial_temperature) {
   DCTWIN_DEMAND(!spread_.empty() && labels_.size() == spread_.size(), "one label per GPU");
+  leakage_coefficient_.reserve(spread_.size());
+  for (const GpuSpread& s : spread_) leakage_coefficient_.push_back(s.leakage_scale * p_.leakage_power_at_reference);
   const auto n = static_cast<Index>(spread_.size());
   junction_ = declare_state_group({"junction_temperature", "K", "GPU junction temperature", n});
   hbm_ = declare_state_group({"hbm_temperature", "K", "GPU HBM temperature", n});
@@ -153,8 +214,17 @@ double GpuPackageArray::board_power(std::size_t i, const solver::EvalContext& ct
 
 double GpuPackageArray::leakage_power(std::size_t i, double tj) const {
   if (p_.leakage_power_at_reference == 0.0) return 0.0;
-  return spread_[i].leakage_scale * p_.leakage_power_at_reference *
-         std::exp(p_.leakage_temperature_coefficient * (tj - p_.leakage_reference_temperature));
+  return leakage_coefficient_[i] *
+         exp_within_700(leakage_exponent(p_.leakage_temperature_coefficient, tj, p_.leakage_reference_temperature));
+}
+
+void GpuPackageArray::leakage_powers(std::size_t first, std::size_t last, const double* x, double* leakage) const {
+  if (p_.leakage_power_at_reference == 0.0) {
+    std::fill(leakage, leakage + (last - first), 0.0);
+    return;
+  }
+  leakage_exponentials(&leakage_coefficient_[first], x + junction_index(first), last - first,
+                       p_.leakage_temperature_coefficient, p_.leakage_reference_temperature, leakage);
 }
 
 solver::StateRange GpuPackageArray::junction_states() const {
@@ -167,9 +237,8 @@ solver::StateRange GpuPackageArray::hbm_states() const {
 
 void GpuPackageArray::leakage_powers(const double* x, std::vector<double>& leakage) const {
   leakage.resize(count());
-  const double* tj = x + junction_index(0);
   solver::for_each_block(count(), [&](const solver::BlockRange& block) {
-    for (std::size_t i = block.first; i < block.last; ++i) leakage[i] = leakage_power(i, tj[i]);
+    leakage_powers(block.first, block.last, x, leakage.data() + block.first);
   });
 }
 
@@ -200,19 +269,25 @@ void GpuPackageArray::derivatives(const solver::EvalContext& ctx, const double* 
              b0 = static_cast<std::size_t>(base_index(0));
   solver::for_each_block(count(), [&](const solver::BlockRange& block) {
     double block_total = 0.0;
-    for_each_power(block.first, block.last, ctx, [&](std::size_t i, bool on, double p) {
-      const double tj = x[j0 + i], th = x[h0 + i], tb = x[b0 + i];
-      const auto terms = environment_->environment_terms(i);
-      const double te = terms[0].second * x[terms[0].first] + terms[1].second * x[terms[1].first];
-      const double leak = on ? leakage_power(i, tj) : 0.0;
-      const double q_jb = (tj - tb) / (spread_[i].resistance_scale * p_.junction_to_base_resistance);
-      const double q_hb = (th - tb) / p_.hbm_to_base_resistance;
-      const double q_be = (tb - te) / environment_->environment_resistance(i, ctx);
-      xdot[j0 + i] += ((1.0 - f_h) * p + leak - q_jb) / p_.junction_capacitance;
-      xdot[h0 + i] += (f_h * p - q_hb) / p_.hbm_capacitance;
-      xdot[b0 + i] += (q_jb + q_hb - q_be) / p_.base_capacitance;
-      block_total += p + leak;
-    });
+    // The leakage of a chunk of GPUs in one vectorised pass, then the chunk's derivatives.
+    std::array<double, power_chunk> leakage;
+    for (std::size_t c = block.first; c < block.last; c += power_chunk) {
+      const std::size_t c_last = std::min(c + power_chunk, block.last);
+      leakage_powers(c, c_last, x, leakage.data());
+      for_each_power(c, c_last, ctx, [&](std::size_t i, bool on, double p) {
+        const double tj = x[j0 + i], th = x[h0 + i], tb = x[b0 + i];
+        const auto terms = environment_->environment_terms(i);
+        const double te = terms[0].second * x[terms[0].first] + terms[1].second * x[terms[1].first];
+        const double leak = on ? leakage[i - c] : 0.0;
+        const double q_jb = (tj - tb) / (spread_[i].resistance_scale * p_.junction_to_base_resistance);
+        const double q_hb = (th - tb) / p_.hbm_to_base_resistance;
+        const double q_be = (tb - te) / environment_->environment_resistance(i, ctx);
+        xdot[j0 + i] += ((1.0 - f_h) * p + leak - q_jb) / p_.junction_capacitance;
+        xdot[h0 + i] += (f_h * p - q_hb) / p_.hbm_capacitance;
+        xdot[b0 + i] += (q_jb + q_hb - q_be) / p_.base_capacitance;
+        block_total += p + leak;
+      });
+    }
     total[block.block] = block_total;
   });
   xdot[heat_generated_index()] += solver::ordered_sum(total);
@@ -319,53 +394,12 @@ solver::EventOutcome GpuPackageArray::on_event(int, bool rising, const solver::E
 // its r' = sum_i (P_i + s r_j,i - boundary flow of r) follows E' at a power step, and the energy
 // balance C T + removed - E stays an exact linear invariant of the shifted system (BDF keeps it).
 namespace {
-/// Exponents below this are taken at it (e^-700 ~ 1e-304; 2^n stays a normal number).
-constexpr double min_exponent = -700.0;
-
-/// e^x for -700 <= x <= 0, within a few ulps: x = n ln 2 + r with
-/// |r| <= ln 2 / 2, 2^n built in the exponent bits, e^r by its Taylor series to r^13 (remainder
-/// < 1e-17). Plain arithmetic, so the compiler vectorises loops over it; libm's exp took ~17 %
-/// of a pod run here. Any accuracy is admissible (the forced response only needs r' = dr/dt,
-/// which holds to rounding), but this one matches libm to ~1e-15.
-inline double exp_at_least_minus_700(double x) {
-  constexpr double shifter = 0x1.8p52;  // adding it rounds to an integer held in the low mantissa bits
-  const double shifted = x * 1.4426950408889634 + shifter;
-  const double n = shifted - shifter;
-  const double r = (x - n * 0x1.62e42fefa3800p-1) - n * 0x1.ef35793c76730p-45;  // ln 2 in two parts
-  double p = 1.0 / 6227020800.0;  // 1/13!
-  p = p * r + 1.0 / 479001600.0;
-  p = p * r + 1.0 / 39916800.0;
-  p = p * r + 1.0 / 3628800.0;
-  p = p * r + 1.0 / 362880.0;
-  p = p * r + 1.0 / 40320.0;
-  p = p * r + 1.0 / 5040.0;
-  p = p * r + 1.0 / 720.0;
-  p = p * r + 1.0 / 120.0;
-  p = p * r + 1.0 / 24.0;
-  p = p * r + 1.0 / 6.0;
-  p = p * r + 0.5;
-  p = p * r + 1.0;
-  p = p * r + 1.0;
-  const auto n_bits = std::bit_cast<std::int64_t>(shifted) - std::bit_cast<std::int64_t>(shifter);
-  return p * std::bit_cast<double>((n_bits + 1023) << 52);
-}
-// With GCC on x86-64, mode_exponentials is compiled for AVX-512 and AVX2 as well as the baseline
-// and the variant the processor has is chosen at load time: the pass is compute-bound once the
-// coefficients are read, and 4 or 8 doubles per instruction instead of 2 took ~5 % off the 24k
-// hall's run (docs/performance.md). This file is compiled without contraction into fused
-// multiply-adds (models/CMakeLists.txt), so that every variant gives the same bits.
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
-#define DCTWIN_VECTOR_VARIANTS __attribute__((target_clones("avx512f", "avx2", "default")))
-#else
-#define DCTWIN_VECTOR_VARIANTS
-#endif
-
 /// e_m = exp(max(lambda_m tau, min_exponent)) for `count` modes, in two passes the compiler
 /// vectorises (GCC 12 turns a clamp inside the exponential's loop into a branch around the whole
 /// polynomial, and the loop stays scalar).
 DCTWIN_VECTOR_VARIANTS void mode_exponentials(const double* lambda, std::size_t count, double tau, double* e) {
   for (std::size_t m = 0; m < count; ++m) e[m] = std::max(lambda[m] * tau, min_exponent);
-  for (std::size_t m = 0; m < count; ++m) e[m] = exp_at_least_minus_700(e[m]);
+  for (std::size_t m = 0; m < count; ++m) e[m] = exp_within_700(e[m]);
 }
 }  // namespace
 

@@ -127,11 +127,16 @@ class GpuPackageArray final : public solver::Component {
   [[nodiscard]] double leakage_power(std::size_t i, double junction_temperature) const;
   /// leakage_power of every GPU at its junction temperature in x, into `leakage` (resized) [W].
   void leakage_powers(const double* x, std::vector<double>& leakage) const;
+  /// leakage_power of GPUs [first, last) at their junction temperatures in x, into
+  /// leakage[0, last - first) [W], in one vectorised pass (the same bits as leakage_power).
+  void leakage_powers(std::size_t first, std::size_t last, const double* x, double* leakage) const;
+  /// GPUs whose power for_each_power asks of the source at once.
+  static constexpr std::size_t power_chunk = 64;
   /// Calls f(i, on, P_i) for each GPU i in [first, last): whether it is powered, and its power
   /// without leakage (0 W while off), asked of the power source a chunk of GPUs at a time.
   template <class F>
   void for_each_power(std::size_t first, std::size_t last, const solver::EvalContext& ctx, F&& f) const {
-    constexpr std::size_t chunk = 64;
+    constexpr std::size_t chunk = power_chunk;
     std::array<double, chunk> power;
     std::array<bool, chunk> on;
     for (std::size_t c = first; c < last; c += chunk) {
@@ -165,6 +170,7 @@ class GpuPackageArray final : public solver::Component {
   friend class GpuPackageResponse;
   GpuPackageParameters p_;
   std::vector<GpuSpread> spread_;
+  std::vector<double> leakage_coefficient_;  ///< s_i L_ref per GPU [W], contiguous for the vectorised pass
   std::vector<std::string> labels_;
   double initial_temperature_;
   const GpuEnvironment* environment_ = nullptr;
