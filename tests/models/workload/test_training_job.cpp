@@ -343,3 +343,77 @@ TEST_CASE("An update sums the GPUs' power per group as the feed would, and only 
   CHECK(expected[0] > 48 * 100.0);  // working GPUs, not idle ones
   CHECK(job.reasons(next.data(), 60) != 0u);  // the hot GPU throttles: not every GPU at rest
 }
+
+TEST_CASE("An update's power sums hold whether its governors stay at rest or move a clock", "[workload][job][groups]") {
+  // 128 cool GPUs 60 s into the job: every governor is at rest and the update keeps the sums its
+  // pass formed; then one junction is put above T_max,op, its governor lowers the clock, the gate
+  // ratio moves and the sums are formed again. Both times they must equal the GPUs one by one.
+  const std::size_t n = 128, size = 32;
+  Rig rig(n, pod_job(), std::vector<double>(n, 0.03), 60.0);
+  REQUIRE(rig.status.finished());
+  TrainingJob& job = *rig.job;
+  job.sum_power_by_group(size);
+  const double t = 60.0;
+  auto check_sums = [&](const std::vector<double>& state, const std::vector<double>& next) {
+    const TrainingJob::GroupPowerSums* sums = job.power_by_group(t);
+    REQUIRE(sums != nullptr);
+    std::vector<double> by_group(n / size, 0.0), expected(n / size, 0.0);
+    for (const auto& block : *sums)
+      for (std::size_t g = 0; g < block.size(); ++g) by_group[g] += block[g];
+    const solver::EvalContext ctx{t, t, next.data()};
+    for (std::size_t i = 0; i < n; ++i) {
+      const double tj = state[static_cast<std::size_t>(rig.gpus->junction_index(i))];
+      if (job.powered(i, ctx)) expected[i / size] += job.power(i, ctx) + rig.gpus->leakage_power(i, tj);
+    }
+    for (std::size_t g = 0; g < by_group.size(); ++g) CHECK(by_group[g] == Approx(expected[g]).epsilon(1e-12));
+    return expected;
+  };
+
+  std::vector<double> next = rig.discrete;
+  CHECK_FALSE(job.update_discrete(solver::EvalContext{t, t, rig.discrete.data()}, rig.state.data(), next.data()));
+  const std::vector<double> at_rest = check_sums(rig.state, next);
+  CHECK(job.same_power(rig.discrete.data(), next.data()));
+
+  std::vector<double> hot = rig.state;
+  hot[static_cast<std::size_t>(rig.gpus->junction_index(100))] = 89.0 + kelvin;  // above 87 degC, below shutdown
+  next = rig.discrete;
+  CHECK(job.update_discrete(solver::EvalContext{t, t, rig.discrete.data()}, hot.data(), next.data()));
+  CHECK(job.clock(next.data(), 100) < job.clock(rig.discrete.data(), 100));
+  CHECK(job.powered(100, solver::EvalContext{t, t, next.data()}));
+  CHECK_FALSE(job.same_power(rig.discrete.data(), next.data()));
+  const std::vector<double> moved = check_sums(hot, next);
+  CHECK(moved[100 / size] < at_rest[100 / size]);  // the hot GPU draws less at its lower clock
+}
+
+TEST_CASE("same_power compares the phase, gate ratio and every GPU's clock, state and ramp", "[workload][job]") {
+  const std::size_t n = 2048;  // long enough for the comparison to run in blocks
+  WorkloadParameters w = pod_job();
+  w.smoothing.enabled = true;
+  Rig rig(n, w, std::vector<double>(n, 0.03), 1.0);
+  REQUIRE(rig.status.finished());
+  const TrainingJob& job = *rig.job;
+  auto slot = [&](const std::string& name, std::size_t i) {
+    const auto& groups = job.discrete_groups();
+    for (std::size_t g = 0; g < groups.size(); ++g)
+      if (groups[g].name == name)
+        return static_cast<std::size_t>(job.discrete_index(static_cast<int>(g), static_cast<solver::Index>(i)));
+    FAIL("no discrete group " << name);
+    return std::size_t{0};
+  };
+  const std::vector<double>& d = rig.discrete;
+  std::vector<double> e = d;
+  CHECK(job.same_power(d.data(), e.data()));
+  // One entry at a time, of the first, a middle and the last GPU: each makes the powers differ.
+  for (const std::size_t gpu : {std::size_t{0}, n / 2 + 3, n - 1}) {
+    for (const std::string group : {"sm_clock", "shut_down", "ramp_origin", "ramp_start"}) {
+      e = d;
+      e[slot(group, gpu)] += 1.0;
+      CHECK_FALSE(job.same_power(d.data(), e.data()));
+    }
+  }
+  for (const std::string group : {"phase", "gate_ratio"}) {
+    e = d;
+    e[slot(group, 0)] += 1.0;
+    CHECK_FALSE(job.same_power(d.data(), e.data()));
+  }
+}

@@ -223,6 +223,11 @@ class TrainingJob final : public solver::Component, public thermal::GpuPowerSour
   [[nodiscard]] double value(const double* d, int group, std::size_t i = 0) const;
   /// Power extremes: the total board power at d and t, with the leakage taken into leakage_ at this update.
   void track_power(double* d, double t) const;
+  /// track_power's part for one block of GPUs: their board power summed (returned) and per group
+  /// (into group_sums_), at the discrete state of ctx.
+  double power_sums(const solver::EvalContext& ctx, const solver::BlockRange& block) const;
+  /// track_power's end: the blocks' sums in block order into the extremes at d, the groups' time.
+  void finish_power_tracking(double* d, double t, const solver::BlockSums& sums) const;
 
   WorkloadParameters p_;
   const thermal::GpuPackageArray& gpus_;
