@@ -143,7 +143,9 @@ inline double exp_within_700(double x) {
   p = p * r + 0.5;
   p = p * r + 1.0;
   p = p * r + 1.0;
-  const auto n_bits = std::bit_cast<std::int64_t>(shifted) - std::bit_cast<std::int64_t>(shifter);
+  // n + 1023 in the exponent bits, in unsigned arithmetic (any input, NaN included, wraps instead
+  // of overflowing; a NaN's p is NaN whatever the exponent).
+  const auto n_bits = std::bit_cast<std::uint64_t>(shifted) - std::bit_cast<std::uint64_t>(shifter);
   return p * std::bit_cast<double>((n_bits + 1023) << 52);
 }
 // With GCC on x86-64, mode_exponentials and leakage_exponentials are compiled for AVX-512 and
