@@ -195,6 +195,7 @@ struct ElectricalFeed::Impl {
   std::size_t steps_per_output;
   PsuBank psu;
   Transformer transformer;
+  TransformerDecay full_step_decay;  // the transformers' decay over a whole grid step (dt)
   double mechanical_units = 1.0;
   double lineup_reactive_ratio, mechanical_reactive_ratio;
   std::vector<PsuState> psu_state;
@@ -237,6 +238,7 @@ struct ElectricalFeed::Impl {
         steps_per_output(static_cast<std::size_t>(std::llround(params.output_interval / params.time_step))),
         psu(params.psu, servers_per_lineup),
         transformer(params.transformer),
+        full_step_decay(transformer.decay(params.time_step)),
         lineup_reactive_ratio(reactive_ratio(params.ups.input_power_factor)),
         mechanical_reactive_ratio(reactive_ratio(params.mechanical_power_factor)),
         feeder(params.feeder, params.utility, params.time_step),
@@ -352,6 +354,8 @@ struct ElectricalFeed::Impl {
   /// One step or partial step of length h with the loads linear from `a` to `b`.
   void piece(double h, const FeedLoad& a, const FeedLoad& b) {
     if (into_step == 0.0) begin_step(a);
+    // One pair of decay factors for all the units (usually the whole step's, formed once).
+    const TransformerDecay decay = h == dt ? full_step_decay : transformer.decay(h);
     double demand = 0.0, reactive = 0.0;
     for (std::size_t l = 0; l < lineups; ++l) {
       const PsuStep ps = psu.step(psu_state[l], h, a.it[l], b.it[l], step_efficiency[l]);
@@ -367,7 +371,7 @@ struct ElectricalFeed::Impl {
       const double units = p.transformer.units_per_lineup;
       const double k = lv / (units * p.transformer.rated_power * p.ups.input_power_factor);
       const double transformer_loss = units * transformer.loss(k);
-      transformer.step(thermal[l], h, k, ambient);
+      transformer.step(thermal[l], decay, k, ambient);
       demand += lv + transformer_loss;
       reactive += lv * lineup_reactive_ratio + units * transformer.reactive_loss(k);
       load += ps.output_energy;
@@ -381,7 +385,7 @@ struct ElectricalFeed::Impl {
     }
     const double mechanical = 0.5 * (a.mechanical + b.mechanical);
     const Upstream m = mechanical_upstream(mechanical);
-    transformer.step(mechanical_thermal, h, m.load_factor, ambient);
+    transformer.step(mechanical_thermal, decay, m.load_factor, ambient);
     demand += m.input;
     reactive += m.reactive;
     load += mechanical * h;

@@ -164,15 +164,31 @@ double Transformer::hot_spot(const TransformerThermalState& s, double ambient) c
 }
 
 void Transformer::step(TransformerThermalState& s, double h, double k, double ambient) const {
+  step(s, decay(h), k, ambient);
+}
+
+TransformerDecay Transformer::decay(double h) const {
+  DCTWIN_DEMAND(h >= 0.0, "transformer step length must be >= 0");
+  return {h, std::exp(-h / p_.top_oil_time_constant), std::exp(-h / p_.winding_time_constant)};
+}
+
+void Transformer::step(TransformerThermalState& s, const TransformerDecay& decay, double k, double ambient) const {
+  const double h = decay.h;
   DCTWIN_DEMAND(h >= 0.0, "transformer step length must be >= 0");
   if (h == 0.0) return;
-  const double before = ageing_acceleration(hot_spot(s, ambient));
+  // F_AA at the start: the last step's end value when the hot spot has not moved since (F_AA is a
+  // function of the hot spot alone, so this is the value a fresh exponential would give).
+  const double start = hot_spot(s, ambient);
+  const double before = start == s.ageing_rate_hot_spot ? s.ageing_rate : ageing_acceleration(start);
   const double top_oil_target = ultimate_top_oil_rise(k);
   const double hot_spot_target = ultimate_hot_spot_rise(k);
-  s.top_oil_rise = top_oil_target + (s.top_oil_rise - top_oil_target) * std::exp(-h / p_.top_oil_time_constant);
-  s.hot_spot_rise = hot_spot_target + (s.hot_spot_rise - hot_spot_target) * std::exp(-h / p_.winding_time_constant);
-  const double after = ageing_acceleration(hot_spot(s, ambient));
+  s.top_oil_rise = top_oil_target + (s.top_oil_rise - top_oil_target) * decay.top_oil;
+  s.hot_spot_rise = hot_spot_target + (s.hot_spot_rise - hot_spot_target) * decay.winding;
+  const double end = hot_spot(s, ambient);
+  const double after = ageing_acceleration(end);
   s.ageing_hours += 0.5 * (before + after) * h / seconds_per_hour;
+  s.ageing_rate_hot_spot = end;
+  s.ageing_rate = after;
 }
 
 }  // namespace dctwin::models::electrical

@@ -66,6 +66,42 @@ TEST_CASE("Ageing acceleration factor and equivalent ageing", "[electrical][tran
   CHECK(s.ageing_hours == Approx(ageing_acceleration(theta) * 10.0).epsilon(1e-9));
 }
 
+TEST_CASE("A step's decay formed once and its ageing rate carried over give the bits of fresh exponentials",
+          "[electrical][transformer]") {
+  // The feed steps nine units at one h every millisecond: it forms exp(-h / tau) once (decay())
+  // and each unit takes the F_AA its last step ended with. Against the clause 7 step written out
+  // with fresh exponentials, bit for bit, through load changes, an ambient change (the carried
+  // F_AA no longer fits and is formed again), partial steps and a zero step.
+  const TransformerParameters p;
+  const Transformer t(p);
+  double ambient = 30.0 + celsius;
+  TransformerThermalState s = t.steady_state(0.7);
+  double top_oil = s.top_oil_rise, hot_spot = s.hot_spot_rise, ageing = 0.0;
+  const TransformerDecay full = t.decay(1e-3);
+  CHECK(full.h == 1e-3);
+  CHECK(full.top_oil == std::exp(-1e-3 / p.top_oil_time_constant));
+  CHECK(full.winding == std::exp(-1e-3 / p.winding_time_constant));
+  for (int k = 0; k < 3000; ++k) {
+    if (k == 1500) ambient += 2.5;
+    const double h = k % 7 == 3 ? 4e-4 : (k % 11 == 5 ? 0.0 : 1e-3);
+    const double load = 0.6 + 0.5 * std::sin(1e-2 * k);
+    if (h == 1e-3) t.step(s, full, load, ambient);
+    else t.step(s, t.decay(h), load, ambient);
+    if (h == 0.0) continue;
+    const double before = ageing_acceleration(ambient + p.ambient_rise + top_oil + hot_spot);
+    const double to = t.ultimate_top_oil_rise(load), hs = t.ultimate_hot_spot_rise(load);
+    top_oil = to + (top_oil - to) * std::exp(-h / p.top_oil_time_constant);
+    hot_spot = hs + (hot_spot - hs) * std::exp(-h / p.winding_time_constant);
+    const double after = ageing_acceleration(ambient + p.ambient_rise + top_oil + hot_spot);
+    ageing += 0.5 * (before + after) * h / 3600.0;
+  }
+  CHECK(s.top_oil_rise == top_oil);
+  CHECK(s.hot_spot_rise == hot_spot);
+  CHECK(s.ageing_hours == ageing);
+  CHECK(s.ageing_hours > 0.0);
+  CHECK(s.ageing_rate == ageing_acceleration(t.hot_spot(s, ambient)));
+}
+
 TEST_CASE("Transformer losses, reactive loss and voltage drop", "[electrical][transformer]") {
   const TransformerParameters p;
   const Transformer t(p);

@@ -32,6 +32,7 @@
 // the integral taken with the trapezoidal rule over each step (exact for a constant hot spot).
 #pragma once
 
+#include <limits>
 #include <string>
 
 #include "dctwin/solver/parameters.hpp"
@@ -73,6 +74,19 @@ struct TransformerThermalState {
   double top_oil_rise = 0.0;   ///< dTO [K]
   double hot_spot_rise = 0.0;  ///< dH [K] over top oil
   double ageing_hours = 0.0;   ///< equivalent ageing [h]
+  /// F_AA at the hot spot `ageing_rate_hot_spot` [K], left by the last step for the next step's
+  /// start (a step that starts at the same hot spot, as the next one does while the ambient holds,
+  /// takes it instead of a second exponential). NaN: none yet.
+  double ageing_rate_hot_spot = std::numeric_limits<double>::quiet_NaN();
+  double ageing_rate = 0.0;
+};
+
+/// The factors exp(-h / tau_TO) and exp(-h / tau_W) of a step of h [s]: the same for every unit
+/// of a type, so a feed stepping many units at one h forms them once (Transformer::decay).
+struct TransformerDecay {
+  double h = 0.0;        ///< [s]
+  double top_oil = 1.0;  ///< exp(-h / tau_TO)
+  double winding = 1.0;  ///< exp(-h / tau_W)
 };
 
 /// One transformer type (all units of a bank share it): losses, voltage drop and thermal model.
@@ -94,6 +108,10 @@ class Transformer {
   [[nodiscard]] double hot_spot(const TransformerThermalState& state, double ambient) const;
   /// Advances over h [s] with K held and ambient theta_A [K]; adds the ageing.
   void step(TransformerThermalState& state, double h, double load_factor, double ambient) const;
+  /// The same step with its decay factors formed beforehand (decay(h)): the same bits.
+  void step(TransformerThermalState& state, const TransformerDecay& decay, double load_factor, double ambient) const;
+  /// exp(-h / tau) of the top oil and the winding for a step of h >= 0 [s].
+  [[nodiscard]] TransformerDecay decay(double h) const;
   [[nodiscard]] const TransformerParameters& parameters() const { return p_; }
 
  private:
