@@ -19,6 +19,7 @@
 #include <sunmatrix/sunmatrix_sparse.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -471,10 +472,10 @@ bool CvodeIntegrator::continue_across(double t, const std::vector<double>& x, co
   m.forget_shift();
   m.shift_at(t);
   m.r_dot_before = m.r_dot;
-  // New pieces from t: the responses keep r continuous and take the new forcing; each accumulator's
-  // ramp takes its own state's jump.
+  // New pieces from t: the responses keep r continuous (starting from r(t) just formed) and take
+  // the new forcing; each accumulator's ramp takes its own state's jump.
   const EvalContext after{t, t, discrete_after};
-  for (const auto& response : m.responses) response->reanchor(after, x.data());
+  for (const auto& response : m.responses) response->reanchor_from(after, x.data(), m.r.data());
   for (std::size_t k = 0; k < m.accumulators.size(); ++k) {
     const auto i = static_cast<std::size_t>(m.accumulators[k]);
     m.accumulator_base[k] += m.accumulator_slope[k] * (t - m.anchor_time);
@@ -484,11 +485,22 @@ bool CvodeIntegrator::continue_across(double t, const std::vector<double>& x, co
   m.forget_shift();
   m.shift_at(t);
   // y' is continuous at t when every jump of f is matched by the jump of r' (to rounding).
-  for (std::size_t i = 0; i < n; ++i) {
-    const double jump = (m.f_after[i] - m.f_before[i]) - (m.r_dot[i] - m.r_dot_before[i]);
-    const double scale = std::abs(m.f_after[i]) + std::abs(m.f_before[i]) + std::abs(m.r_dot[i]) + std::abs(m.r_dot_before[i]);
-    if (std::abs(jump) > 1e-9 * scale) return false;  // the caller restarts (which resets r)
-  }
+  std::array<bool, parallel_blocks> block_matched{};
+  for_each_block(
+      n,
+      [&](const BlockRange& block) {
+        bool matched = true;
+        for (std::size_t i = block.first; i < block.last && matched; ++i) {
+          const double jump = (m.f_after[i] - m.f_before[i]) - (m.r_dot[i] - m.r_dot_before[i]);
+          const double scale =
+              std::abs(m.f_after[i]) + std::abs(m.f_before[i]) + std::abs(m.r_dot[i]) + std::abs(m.r_dot_before[i]);
+          matched = !(std::abs(jump) > 1e-9 * scale);
+        }
+        block_matched[block.block] = matched;
+      },
+      vector_parallel_minimum);
+  for (const bool matched : block_matched)
+    if (!matched) return false;  // the caller restarts (which resets r)
   // CVODE's root finding keeps the event functions' values at its last step: they must not jump.
   if (m.system->event_count() > 0) {
     std::vector<double> g_before(static_cast<std::size_t>(m.system->event_count()));

@@ -6,6 +6,8 @@
 #include <set>
 
 #include "dctwin/solver/check.hpp"
+#include "dctwin/solver/parallel.hpp"
+#include "vector_operations.hpp"
 
 namespace dctwin::solver {
 
@@ -172,7 +174,12 @@ std::vector<double> System::initial_discrete() const {
 }
 
 void System::derivatives(const EvalContext& ctx, const double* x, double* xdot) const {
-  std::fill(xdot, xdot + size_, 0.0);
+  // Cleared in blocks: on the 24,576-GPU hall 0.8 MB at every evaluation, ~1 % of a profile's
+  // samples when one thread did it alone.
+  for_each_block(
+      static_cast<std::size_t>(size_),
+      [&](const BlockRange& block) { std::fill(xdot + block.first, xdot + block.last, 0.0); },
+      vector_parallel_minimum);
   for (const auto& c : components_) c->derivatives(ctx, x, xdot);
 }
 

@@ -370,6 +370,62 @@ TEST_CASE("The GPU forced response forms the junction and HBM rows alone to the 
   CHECK(std::memcmp(part.data(), whole.data(), sizeof(double) * x.size()) == 0);
 }
 
+TEST_CASE("A GPU forced response reanchored from r(t) at hand gives the pieces it forms itself", "[models][thermal]") {
+  // The integrator's continuation across a power step has just evaluated r(t) of the present
+  // pieces; reanchor_from() starts the new pieces from those values instead of forming them again.
+  // Two rigs, one reanchored each way, must evaluate to the same bits afterwards (r and r'), for
+  // a GPU with its plate node (0) and one in the three-node form (2, no flow).
+  PlateRig formed, given;
+  std::vector<double> x(static_cast<std::size_t>(formed.system.size()), 0.0);
+  for (std::size_t i = 0; i < 3; ++i) x[static_cast<std::size_t>(formed.gpus->junction_index(i))] = 343.15;
+  const solver::EvalContext start{0.0, 0.0, nullptr};
+  formed.response->reset(start, x.data());
+  given.response->reset(start, x.data());
+  auto at = [&](const PlateRig& rig, double t) {
+    std::vector<double> r(x.size(), 0.0), r_dot(x.size(), 0.0);
+    rig.response->evaluate(t, r.data(), r_dot.data());
+    return std::pair{r, r_dot};
+  };
+  auto same_bits = [](const std::vector<double>& a, const std::vector<double>& b) {
+    return a.size() == b.size() && std::memcmp(a.data(), b.data(), sizeof(double) * a.size()) == 0;
+  };
+  // Two steps, so that the second starts from a piece with a transient (w != 0).
+  for (const auto& [t, power] : {std::pair{1.0, 300.0}, std::pair{1.37, 650.0}}) {
+    const auto [r_now, unused] = at(given, t);
+    formed.source.base = power;
+    given.source.base = power;
+    const solver::EvalContext ctx{t, t, nullptr};
+    formed.response->reanchor(ctx, x.data());
+    given.response->reanchor_from(ctx, x.data(), r_now.data());
+    for (const double later : {t, t + 0.01, t + 0.3, t + 5.0}) {
+      INFO("t = " << later);
+      const auto [r_formed, r_dot_formed] = at(formed, later);
+      const auto [r_given, r_dot_given] = at(given, later);
+      CHECK(same_bits(r_formed, r_given));
+      CHECK(same_bits(r_dot_formed, r_dot_given));
+    }
+  }
+}
+
+TEST_CASE("At its anchor a GPU forced response takes exp(0) = 1 as the exponential gives it", "[models][thermal]") {
+  // At tau = 0 (the evaluation right after a reanchor) the evaluation takes e_m = 1 without the
+  // exponential; just after the anchor (tau = 1e-300, the exponential's own result 1) the result
+  // must be the same bits. The anchor is t = 0 so that such a tau is representable.
+  PlateRig rig;
+  std::vector<double> x(static_cast<std::size_t>(rig.system.size()), 0.0);
+  for (std::size_t i = 0; i < 3; ++i) x[static_cast<std::size_t>(rig.gpus->junction_index(i))] = 343.15;
+  rig.response->reset(solver::EvalContext{0.0, 0.0, nullptr}, x.data());
+  rig.source.base = 250.0;  // a step at the anchor itself: a piece with w != 0
+  rig.response->reanchor(solver::EvalContext{0.0, 0.0, nullptr}, x.data());
+  std::vector<double> r0(x.size(), 0.0), d0(x.size(), 0.0), r1(x.size(), 0.0), d1(x.size(), 0.0);
+  rig.response->evaluate(0.0, r0.data(), d0.data());
+  rig.response->evaluate(1e-300, r1.data(), d1.data());
+  CHECK(std::memcmp(r0.data(), r1.data(), sizeof(double) * x.size()) == 0);
+  CHECK(std::memcmp(d0.data(), d1.data(), sizeof(double) * x.size()) == 0);
+  // And the transient is there: r' is not zero at the junction right after the step.
+  CHECK(d0[static_cast<std::size_t>(rig.gpus->junction_index(0))] < 0.0);
+}
+
 TEST_CASE("The GPU leakage is L_ref s_i exp(k (T_j - T_ref)), the same bits one GPU at a time or in a pass",
           "[models][thermal]") {
   // 200 GPUs, so the pass covers several vector widths and a tail; junction temperatures from

@@ -466,6 +466,20 @@ class GpuPackageResponse final : public solver::ForcedResponse {
     });
   }
 
+  /// The integrator has r(t) of the present pieces from evaluate() (combine()'s rows, the bits
+  /// reanchor() would form from the same exponentials): the new pieces start from those.
+  void reanchor_from(const solver::EvalContext& ctx, const double*, const double* r_now) override {
+    t_anchor_ = ctx.t;
+    solver::for_each_block(gpus_.count(), [&](const solver::BlockRange& block) {
+      gpus_.for_each_power(block.first, block.last, ctx, [&](std::size_t i, bool, double power) {
+        const auto k = static_cast<solver::Index>(i);
+        // A GPU in the three-node form has no fourth row (start_piece reads n rows).
+        const Vec r{r_now[junction_ + k], r_now[hbm_ + k], r_now[base_ + k], node_[i] >= 0 ? r_now[node_[i]] : 0.0};
+        start_piece(i, r, power);
+      });
+    });
+  }
+
   void evaluate(double t, double* r, double* r_dot) const override {
     // r' only where asked for: the right-hand side wants it, the state at a requested time does not.
     if (r_dot == nullptr) evaluate_blocks<false>(t - t_anchor_, r, r);
@@ -586,6 +600,12 @@ class GpuPackageResponse final : public solver::ForcedResponse {
   /// e_m = exp(lambda_m tau) of the n (<= kChunk) GPUs from `first` into e, kMax per GPU, over
   /// their contiguous lambda_m (mode_exponentials).
   void chunk_exponentials(std::size_t first, std::size_t n, double tau, double* e) const {
+    // At the anchor itself (the evaluation right after a reanchor) every e_m is exp(-0) = 1, which
+    // exp_within_700 gives exactly.
+    if (tau == 0.0) {
+      std::fill(e, e + kMax * n, 1.0);
+      return;
+    }
     mode_exponentials(&lambda_[kMax * first], kMax * n, tau, e);
   }
 

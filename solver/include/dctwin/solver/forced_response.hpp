@@ -23,6 +23,13 @@ class ForcedResponse {
   /// Goes on at ctx.t with the forcing of ctx.discrete: r stays continuous at t, r' takes the jump
   /// of the new forcing. The coefficients stay those of the last reset.
   virtual void reanchor(const EvalContext& ctx, const double* x) = 0;
+  /// reanchor() when r(ctx.t) of the present pieces is at hand in `r_now` (full size, as
+  /// evaluate() wrote it at ctx.t): a response may start its new pieces from those values instead
+  /// of forming them again, to the same bits. The default forms them (reanchor()).
+  virtual void reanchor_from(const EvalContext& ctx, const double* x, const double* r_now) {
+    static_cast<void>(r_now);
+    reanchor(ctx, x);
+  }
   /// Writes r(t) and r'(t) of the covered states into the full-size arrays r and r_dot (other
   /// entries untouched); t is at or after the last reset or reanchor. r_dot is null when only r
   /// is wanted (the state at a requested time, the Jacobian, the event functions).
