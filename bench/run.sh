@@ -7,8 +7,8 @@
 #
 # Each run prints simulated time, wall time, speed (simulated / wall), CVODE's steps, right-hand
 # side and Jacobian evaluations, segments (integrator restarts) and continued segments (forcing
-# steps taken without a restart) from the report's root attributes, and the peak
-# resident memory. Environment: DCTWIN_BENCH_DURATION (simulated time of the --sizes runs,
+# steps taken without a restart) from the report's root attributes, the peak resident memory,
+# and the run's wall time by part (the report's wall_time_* attributes). Environment: DCTWIN_BENCH_DURATION (simulated time of the --sizes runs,
 # default 3 min).
 set -euo pipefail
 top="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -43,6 +43,16 @@ print(" ".join(str(int(a[k])) for k in ("solver_steps", "solver_rhs_evaluations"
     awk -v w="$wall" -v k="$kib" -v s="$simulated" -v i="$i" -v st="$steps" -v r="$rhs" -v j="$jacobians" -v sg="$segments" -v c="$continued" \
       'BEGIN { printf "  run %d: simulated %g s, wall %.2f s, speed %.2fx real time, %d steps, %d RHS, %d Jacobians, %d segments (%d continued), peak %.0f MiB\n",
                i, s, w, (w > 0 ? s / w : 0), st, r, j, sg, c, k / 1024 }'
+    # Where the run's time went, from the report (docs/reports.md, wall_time_*).
+    "$python" -c '
+import sys, h5py
+a = h5py.File(sys.argv[1], "r").attrs
+p = lambda k: float(a["wall_time_" + k])
+print("         by part: start %.2f s, integration %.2f s (states at requested times %.2f s), periodic updates %.2f s, "
+      "scheduled updates %.2f s, knots %.2f s, continuations %.2f s, restarts %.2f s, samples %.2f s" % (
+      float(a["wall_time"]) - p("run_loop"), p("integration"), p("interpolation"), p("periodic_updates"),
+      p("scheduled_updates"), p("knots"), p("continuations"), p("restarts"), p("samples")))
+' "$out/report.h5"
   done
 }
 

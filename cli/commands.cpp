@@ -2,6 +2,7 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <exception>
@@ -75,6 +76,13 @@ int run_command(const RunArguments& arguments, const std::atomic<bool>& stop_req
                   result.wall_time_seconds, result.wall_time_seconds > 0 ? simulated / result.wall_time_seconds : 0.0,
                   result.statistics.steps, result.statistics.segments, result.statistics.continued_segments,
                   result.statistics.rhs_evaluations, result.statistics.jacobian_evaluations);
+      // Where the time went (docs/performance.md reads runs this way).
+      const solver::RunWallTimes& w = result.statistics.wall_time;
+      std::printf("  wall time by part: start %.2f s, integration %.2f s (of which states at requested times "
+                  "%.2f s), periodic updates %.2f s, scheduled updates %.2f s, knots %.2f s, continuations %.2f s, "
+                  "restarts %.2f s, samples %.2f s\n",
+                  std::max(0.0, result.wall_time_seconds - w.total), w.integration, w.interpolation,
+                  w.periodic_updates, w.scheduled_updates, w.knots, w.continuations, w.restarts, w.samples);
       print_summary(result.summary);
       std::printf("report: %s%s\n", arguments.report.c_str(), result.status.finished() ? "" : " (incomplete)");
     }

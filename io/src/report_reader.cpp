@@ -126,6 +126,20 @@ std::map<std::string, long long> ReportReader::integer_attributes() const {
   });
 }
 
+std::map<std::string, double> ReportReader::double_attributes() const {
+  const auto& self = impl();
+  return self.guarded([&] {
+    std::map<std::string, double> values;
+    for (const auto& name : self.file.attribute_names()) {
+      const auto attribute = self.file.open_attribute(name);
+      if (attribute.type().type_class() != H5T_FLOAT) continue;
+      if (attribute.space().element_count() != 1) continue;
+      values.emplace(name, self.file.double_attribute(name));
+    }
+    return values;
+  });
+}
+
 double ReportReader::end_time() const {
   const auto& self = impl();
   return self.guarded([&] { return self.file.double_attribute("end_time"); });

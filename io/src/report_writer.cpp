@@ -36,7 +36,7 @@ constexpr unsigned deflate_level = 2;
 constexpr std::array<std::string_view, 5> reserved_top_level = {"time", "index", "summary",
                                                                 "events", "scenario"};
 
-constexpr std::array<std::string_view, 22> reserved_attributes = {
+constexpr std::array<std::string_view, 31> reserved_attributes = {
     "status",
     "status_reason",
     "end_time",
@@ -57,6 +57,15 @@ constexpr std::array<std::string_view, 22> reserved_attributes = {
     "solver_continued_segments",
     "solver_events",
     "solver_last_step_size",
+    "wall_time_integration",
+    "wall_time_interpolation",
+    "wall_time_periodic_updates",
+    "wall_time_scheduled_updates",
+    "wall_time_knots",
+    "wall_time_continuations",
+    "wall_time_restarts",
+    "wall_time_samples",
+    "wall_time_run_loop",
     "DIMENSION_LIST",
     "REFERENCE_LIST",
 };
@@ -834,6 +843,18 @@ void ReportWriter::finish(const RunInfo& run, const std::vector<solver::SummaryF
       self.file.set_attribute(name, static_cast<long long>(value));
     }
     self.file.set_attribute("solver_last_step_size", s.last_step_size);
+    const auto& w = s.wall_time;
+    const std::array<std::pair<const char*, double>, 9> parts = {
+        std::pair{"wall_time_integration", w.integration},
+        std::pair{"wall_time_interpolation", w.interpolation},
+        std::pair{"wall_time_periodic_updates", w.periodic_updates},
+        std::pair{"wall_time_scheduled_updates", w.scheduled_updates},
+        std::pair{"wall_time_knots", w.knots},
+        std::pair{"wall_time_continuations", w.continuations},
+        std::pair{"wall_time_restarts", w.restarts},
+        std::pair{"wall_time_samples", w.samples},
+        std::pair{"wall_time_run_loop", w.total}};
+    for (const auto& [name, value] : parts) self.file.set_attribute(name, value);
     self.close_file();
   } catch (...) {
     self.discard();

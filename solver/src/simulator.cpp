@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cmath>
 #include <limits>
 
@@ -9,6 +10,27 @@
 #include "dctwin/solver/parallel.hpp"
 
 namespace dctwin::solver {
+
+namespace {
+using WallClock = std::chrono::steady_clock;
+
+[[nodiscard]] double seconds_since(WallClock::time_point start) {
+  return std::chrono::duration<double>(WallClock::now() - start).count();
+}
+
+/// Adds the wall time from its construction to its destruction to `part` [s].
+class PartTimer {
+ public:
+  explicit PartTimer(double& part) : part_(part), start_(WallClock::now()) {}
+  PartTimer(const PartTimer&) = delete;
+  PartTimer& operator=(const PartTimer&) = delete;
+  ~PartTimer() { part_ += seconds_since(start_); }
+
+ private:
+  double& part_;
+  WallClock::time_point start_;
+};
+}  // namespace
 
 Simulator::Simulator(const System& system, SimulationSettings settings)
     : system_(system), settings_(settings) {
@@ -98,6 +120,8 @@ SimulationStatus Simulator::run(std::vector<double> x, SimulationObserver& obser
                                 const std::atomic<bool>* cancel) {
   DCTWIN_DEMAND(static_cast<Index>(x.size()) == system_.size(), "initial state of the wrong size");
   statistics_ = {};
+  RunWallTimes times;
+  const auto run_start = WallClock::now();
   CvodeIntegrator integrator(system_, settings_.integrator);
   std::vector<double> outputs(system_.output_value_count(), 0.0);
   SampleClock clock(settings_.start_time, settings_.end_time, settings_.output_interval);
@@ -161,6 +185,7 @@ SimulationStatus Simulator::run(std::vector<double> x, SimulationObserver& obser
   // not finite (not_finite_state).
   auto complete_x = [&] {
     if (x_complete) return true;
+    const PartTimer timer(times.integration);
     integrator.complete_state();
     x_complete = true;
     not_finite_state = copy_checking_finite(integrator.state(), x);
@@ -168,7 +193,11 @@ SimulationStatus Simulator::run(std::vector<double> x, SimulationObserver& obser
   };
   std::vector<double> discrete_before;
   auto sample = [&](double at) {
-    if (knots) observer.on_knot(at, x, discrete, discrete);
+    if (knots) {
+      const PartTimer timer(times.knots);
+      observer.on_knot(at, x, discrete, discrete);
+    }
+    const PartTimer timer(times.samples);
     system_.compute_outputs(EvalContext{at, segment_start, discrete.data()}, x.data(), outputs.data());
     observer.on_sample(at, x, outputs);
   };
@@ -181,6 +210,9 @@ SimulationStatus Simulator::run(std::vector<double> x, SimulationObserver& obser
     }
     statistics_ = integrator.statistics();
     statistics_.events = events;
+    times.total = seconds_since(run_start);
+    times.interpolation = statistics_.wall_time.interpolation;  // measured by the integrator
+    statistics_.wall_time = times;
     final_state_ = x;
     final_discrete_ = discrete;
     status.time = t;
@@ -237,13 +269,17 @@ SimulationStatus Simulator::run(std::vector<double> x, SimulationObserver& obser
     bool tick_changed_forcing = false;
     for (auto& c : clocks) {
       if (c.next(settings_.start_time) > t) continue;
+      const PartTimer timer(times.periodic_updates);
       tick_changed_forcing |=
           c.component->update_discrete(EvalContext{t, t, discrete.data()}, x.data(), discrete_next.data());
       ++c.k;
       updated = true;
     }
     restart_needed |= tick_changed_forcing;
-    if (updated) take_updates();
+    if (updated) {
+      const PartTimer timer(times.periodic_updates);
+      take_updates();
+    }
     // Beyond the periodic updates (and the knots), everything below reads the whole state.
     const bool scheduled_due = std::any_of(scheduled.begin(), scheduled.end(), [&](double s) { return s <= t; });
     if ((scheduled_due || restart_needed || !knot_reads || t >= settings_.end_time ||
@@ -254,14 +290,21 @@ SimulationStatus Simulator::run(std::vector<double> x, SimulationObserver& obser
     bool scheduled_ran = false;
     for (std::size_t k = 0; k < components.size(); ++k) {
       if (scheduled[k] > t) continue;
+      const PartTimer timer(times.scheduled_updates);
       restart_needed |=
           components[k]->scheduled_update(EvalContext{t, t, discrete.data()}, x.data(), discrete_next.data());
       scheduled_ran = true;
     }
-    if (scheduled_ran) take_updates();
+    if (scheduled_ran) {
+      const PartTimer timer(times.scheduled_updates);
+      take_updates();
+    }
     if (updated || scheduled_ran) reschedule();
     const std::vector<double>& before = before_kept ? discrete_before : discrete;
-    if (knots) observer.on_knot(t, x, before, discrete);
+    if (knots) {
+      const PartTimer timer(times.knots);
+      observer.on_knot(t, x, before, discrete);
+    }
     // An update that changed the forcing need not restart the integrator when the forced
     // responses absorb the change (integrator.hpp); forcing edges always restart.
     bool continued = false, not_absorbed = false;
@@ -270,7 +313,10 @@ SimulationStatus Simulator::run(std::vector<double> x, SimulationObserver& obser
       const double end = std::min({system_.next_discontinuity(t),
                                    scheduled.empty() ? settings_.end_time : *std::min_element(scheduled.begin(), scheduled.end()),
                                    settings_.end_time});
-      continued = integrator.continue_across(t, x, before.data(), discrete.data(), end);
+      {
+        const PartTimer timer(times.continuations);
+        continued = integrator.continue_across(t, x, before.data(), discrete.data(), end);
+      }
       not_absorbed = integrator_at_t && !continued;
       if (continued) {
         restart_needed = false;
@@ -303,6 +349,7 @@ SimulationStatus Simulator::run(std::vector<double> x, SimulationObserver& obser
       segment_end = std::min(segment_end, next_update());
     if (restart_needed || segment_end < integrator.step_time()) {
       if (!complete_x()) return stop_not_finite();
+      const PartTimer timer(times.restarts);
       integrator.restart(t, x, segment_end, discrete.data());
       restart_needed = false;
     } else if (segment_end != integrator_segment_end) {
@@ -329,9 +376,11 @@ SimulationStatus Simulator::run(std::vector<double> x, SimulationObserver& obser
       // At a periodic update (not also a sample's time), only the states it reads.
       const StateRanges* only =
           target == tick && tick < segment_end && (clock.done() || clock.next() != tick) ? states_read_at(tick) : nullptr;
+      const auto integration_start = WallClock::now();  // to the state's copy below
       try {
         result = integrator.advance(target, only);
       } catch (const SolverError& e) {
+        times.integration += seconds_since(integration_start);
         t = integrator.time();
         x = integrator.state();
         x_complete = true;
@@ -347,6 +396,7 @@ SimulationStatus Simulator::run(std::vector<double> x, SimulationObserver& obser
       x_complete = integrator.state_complete();
       const long bad = x_complete ? copy_checking_finite(integrator.state(), x)
                                   : copy_checking_finite_in(integrator.state(), x, *only);
+      times.integration += seconds_since(integration_start);
       if (bad >= 0) {
         return finish({StopReason::solver_failure, t, "",
                        "state " + system_.state_name(static_cast<Index>(bad)) + " is not finite"});

@@ -1,7 +1,9 @@
 // Assembly, Jacobian structure, steady state and threshold events.
 #include <catch2/catch.hpp>
 
+#include <chrono>
 #include <cmath>
+#include <thread>
 
 #include "dctwin/solver/simulator.hpp"
 #include "linear_component.hpp"
@@ -230,6 +232,44 @@ TEST_CASE("Knots come in time order at every update with the discrete state befo
   // A plain observer is not asked for knots.
   Recorder recorder;
   CHECK_FALSE(recorder.wants_knots());
+}
+
+TEST_CASE("A run's wall time is told by part", "[solver][discrete]") {
+  // An observer whose knots and samples each sleep 2 ms: their time must show up in those parts
+  // (at least the sleeps), the parts must not overlap (their sum is at most the run's), and the
+  // states at requested times are a part of the integration.
+  System system;
+  system.add(std::make_unique<SampledLoop>(2.0, 3.0, 1.0, 0.3));
+  system.assemble();
+  SimulationSettings settings;
+  settings.end_time = 1.0;
+  settings.output_interval = 0.25;
+  Simulator simulator(system, settings);
+  struct Slow final : SimulationObserver {
+    int knots = 0, samples = 0;
+    void on_sample(double, const std::vector<double>&, const std::vector<double>&) override {
+      ++samples;
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    [[nodiscard]] bool wants_knots() const override { return true; }
+    void on_knot(double, const std::vector<double>&, const std::vector<double>&, const std::vector<double>&) override {
+      ++knots;
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+  } slow;
+  REQUIRE(simulator.run(slow).finished());
+  const RunWallTimes& w = simulator.statistics().wall_time;
+  REQUIRE(slow.samples == 5);
+  REQUIRE(slow.knots >= 9);  // the updates at 0, 0.3, 0.6, 0.9 and one before each sample
+  CHECK(w.knots >= 0.002 * slow.knots);
+  CHECK(w.samples >= 0.002 * slow.samples);
+  for (const double part : {w.integration, w.interpolation, w.periodic_updates, w.scheduled_updates, w.continuations,
+                            w.restarts})
+    CHECK(part >= 0.0);
+  CHECK(w.interpolation <= w.integration);
+  CHECK(w.integration + w.periodic_updates + w.scheduled_updates + w.knots + w.continuations + w.restarts +
+            w.samples <=
+        w.total);
 }
 
 TEST_CASE("A sample a few ulps from an update is taken at the update, not integrated to", "[solver][discrete]") {

@@ -114,6 +114,16 @@ RunInfo finished_run(double end_time) {
   run.statistics.continued_segments = 77;
   run.statistics.events = 3;
   run.statistics.last_step_size = 0.125;
+  auto& parts = run.statistics.wall_time;
+  parts.integration = 0.75;
+  parts.interpolation = 0.5;
+  parts.periodic_updates = 0.25;
+  parts.scheduled_updates = 0.0625;
+  parts.knots = 0.125;
+  parts.continuations = 0.03125;
+  parts.restarts = 0.015625;
+  parts.samples = 0.0078125;
+  parts.total = 1.375;
   run.wall_time_seconds = 1.5;
   return run;
 }
@@ -252,6 +262,20 @@ TEST_CASE("a finished report reads back exactly, across several chunks", "[repor
   CHECK(integers.at("solver_segments") == 40);
   CHECK(integers.at("solver_continued_segments") == 77);
   CHECK(integers.at("solver_events") == 3);
+  const auto reals = reader.double_attributes();
+  CHECK(reals.at("end_time") == time_at(samples - 1));
+  CHECK(reals.at("wall_time") == 1.5);
+  CHECK(reals.at("solver_last_step_size") == 0.125);
+  CHECK(reals.at("wall_time_integration") == 0.75);
+  CHECK(reals.at("wall_time_interpolation") == 0.5);
+  CHECK(reals.at("wall_time_periodic_updates") == 0.25);
+  CHECK(reals.at("wall_time_scheduled_updates") == 0.0625);
+  CHECK(reals.at("wall_time_knots") == 0.125);
+  CHECK(reals.at("wall_time_continuations") == 0.03125);
+  CHECK(reals.at("wall_time_restarts") == 0.015625);
+  CHECK(reals.at("wall_time_samples") == 0.0078125);
+  CHECK(reals.at("wall_time_run_loop") == 1.375);
+  CHECK(reals.count("solver_steps") == 0);  // an integer attribute
 
   // Every dataset, index tables and event strings included, carries units.
   const auto datasets = reader.datasets();

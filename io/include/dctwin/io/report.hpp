@@ -149,6 +149,8 @@ class ReportReader {
   [[nodiscard]] std::map<std::string, std::string> string_attributes() const;
   /// All integer attributes of the root group (report version, solver statistics).
   [[nodiscard]] std::map<std::string, long long> integer_attributes() const;
+  /// All floating-point attributes of the root group (end and wall times, the last step size).
+  [[nodiscard]] std::map<std::string, double> double_attributes() const;
   /// Simulated time reached [s].
   [[nodiscard]] double end_time() const;
 

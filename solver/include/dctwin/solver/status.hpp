@@ -28,6 +28,23 @@ struct SimulationStatus {
   [[nodiscard]] std::string describe() const;
 };
 
+/// Where a run's wall time went [s], measured with a steady clock around each part of the run
+/// loop (Simulator::run). The parts do not overlap; the loop's own bookkeeping between them (a few
+/// comparisons per update) is in none, so they add up to a little less than `total`.
+struct RunWallTimes {
+  double integration = 0.0;        ///< CVODE's steps and the states at requested times
+  /// Of `integration`, the states at requested times (ticks, samples): CVODE's interpolant and the
+  /// forced responses there, and the copies of the state handed out.
+  double interpolation = 0.0;
+  double periodic_updates = 0.0;   ///< components' periodic updates (the governors' ticks)
+  double scheduled_updates = 0.0;  ///< components' self-scheduled updates (phase ends, interruptions)
+  double knots = 0.0;              ///< the observer's knots (the electrical feed's fixed steps)
+  double continuations = 0.0;      ///< going on across a forcing change without a restart
+  double restarts = 0.0;           ///< integrator restarts (and the forced responses' resets)
+  double samples = 0.0;            ///< outputs at the sample times and the observer's rows (the report)
+  double total = 0.0;              ///< the whole run loop
+};
+
 /// Work counters of the integrator, summed over all segments of a run.
 struct SolverStatistics {
   long steps = 0;
@@ -43,6 +60,7 @@ struct SolverStatistics {
   long continued_segments = 0;
   long events = 0;     ///< threshold events that fired
   double last_step_size = 0.0;  ///< [s]
+  RunWallTimes wall_time;       ///< by part (Simulator::run; not the integrator's own counters)
 };
 
 }  // namespace dctwin::solver
