@@ -97,6 +97,84 @@ TEST_CASE("The steady-state solver returns A x + b = 0", "[solver]") {
   CHECK(x[1] == Approx(exact[1]).epsilon(1e-12));
 }
 
+namespace {
+/// 600 pairs (a_i, b_i) heated by P_i, each pair cooled through one shared node s, which loses
+/// heat to a fixed sink; an accumulator integrates the heat. Its steady state has a closed form:
+///   a' = g (b - a) + P_i,  b' = g (a - b) + h (s - b),  s' = sum_i h (b_i - s) - k s
+///   => s = sum P / k,  b_i = s + P_i / h,  a_i = b_i + P_i / g.
+class PairsOnOneNode final : public Component {
+ public:
+  static constexpr Index pairs = 600;
+  static constexpr double g = 2.0, h = 0.5, k = 40.0;
+  PairsOnOneNode() : Component("pairs") {
+    a_ = declare_state_group({"a", "K", "first of a pair", pairs});
+    b_ = declare_state_group({"b", "K", "second of a pair", pairs});
+    s_ = declare_state_group({"s", "K", "shared node", 1});
+    e_ = declare_state_group({"e", "J", "heat generated", 1, true});
+  }
+  [[nodiscard]] static double power(Index i) { return 1.0 + 0.01 * static_cast<double>(i); }
+  void initial_state(double* x) const override {
+    for (Index i = 0; i < pairs; ++i) x[index(a_, i)] = x[index(b_, i)] = 0.0;
+    x[index(s_)] = 0.0;
+    x[index(e_)] = 123.0;
+  }
+  void derivatives(const EvalContext&, const double* x, double* xdot) const override {
+    const double s = x[index(s_)];
+    for (Index i = 0; i < pairs; ++i) {
+      const double a = x[index(a_, i)], b = x[index(b_, i)];
+      xdot[index(a_, i)] += g * (b - a) + power(i);
+      xdot[index(b_, i)] += g * (a - b) + h * (s - b);
+      xdot[index(s_)] += h * (b - s);
+      xdot[index(e_)] += power(i);
+    }
+    xdot[index(s_)] -= k * s;
+  }
+  void jacobian_pattern(PatternSink& p) const override {
+    for (Index i = 0; i < pairs; ++i) {
+      const Index a = index(a_, i), b = index(b_, i);
+      p.add(a, a), p.add(a, b), p.add(b, a), p.add(b, b), p.add(b, index(s_)), p.add(index(s_), b);
+    }
+    p.add(index(s_), index(s_));
+  }
+  void jacobian(const EvalContext&, const double*, JacobianSink& j) const override {
+    for (Index i = 0; i < pairs; ++i) {
+      const Index a = index(a_, i), b = index(b_, i);
+      j.add(a, a, -g), j.add(a, b, g), j.add(b, a, g), j.add(b, b, -g - h), j.add(b, index(s_), h);
+      j.add(index(s_), b, h);
+    }
+    j.add(index(s_), index(s_), -k - h * static_cast<double>(pairs));
+  }
+  int a_ = 0, b_ = 0, s_ = 0, e_ = 0;
+};
+}  // namespace
+
+TEST_CASE("The steady state of a system of small groups on a shared node, by both linear solvers", "[solver]") {
+  // 1,202 states, 1,200 of them in groups of two: the structured solver's case (as a facility's
+  // GPUs on their coolant), and Eigen's sparse LU when told so; both against the closed form.
+  System system;
+  const auto& pairs = system.add(std::make_unique<PairsOnOneNode>());
+  system.assemble();
+  SteadyStateSettings lu_only;
+  lu_only.structured_linear_solver = false;
+  const std::vector<double> structured = solve_steady_state(system, 0.0);
+  const std::vector<double> lu = solve_steady_state(system, 0.0, lu_only);
+  double total = 0.0;
+  for (Index i = 0; i < PairsOnOneNode::pairs; ++i) total += PairsOnOneNode::power(i);
+  const double s = total / PairsOnOneNode::k;
+  CHECK(structured[static_cast<std::size_t>(pairs.index(pairs.s_))] == Approx(s).epsilon(1e-12));
+  for (Index i = 0; i < PairsOnOneNode::pairs; i += 37) {
+    const double b = s + PairsOnOneNode::power(i) / PairsOnOneNode::h;
+    const double a = b + PairsOnOneNode::power(i) / PairsOnOneNode::g;
+    for (const auto* x : {&structured, &lu}) {
+      CHECK((*x)[static_cast<std::size_t>(pairs.index(pairs.a_, i))] == Approx(a).epsilon(1e-12));
+      CHECK((*x)[static_cast<std::size_t>(pairs.index(pairs.b_, i))] == Approx(b).epsilon(1e-12));
+    }
+  }
+  // The accumulator has no steady state: it keeps its initial value.
+  CHECK(structured[static_cast<std::size_t>(pairs.index(pairs.e_))] == 123.0);
+  CHECK(lu[static_cast<std::size_t>(pairs.index(pairs.e_))] == 123.0);
+}
+
 TEST_CASE("A stopping threshold event ends the run at the crossing", "[solver][events]") {
   System system;
   system.add(std::make_unique<Ramp>("breaker", 2.0, 7.0, EventAction::stop));
