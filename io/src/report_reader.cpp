@@ -98,45 +98,41 @@ std::string ReportReader::status_reason() const {
   return self.guarded([&] { return Impl::optional_string(self.file, "status_reason"); });
 }
 
+namespace {
+/// The root group's scalar attributes of one HDF5 type class, each read by `read(name)`.
+template <typename Value, typename Read>
+std::map<std::string, Value> scalar_attributes(const h5::File& file, H5T_class_t type_class, Read read) {
+  std::map<std::string, Value> values;
+  for (const auto& name : file.attribute_names()) {
+    const auto attribute = file.open_attribute(name);
+    if (attribute.type().type_class() != type_class || attribute.space().element_count() != 1) continue;
+    values.emplace(name, read(name));
+  }
+  return values;
+}
+}  // namespace
+
 std::map<std::string, std::string> ReportReader::string_attributes() const {
   const auto& self = impl();
   return self.guarded([&] {
-    std::map<std::string, std::string> values;
-    for (const auto& name : self.file.attribute_names()) {
-      const auto attribute = self.file.open_attribute(name);
-      if (attribute.type().type_class() != H5T_STRING) continue;
-      if (attribute.space().element_count() != 1) continue;
-      values.emplace(name, self.file.string_attribute(name));
-    }
-    return values;
+    return scalar_attributes<std::string>(self.file, H5T_STRING,
+                                          [&](const std::string& name) { return self.file.string_attribute(name); });
   });
 }
 
 std::map<std::string, long long> ReportReader::integer_attributes() const {
   const auto& self = impl();
   return self.guarded([&] {
-    std::map<std::string, long long> values;
-    for (const auto& name : self.file.attribute_names()) {
-      const auto attribute = self.file.open_attribute(name);
-      if (attribute.type().type_class() != H5T_INTEGER) continue;
-      if (attribute.space().element_count() != 1) continue;
-      values.emplace(name, self.file.integer_attribute(name));
-    }
-    return values;
+    return scalar_attributes<long long>(self.file, H5T_INTEGER,
+                                        [&](const std::string& name) { return self.file.integer_attribute(name); });
   });
 }
 
 std::map<std::string, double> ReportReader::double_attributes() const {
   const auto& self = impl();
   return self.guarded([&] {
-    std::map<std::string, double> values;
-    for (const auto& name : self.file.attribute_names()) {
-      const auto attribute = self.file.open_attribute(name);
-      if (attribute.type().type_class() != H5T_FLOAT) continue;
-      if (attribute.space().element_count() != 1) continue;
-      values.emplace(name, self.file.double_attribute(name));
-    }
-    return values;
+    return scalar_attributes<double>(self.file, H5T_FLOAT,
+                                     [&](const std::string& name) { return self.file.double_attribute(name); });
   });
 }
 
