@@ -150,6 +150,7 @@ int info_command(const std::string& path, bool all_attributes) {
       std::printf("attributes:\n");
       for (const auto& [key, value] : strings) std::printf("  %s = %s\n", key.c_str(), value.c_str());
       for (const auto& [key, value] : report.integer_attributes()) std::printf("  %s = %lld\n", key.c_str(), value);
+      for (const auto& [key, value] : report.double_attributes()) std::printf("  %s = %.9g\n", key.c_str(), value);
     }
     std::printf("datasets:\n");
     for (const auto& d : report.datasets()) {

@@ -169,6 +169,27 @@ TEST_CASE("run writes a complete report that info reads", "[cli][report]") {
   CHECK(info.out.find("status: complete") != std::string::npos);
   CHECK(info.out.find("/gpu/junction_temperature") != std::string::npos);
   CHECK(info.out.find("[121 x 8] K") != std::string::npos);
+
+  // Where the run's time went: printed, and in the report with every part, none negative, the
+  // parts within the run loop and the run loop within the whole run.
+  CHECK(o.out.find("  wall time by part: start ") != std::string::npos);
+  const auto reals = report.double_attributes();
+  double parts = 0.0;
+  for (const std::string part :
+       {"integration", "periodic_updates", "scheduled_updates", "knots", "continuations", "restarts", "samples"}) {
+    INFO(part);
+    REQUIRE(reals.count("wall_time_" + part) == 1);
+    CHECK(reals.at("wall_time_" + part) >= 0.0);
+    parts += reals.at("wall_time_" + part);
+  }
+  CHECK(reals.at("wall_time_interpolation") <= reals.at("wall_time_integration"));
+  CHECK(parts <= reals.at("wall_time_run_loop"));
+  CHECK(reals.at("wall_time_run_loop") <= reals.at("wall_time"));
+  const Outcome listed = run_dctwin({"info", "out.h5", "--attributes"}, dir);
+  CHECK(listed.code == 0);
+  CHECK(listed.out.find("  end_time = 120\n") != std::string::npos);
+  CHECK(listed.out.find("  solver_steps = ") != std::string::npos);
+  CHECK(listed.out.find("  wall_time_run_loop = ") != std::string::npos);
 }
 
 TEST_CASE("A protection trip ends the run early: exit 3, report marked incomplete", "[cli][report]") {
