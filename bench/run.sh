@@ -4,6 +4,9 @@
 #   bash bench/run.sh [BUILD_DIR] [RUNS]          the standard set (single node, pod, 24k hall)
 #   bash bench/run.sh --sizes [BUILD_DIR] [RUNS]  the 24k liquid-to-air hall cut to 1, 2, 4 and 8
 #                                                 pods (3,072 / 6,144 / 12,288 / 24,576 GPUs)
+#   bash bench/run.sh --hour [BUILD_DIR] [RUNS]   the 24k hall for one simulated hour (RUNS default 3)
+#   bash bench/run.sh --day [BUILD_DIR] [RUNS]    the 24k hall for a simulated day (RUNS default 1;
+#                                                 each run takes ~20-25 min on 2 cores)
 #
 # Each run prints simulated time, wall time, speed (simulated / wall), CVODE's steps, right-hand
 # side and Jacobian evaluations, segments (integrator restarts) and continued segments (forcing
@@ -12,13 +15,17 @@
 # default 3 min).
 set -euo pipefail
 top="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-sizes=false
-if [[ "${1:-}" == "--sizes" ]]; then
-  sizes=true
-  shift
-fi
+mode=standard
+default_runs=5
+case "${1:-}" in
+  --sizes) mode=sizes ;;
+  --hour) mode=hour default_runs=3 ;;
+  --day) mode=day default_runs=1 ;;
+esac
+[[ "$mode" == standard ]] || shift
 build="${1:-$top/build/release}"
-runs="${2:-5}"
+runs="${2:-$default_runs}"
+[[ "$runs" =~ ^[1-9][0-9]*$ ]] || { echo "bench: RUNS must be a positive whole number, not '$runs'" >&2; exit 1; }
 exe="$build/cli/dctwin"
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
@@ -30,9 +37,12 @@ bench() {  # name, simulated seconds, dctwin arguments...
   local name="$1" simulated="$2"
   shift 2
   echo "== $name: dctwin $*"
+  local walls=() peaks=()
   for ((i = 1; i <= runs; i++)); do
     /usr/bin/time -f "%e %M" -o "$out/time" "$exe" "$@" -o "$out/report.h5" -q
     read -r wall kib < "$out/time"
+    walls+=("$wall")
+    peaks+=("$kib")
     local counts
     counts="$("$python" -c '
 import sys, h5py
@@ -54,9 +64,25 @@ print("         by part: start %.2f s, integration %.2f s (states at requested t
       p("scheduled_updates"), p("knots"), p("continuations"), p("restarts"), p("samples")))
 ' "$out/report.h5"
   done
+  # The figure to quote: the median wall time (of an even count, the mean of the middle two) and
+  # the largest peak memory of the runs.
+  printf '%s\n' "${walls[@]}" | sort -g | awk -v s="$simulated" -v n="$runs" -v k="$(printf '%s\n' "${peaks[@]}" | sort -g | tail -1)" \
+    '{ w[NR] = $1 } END { m = (n % 2 == 1) ? w[(n + 1) / 2] : (w[n / 2] + w[n / 2 + 1]) / 2;
+       printf "  median of %d: wall %.2f s (%.2f-%.2f s), speed %.2fx real time, peak %.0f MiB\n", n, m, w[1], w[n], (m > 0 ? s / m : 0), k / 1024 }'
 }
 
-if $sizes; then
+case "$mode" in
+  hour)
+    bench "24,576 GPUs (liquid-to-air), 1 h, 60 s samples" 3600 \
+      run "$top/scenarios/llama3-24k-l2a.yaml" --duration "1 h" --output-interval 60
+    exit 0 ;;
+  day)
+    bench "24,576 GPUs (liquid-to-air), 24 h, 600 s samples" 86400 \
+      run "$top/scenarios/llama3-24k-l2a.yaml" --duration "24 h" --output-interval 600
+    exit 0 ;;
+esac
+
+if [[ "$mode" == sizes ]]; then
   duration="${DCTWIN_BENCH_DURATION:-3 min}"
   simulated="$("$python" -c '
 import sys

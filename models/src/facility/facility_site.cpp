@@ -410,7 +410,9 @@ void FacilitySite::knot(double t, const std::vector<double>& x, const std::vecto
                         const std::vector<double>& after) {
   if (!feed_ || t <= feed_->time()) return;  // not started yet (it starts at the first sample)
   // Both sides are the same load unless the update changed some GPU's power (most ticks do not).
-  const bool same = &before == &after || (job_ != nullptr && job_->same_power(before.data(), after.data()));
+  // (The job knows whether its updates at t touched those inputs; only then are they compared.)
+  const bool same = &before == &after || (job_ != nullptr && (!job_->power_inputs_changed_at(t) ||
+                                                              job_->same_power(before.data(), after.data())));
   // After the job's update at t its per-pod sums are this side's load, summed in the same order
   // from the same leakage (the same x): no second pass over the GPUs.
   const workload::TrainingJob::GroupPowerSums* after_sums = job_ != nullptr ? job_->power_by_group(t) : nullptr;

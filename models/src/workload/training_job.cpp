@@ -279,7 +279,7 @@ double TrainingJob::commanded_power(const double* d, std::size_t gpu, bool mitig
   // The result depends on the discrete state only through the phase, the gate ratio and this
   // GPU's clock; the last result per GPU is kept with them and reused while they stay equal
   // (every derivative evaluation asks for every GPU's power).
-  CommandedPower& memo = commanded_memo_[2 * gpu + (mitigated ? 1 : 0)];
+  CommandedPower& memo = commanded_memo_[(mitigated ? gpus_.count() : 0) + gpu];
   if (memo.phase == phase && memo.gate == gate && memo.clock == clock) return memo.power;
   double power = p_.power.static_power +
                  gpus_.spread(gpu).power_scale * governor_.power().dynamic_power(activity(d, gpu, mitigated), clock);
@@ -412,10 +412,18 @@ double TrainingJob::power_sums(const solver::EvalContext& ctx, const solver::Blo
   double sum = 0.0;
   std::vector<double>& by_group = group_sums_[block.block];
   by_group.assign(groups, 0.0);
+  // GPU i belongs to group i / group_size_; the GPUs come in order, so the group moves on at each
+  // group's end instead of a division per GPU (the same sums, in the same order).
+  std::size_t group = groups > 0 ? block.first / group_size_ : 0;
+  std::size_t group_end = groups > 0 ? (group + 1) * group_size_ : std::numeric_limits<std::size_t>::max();
   gpus_.for_each_power(block.first, block.last, ctx, [&](std::size_t i, bool on, double power) {
     const double p = on ? power + leakage_[i] : 0.0;
     sum += p;
-    if (groups > 0) by_group[i / group_size_] += p;
+    if (i == group_end) {
+      ++group;
+      group_end += group_size_;
+    }
+    if (groups > 0) by_group[group] += p;
   });
   return sum;
 }
@@ -590,6 +598,7 @@ void TrainingJob::regate(double t, double* d) const {
 
 void TrainingJob::initial_discrete(double* d) const {
   group_sums_time_ = std::numeric_limits<double>::quiet_NaN();  // a new run: no sums taken yet
+  power_inputs_changed_time_ = std::numeric_limits<double>::quiet_NaN();
   const GovernorState cool = governor_.initial_state();
   for (std::size_t i = 0; i < gpus_.count(); ++i) {
     slot(d, clock_, i) = cool.clock;
@@ -690,13 +699,10 @@ bool TrainingJob::update_discrete(const solver::EvalContext& ctx, const double* 
     gpus_.leakage_powers(block.first, block.last, x, leakage_.data() + block.first);
     for (std::size_t i = block.first; i < block.last; ++i) {
       if (d[off + i] != 0.0) continue;
+      // d_next holds d's values on entry (Component::update_discrete): a GPU at rest keeps them.
       if (d[clock + i] == rest.clock && d[ceiling + i] == rest.thermal_ceiling && d[reasons + i] == rest_reasons &&
-          tj[i] <= limits.max_operating && thbm[i] <= limits.hbm_max_operating && leakage_[i] <= rest_leakage_limit[i]) {
-        d_next[clock + i] = rest.clock;
-        d_next[ceiling + i] = rest.thermal_ceiling;
-        d_next[reasons + i] = rest_reasons;
+          tj[i] <= limits.max_operating && thbm[i] <= limits.hbm_max_operating && leakage_[i] <= rest_leakage_limit[i])
         continue;
-      }
       const GovernorState s{d[clock + i], d[ceiling + i], static_cast<std::uint32_t>(d[reasons + i]), false};
       const GovernorState next = governor_.update(s, governor_inputs(i, x, spec, leakage_[i]));
       if (next.shut_down) {
@@ -731,8 +737,12 @@ bool TrainingJob::update_discrete(const solver::EvalContext& ctx, const double* 
   changed |= rebase_ramps(ctx.t, d, d_next);
   // No clock moved, no GPU shut down and no ramp started over: the phase, gate ratio, clocks and
   // ramps the powers read are those the pass saw, and so are its sums.
-  if (changed || shutdown) track_power(d_next, ctx.t);
-  else finish_power_tracking(d_next, ctx.t, power_sum);
+  if (changed || shutdown) {
+    power_inputs_changed_time_ = ctx.t;
+    track_power(d_next, ctx.t);
+  } else {
+    finish_power_tracking(d_next, ctx.t, power_sum);
+  }
   return changed;
 }
 
@@ -776,6 +786,7 @@ bool TrainingJob::scheduled_update(const solver::EvalContext& ctx, const double*
   });
   regate(t, d_next);
   rebase_ramps(t, ctx.discrete, d_next);
+  power_inputs_changed_time_ = t;
   track_power(d_next, t);
   return true;
 }

@@ -373,6 +373,7 @@ TEST_CASE("An update's power sums hold whether its governors stay at rest or mov
   CHECK_FALSE(job.update_discrete(solver::EvalContext{t, t, rig.discrete.data()}, rig.state.data(), next.data()));
   const std::vector<double> at_rest = check_sums(rig.state, next);
   CHECK(job.same_power(rig.discrete.data(), next.data()));
+  CHECK_FALSE(job.power_inputs_changed_at(t));  // the feed's knot may skip the comparison
 
   std::vector<double> hot = rig.state;
   hot[static_cast<std::size_t>(rig.gpus->junction_index(100))] = 89.0 + kelvin;  // above 87 degC, below shutdown
@@ -381,6 +382,8 @@ TEST_CASE("An update's power sums hold whether its governors stay at rest or mov
   CHECK(job.clock(next.data(), 100) < job.clock(rig.discrete.data(), 100));
   CHECK(job.powered(100, solver::EvalContext{t, t, next.data()}));
   CHECK_FALSE(job.same_power(rig.discrete.data(), next.data()));
+  CHECK(job.power_inputs_changed_at(t));
+  CHECK_FALSE(job.power_inputs_changed_at(t + 0.1));
   const std::vector<double> moved = check_sums(hot, next);
   CHECK(moved[100 / size] < at_rest[100 / size]);  // the hot GPU draws less at its lower clock
 }

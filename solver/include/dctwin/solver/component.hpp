@@ -149,8 +149,10 @@ class Component {
   /// start + k * period, as a controller's firmware clock ticks; each is a known discontinuity.
   [[nodiscard]] virtual double update_period() const { return 0.0; }
   /// The update at time ctx.t: reads the continuous state `x` and the discrete state as it was
-  /// (`ctx.discrete`), writes the new discrete values into `d_next` (this component's slice only;
-  /// the rest of `d_next` holds the old values). Returns true when the update may have changed
+  /// (`ctx.discrete`), writes the new discrete values into `d_next` (this component's slice only).
+  /// On entry `d_next` holds the old values throughout (a copy of ctx.discrete, or that with the
+  /// updates of other components due at the same time), so an entry that keeps its value need not
+  /// be written. Returns true when the update may have changed
   /// the derivatives (a new clock, a new valve position); false when it changed nothing or only
   /// bookkeeping that the derivatives do not read, so that the integrator can go on without a
   /// restart.

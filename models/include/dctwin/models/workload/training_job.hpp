@@ -136,6 +136,10 @@ class TrainingJob final : public solver::Component, public thermal::GpuPowerSour
   /// True when every GPU draws the same power at any time under discrete states a and b: the
   /// inputs of power() and powered() (phase, gate, clocks, shutdowns, ramps) are bit for bit equal.
   [[nodiscard]] bool same_power(const double* a, const double* b) const;
+  /// False when none of this job's updates at time t (periodic or scheduled) may have changed
+  /// those inputs: then same_power(before, after) holds for the discrete states around them
+  /// without comparing them. True when one may have (same_power then tells).
+  [[nodiscard]] bool power_inputs_changed_at(double t) const { return power_inputs_changed_time_ == t; }
 
   // thermal::GpuPowerSource
   [[nodiscard]] double power(std::size_t gpu, const solver::EvalContext& ctx) const override;
@@ -238,8 +242,9 @@ class TrainingJob final : public solver::Component, public thermal::GpuPowerSour
   std::vector<InterruptionClass> classes_;  ///< drawn classes, then "gpu_thermal_shutdown"
   std::vector<Interruption> interruptions_;
   std::vector<std::string> labels_;
-  /// commanded_power's last result per GPU (two entries each: without and with mitigation) with
-  /// the discrete values it was computed from; NaN keys never match, so the first call computes.
+  /// commanded_power's last result per GPU with the discrete values it was computed from; NaN
+  /// keys never match, so the first call computes. Two halves: without mitigation (GPU i at i),
+  /// then with it (at count + i), the one every power() call reads, contiguous.
   struct CommandedPower {
     double phase = std::numeric_limits<double>::quiet_NaN();
     double gate = 0.0, clock = 0.0, power = 0.0;
@@ -253,6 +258,8 @@ class TrainingJob final : public solver::Component, public thermal::GpuPowerSour
   std::size_t group_size_ = 0;                 ///< GPUs per group for the power sums (0 = none)
   mutable GroupPowerSums group_sums_;           ///< the last update's sums per block and group [W]
   mutable double group_sums_time_ = std::numeric_limits<double>::quiet_NaN();  ///< when they were taken
+  /// The last time an update may have changed what the powers read (power_inputs_changed_at).
+  mutable double power_inputs_changed_time_ = std::numeric_limits<double>::quiet_NaN();
   [[nodiscard]] const std::vector<double>& rest_leakage(JobPhase phase) const;
   // Discrete groups.
   int clock_ = 0, reasons_ = 0, ceiling_ = 0, off_ = 0;
