@@ -54,6 +54,17 @@ double RackPlateCoolant::environment_resistance(std::size_t g, const solver::Eva
   return phase_constants_[flows_.phase_index(ctx.segment_start)].resistance[g];
 }
 
+void RackPlateCoolant::environment_coefficients(std::size_t first, std::size_t last, const solver::EvalContext& ctx,
+                                                Coefficients* out) const {
+  // As environment_terms() and environment_resistance(), with the phase and the group located once.
+  const std::vector<double>& resistance = phase_constants_[flows_.phase_index(ctx.segment_start)].resistance;
+  const solver::Index t0 = temperature_index(0);
+  for (std::size_t g = first; g < last; ++g) {
+    const solver::Index c = t0 + static_cast<solver::Index>(g);
+    out[g - first] = {{{{c, 1.0}, {c, 0.0}}}, resistance[g]};
+  }
+}
+
 thermal::GpuEnvironment::OwnNode RackPlateCoolant::own_node(std::size_t g, const solver::EvalContext& ctx) const {
   return {capacitance_, phase_constants_[flows_.phase_index(ctx.segment_start)].capacity_rate[g]};
 }
@@ -71,12 +82,22 @@ void RackPlateCoolant::initial_state(double* x) const {
 void RackPlateCoolant::derivatives(const solver::EvalContext& ctx, const double* x, double* xdot) const {
   const PhaseConstants& k = phase_constants_[flows_.phase_index(ctx.segment_start)];
   const std::size_t per_rack = layout_.gpus_per_rack();
+  // The groups are contiguous: plate g's coolant is x[c0 + g], its GPU's base x[b0 + g]; the
+  // supply index is looked up once per rack.
+  const auto c0 = static_cast<std::size_t>(temperature_index(0)), b0 = static_cast<std::size_t>(gpus_.base_index(0));
   solver::for_each_block(layout_.gpus(), [&](const solver::BlockRange& block) {
+    std::size_t rack = block.first / per_rack;
+    std::size_t rack_end = (rack + 1) * per_rack;
+    double t_supply = x[pods_->supply_index(layout_.pod_of_rack(rack))];
     for (std::size_t g = block.first; g < block.last; ++g) {
-      const double t_supply = x[pods_->supply_index(layout_.pod_of_rack(g / per_rack))];
+      if (g == rack_end) {
+        ++rack;
+        rack_end += per_rack;
+        t_supply = x[pods_->supply_index(layout_.pod_of_rack(rack))];
+      }
       const double c_g = k.capacity_rate[g], g_cp = k.conductance[g];
-      const double tc = x[temperature_index(g)];
-      xdot[temperature_index(g)] += (c_g * (t_supply - tc) + g_cp * (x[gpus_.base_index(g)] - tc)) / capacitance_;
+      const double tc = x[c0 + g];
+      xdot[c0 + g] += (c_g * (t_supply - tc) + g_cp * (x[b0 + g] - tc)) / capacitance_;
     }
   });
 }

@@ -199,6 +199,11 @@ GpuPackageArray::GpuPackageArray(std::string name, GpuPackageParameters paramete
   declare_event("junction_shutdown");
 }
 
+void GpuEnvironment::environment_coefficients(std::size_t first, std::size_t last, const solver::EvalContext& ctx,
+                                              Coefficients* out) const {
+  for (std::size_t i = first; i < last; ++i) out[i - first] = {environment_terms(i), environment_resistance(i, ctx)};
+}
+
 double GpuPowerSource::next_change(double) const { return std::numeric_limits<double>::infinity(); }
 
 void GpuPowerSource::powers(std::size_t first, std::size_t last, const solver::EvalContext& ctx, double* power,
@@ -272,18 +277,21 @@ void GpuPackageArray::derivatives(const solver::EvalContext& ctx, const double* 
   solver::for_each_block(count(), [&](const solver::BlockRange& block) {
     double block_total = 0.0;
     // The leakage of a chunk of GPUs in one vectorised pass, then the chunk's derivatives.
+    // The environment's coefficients of the chunk too, in one call.
     std::array<double, power_chunk> leakage;
+    std::array<GpuEnvironment::Coefficients, power_chunk> environment;
     for (std::size_t c = block.first; c < block.last; c += power_chunk) {
       const std::size_t c_last = std::min(c + power_chunk, block.last);
       leakage_powers(c, c_last, x, leakage.data());
+      environment_->environment_coefficients(c, c_last, ctx, environment.data());
       for_each_power(c, c_last, ctx, [&](std::size_t i, bool on, double p) {
         const double tj = x[j0 + i], th = x[h0 + i], tb = x[b0 + i];
-        const auto terms = environment_->environment_terms(i);
-        const double te = terms[0].second * x[terms[0].first] + terms[1].second * x[terms[1].first];
+        const GpuEnvironment::Coefficients& e = environment[i - c];
+        const double te = e.terms[0].second * x[e.terms[0].first] + e.terms[1].second * x[e.terms[1].first];
         const double leak = on ? leakage[i - c] : 0.0;
         const double q_jb = (tj - tb) / (spread_[i].resistance_scale * p_.junction_to_base_resistance);
         const double q_hb = (th - tb) / p_.hbm_to_base_resistance;
-        const double q_be = (tb - te) / environment_->environment_resistance(i, ctx);
+        const double q_be = (tb - te) / e.resistance;
         xdot[j0 + i] += ((1.0 - f_h) * p + leak - q_jb) / p_.junction_capacitance;
         xdot[h0 + i] += (f_h * p - q_hb) / p_.hbm_capacitance;
         xdot[b0 + i] += (q_jb + q_hb - q_be) / p_.base_capacitance;

@@ -59,6 +59,8 @@ class RackPlateCoolant final : public solver::Component, public thermal::GpuEnvi
     return {{{temperature_index(g), 1.0}, {temperature_index(g), 0.0}}};
   }
   double environment_resistance(std::size_t g, const solver::EvalContext& ctx) const override;
+  void environment_coefficients(std::size_t first, std::size_t last, const solver::EvalContext& ctx,
+                                Coefficients* out) const override;
   // Each plate's coolant is heated by its GPU alone and fed from the pod supply header.
   solver::Index own_node_state(std::size_t g) const override { return temperature_index(g); }
   OwnNode own_node(std::size_t g, const solver::EvalContext& ctx) const override;

@@ -40,6 +40,16 @@ class GpuEnvironment {
   [[nodiscard]] virtual std::array<std::pair<solver::Index, double>, 2> environment_terms(std::size_t gpu) const = 0;
   /// R_e,i [K/W] on the segment described by ctx.
   [[nodiscard]] virtual double environment_resistance(std::size_t gpu, const solver::EvalContext& ctx) const = 0;
+  /// environment_terms() and environment_resistance() of one GPU.
+  struct Coefficients {
+    std::array<std::pair<solver::Index, double>, 2> terms;
+    double resistance = 0.0;  ///< R_e,i [K/W]
+  };
+  /// Both of GPUs [first, last) at once, into out[i - first]. The default asks GPU by GPU; an
+  /// environment of thousands of GPUs answers without two virtual calls each (every right-hand
+  /// side asks for every GPU's).
+  virtual void environment_coefficients(std::size_t first, std::size_t last, const solver::EvalContext& ctx,
+                                        Coefficients* out) const;
 
   /// When T_e,i is a state of its own that only GPU i heats, and that otherwise exchanges heat
   /// only with a stream entering at another state's temperature,
