@@ -144,37 +144,58 @@ struct CvodeIntegrator::Impl {
     physical_into(t, shifted_state, x_shifted.data());
     return x_shifted.data();
   }
-  /// x = y + r(t) written into `x` (a copy of y without forced responses), in blocks: the state
-  /// handed out at every requested time, written once where it is wanted.
-  void physical_into(double t, const double* shifted_state, double* x) {
+  /// x = y + r(t) written into `x` (a copy of y without forced responses), in blocks. With
+  /// kCheck (the state handed out at a requested time, written once where it is wanted) it
+  /// returns the first entry that is not finite, or -1; without (the right-hand side's own
+  /// copy), -1.
+  template <bool kCheck = false>
+  long physical_into(double t, const double* shifted_state, double* x) {
     if (shifted) shift_at(t, false);
     const double* shift = shifted ? r.data() : nullptr;
+    std::array<long, parallel_blocks> first_bad;
+    first_bad.fill(-1);
     for_each_block(
         static_cast<std::size_t>(system->size()),
-        [&](const BlockRange& block) {
-          if (shift == nullptr) {
-            std::copy(shifted_state + block.first, shifted_state + block.last, x + block.first);
-            return;
-          }
-          for (std::size_t i = block.first; i < block.last; ++i) x[i] = shifted_state[i] + shift[i];
-        },
+        [&](const BlockRange& block) { form_run<kCheck>(shifted_state, shift, x, block, first_bad[block.block]); },
         vector_parallel_minimum);
+    return first_of(first_bad);
   }
 
-  /// x = y + r(t) on the states of `ranges` only; x's other entries keep their values.
-  void physical_in(double t, const double* shifted_state, double* x, const StateRanges& ranges) {
+  /// x = y + r(t) on the states of `ranges` only; x's other entries keep their values. Returns
+  /// the first formed entry that is not finite (with kCheck), or -1.
+  template <bool kCheck = false>
+  long physical_in(double t, const double* shifted_state, double* x, const StateRanges& ranges) {
     if (shifted) shift_in(t, ranges);
     const double* shift = shifted ? r.data() : nullptr;
+    std::array<long, parallel_blocks> first_bad;
+    first_bad.fill(-1);
     for_each_block_in(
-        ranges,
-        [&](const BlockRange& run) {
-          if (shift == nullptr) {
-            std::copy(shifted_state + run.first, shifted_state + run.last, x + run.first);
-            return;
-          }
-          for (std::size_t i = run.first; i < run.last; ++i) x[i] = shifted_state[i] + shift[i];
-        },
+        ranges, [&](const BlockRange& run) { form_run<kCheck>(shifted_state, shift, x, run, first_bad[run.block]); },
         vector_parallel_minimum);
+    return first_of(first_bad);
+  }
+
+  /// x = y (+ shift) over one run; with kCheck, the run's first entry that is not finite into
+  /// `bad` unless it holds an earlier one (runs of a block come in order).
+  template <bool kCheck>
+  static void form_run(const double* y, const double* shift, double* x, const BlockRange& run, long& bad) {
+    if (shift == nullptr) std::copy(y + run.first, y + run.last, x + run.first);
+    else for (std::size_t i = run.first; i < run.last; ++i) x[i] = y[i] + shift[i];
+    if constexpr (kCheck) {
+      if (bad >= 0) return;
+      for (std::size_t i = run.first; i < run.last; ++i) {
+        if (!std::isfinite(x[i])) {
+          bad = static_cast<long>(i);
+          return;
+        }
+      }
+    }
+  }
+  /// The first of the blocks' first entries (the blocks come in index order), or -1.
+  static long first_of(const std::array<long, parallel_blocks>& first_bad) {
+    for (const long bad : first_bad)
+      if (bad >= 0) return bad;
+    return -1;
   }
 
   ~Impl() {
@@ -433,6 +454,7 @@ void CvodeIntegrator::restart(double t, const std::vector<double>& x, double seg
   m.finished_segments.segments += 1;
   t_ = t;
   x_ = x;
+  not_finite_ = -1;
 }
 
 double CvodeIntegrator::step_time() const {
@@ -535,7 +557,7 @@ AdvanceResult CvodeIntegrator::advance(double t_out, const StateRanges* only) {
   sunrealtype tn = step_time();
   auto at_root = [&](double t_root) {
     t_ = t_root;
-    m.physical_into(t_, N_VGetArrayPointer(m.y), x_.data());
+    not_finite_ = m.physical_into<true>(t_, N_VGetArrayPointer(m.y), x_.data());
     complete_ = true;
     roots_ = m.roots;
     return AdvanceResult::root_found;
@@ -550,7 +572,7 @@ AdvanceResult CvodeIntegrator::advance(double t_out, const StateRanges* only) {
   while (tn < t_out) {
     if (steps == m.settings.max_steps_per_output) {
       t_ = tn;
-      m.physical_into(t_, N_VGetArrayPointer(m.y), x_.data());
+      not_finite_ = m.physical_into<true>(t_, N_VGetArrayPointer(m.y), x_.data());
       complete_ = true;
       char detail[160];
       std::snprintf(detail, sizeof detail, "at t = %.9g s, %ld steps without reaching t = %.9g s (max_steps_per_output)",
@@ -576,11 +598,11 @@ AdvanceResult CvodeIntegrator::advance(double t_out, const StateRanges* only) {
   const auto interpolation_start = std::chrono::steady_clock::now();
   if (only != nullptr) {  // only the states asked for; complete_state() forms the rest
     m.check(linear_combination_in(m.y, *only, [&] { return CVodeGetDky(m.cvode, t_out, 0, m.y); }), "CVodeGetDky");
-    m.physical_in(t_, N_VGetArrayPointer(m.y), x_.data(), *only);
+    not_finite_ = m.physical_in<true>(t_, N_VGetArrayPointer(m.y), x_.data(), *only);
     complete_ = false;
   } else {
     m.check(CVodeGetDky(m.cvode, t_out, 0, m.y), "CVodeGetDky");
-    m.physical_into(t_, N_VGetArrayPointer(m.y), x_.data());
+    not_finite_ = m.physical_into<true>(t_, N_VGetArrayPointer(m.y), x_.data());
     complete_ = true;
   }
   m.interpolation_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - interpolation_start).count();
@@ -593,7 +615,7 @@ void CvodeIntegrator::complete_state() {
   const auto interpolation_start = std::chrono::steady_clock::now();
   // CVODE has not stepped since the partial advance(): time() is still inside its last step.
   m.check(CVodeGetDky(m.cvode, t_, 0, m.y), "CVodeGetDky");
-  m.physical_into(t_, N_VGetArrayPointer(m.y), x_.data());
+  not_finite_ = m.physical_into<true>(t_, N_VGetArrayPointer(m.y), x_.data());
   complete_ = true;
   m.interpolation_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - interpolation_start).count();
 }
@@ -603,7 +625,7 @@ void CvodeIntegrator::fail(int flag, double t_reached) {
   // The time and state CVODE reached, and the state whose local error estimate (weighted as the
   // error test weighs it) was largest: where the run went wrong.
   t_ = t_reached;
-  m.physical_into(t_, N_VGetArrayPointer(m.y), x_.data());
+  not_finite_ = m.physical_into<true>(t_, N_VGetArrayPointer(m.y), x_.data());
   complete_ = true;
   // Only error-test and corrector failures point at a state; too much work or accuracy do not.
   const bool state_specific = flag == CV_ERR_FAILURE || flag == CV_CONV_FAILURE;

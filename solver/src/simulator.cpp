@@ -80,49 +80,19 @@ void copy_in_blocks(const std::vector<double>& from, std::vector<double>& to) {
   }, parallel_copy_minimum);
 }
 
-/// to = from on the states of `ranges`, in blocks; returns the first of them that is not finite,
-/// or -1.
-long copy_checking_finite_in(const std::vector<double>& from, std::vector<double>& to, const StateRanges& ranges) {
-  std::array<long, parallel_blocks> first_bad;
-  first_bad.fill(-1);
-  for_each_block_in(ranges, [&](const BlockRange& run) {
-    long& bad = first_bad[run.block];
-    for (std::size_t i = run.first; i < run.last; ++i) {
-      to[i] = from[i];
-      if (bad < 0 && !std::isfinite(from[i])) bad = static_cast<long>(i);
-    }
-  }, parallel_copy_minimum);
-  for (const long bad : first_bad)
-    if (bad >= 0) return bad;
-  return -1;
-}
-
-/// to = from, in blocks; returns the first element that is not finite, or -1.
-long copy_checking_finite(const std::vector<double>& from, std::vector<double>& to) {
-  to.resize(from.size());
-  std::array<long, parallel_blocks> first_bad{};
-  for_each_block(from.size(), [&](const BlockRange& block) {
-    long bad = -1;
-    for (std::size_t i = block.first; i < block.last; ++i) {
-      to[i] = from[i];
-      if (bad < 0 && !std::isfinite(from[i])) bad = static_cast<long>(i);
-    }
-    first_bad[block.block] = bad;
-  }, parallel_copy_minimum);
-  for (const long bad : first_bad)
-    if (bad >= 0) return bad;
-  return -1;
-}
-
 }  // namespace
 
-SimulationStatus Simulator::run(std::vector<double> x, SimulationObserver& observer,
+SimulationStatus Simulator::run(std::vector<double> initial, SimulationObserver& observer,
                                 const std::atomic<bool>* cancel) {
-  DCTWIN_DEMAND(static_cast<Index>(x.size()) == system_.size(), "initial state of the wrong size");
+  DCTWIN_DEMAND(static_cast<Index>(initial.size()) == system_.size(), "initial state of the wrong size");
   statistics_ = {};
   RunWallTimes times;
   const auto run_start = WallClock::now();
   CvodeIntegrator integrator(system_, settings_.integrator);
+  // The state at t: the initial state until the integrator starts, then the integrator's own,
+  // read where it is formed (no copy per tick; the integrator checks what it forms for values
+  // that are not finite).
+  const std::vector<double>* x = &initial;
   std::vector<double> outputs(system_.output_value_count(), 0.0);
   SampleClock clock(settings_.start_time, settings_.end_time, settings_.output_interval);
 
@@ -188,24 +158,24 @@ SimulationStatus Simulator::run(std::vector<double> x, SimulationObserver& obser
     const PartTimer timer(times.integration);
     integrator.complete_state();
     x_complete = true;
-    not_finite_state = copy_checking_finite(integrator.state(), x);
+    not_finite_state = integrator.first_non_finite_state();
     return not_finite_state < 0;
   };
   std::vector<double> discrete_before;
   auto sample = [&](double at) {
     if (knots) {
       const PartTimer timer(times.knots);
-      observer.on_knot(at, x, discrete, discrete);
+      observer.on_knot(at, *x, discrete, discrete);
     }
     const PartTimer timer(times.samples);
-    system_.compute_outputs(EvalContext{at, segment_start, discrete.data()}, x.data(), outputs.data());
-    observer.on_sample(at, x, outputs);
+    system_.compute_outputs(EvalContext{at, segment_start, discrete.data()}, x->data(), outputs.data());
+    observer.on_sample(at, *x, outputs);
   };
   long events = 0;
   auto finish = [&](SimulationStatus status) {
     if (!x_complete) {  // a state not finite stopped the run at a tick that formed x in part
       integrator.complete_state();
-      x = integrator.state();
+      x = &integrator.state();
       x_complete = true;
     }
     statistics_ = integrator.statistics();
@@ -213,7 +183,7 @@ SimulationStatus Simulator::run(std::vector<double> x, SimulationObserver& obser
     times.total = seconds_since(run_start);
     times.interpolation = statistics_.wall_time.interpolation;  // measured by the integrator
     statistics_.wall_time = times;
-    final_state_ = x;
+    final_state_ = *x;
     final_discrete_ = discrete;
     status.time = t;
     return status;
@@ -271,7 +241,7 @@ SimulationStatus Simulator::run(std::vector<double> x, SimulationObserver& obser
       if (c.next(settings_.start_time) > t) continue;
       const PartTimer timer(times.periodic_updates);
       tick_changed_forcing |=
-          c.component->update_discrete(EvalContext{t, t, discrete.data()}, x.data(), discrete_next.data());
+          c.component->update_discrete(EvalContext{t, t, discrete.data()}, x->data(), discrete_next.data());
       ++c.k;
       updated = true;
     }
@@ -292,7 +262,7 @@ SimulationStatus Simulator::run(std::vector<double> x, SimulationObserver& obser
       if (scheduled[k] > t) continue;
       const PartTimer timer(times.scheduled_updates);
       restart_needed |=
-          components[k]->scheduled_update(EvalContext{t, t, discrete.data()}, x.data(), discrete_next.data());
+          components[k]->scheduled_update(EvalContext{t, t, discrete.data()}, x->data(), discrete_next.data());
       scheduled_ran = true;
     }
     if (scheduled_ran) {
@@ -303,7 +273,7 @@ SimulationStatus Simulator::run(std::vector<double> x, SimulationObserver& obser
     const std::vector<double>& before = before_kept ? discrete_before : discrete;
     if (knots) {
       const PartTimer timer(times.knots);
-      observer.on_knot(t, x, before, discrete);
+      observer.on_knot(t, *x, before, discrete);
     }
     // An update that changed the forcing need not restart the integrator when the forced
     // responses absorb the change (integrator.hpp); forcing edges always restart.
@@ -315,7 +285,7 @@ SimulationStatus Simulator::run(std::vector<double> x, SimulationObserver& obser
                                    settings_.end_time});
       {
         const PartTimer timer(times.continuations);
-        continued = integrator.continue_across(t, x, before.data(), discrete.data(), end);
+        continued = integrator.continue_across(t, *x, before.data(), discrete.data(), end);
       }
       not_absorbed = integrator_at_t && !continued;
       if (continued) {
@@ -350,7 +320,8 @@ SimulationStatus Simulator::run(std::vector<double> x, SimulationObserver& obser
     if (restart_needed || segment_end < integrator.step_time()) {
       if (!complete_x()) return stop_not_finite();
       const PartTimer timer(times.restarts);
-      integrator.restart(t, x, segment_end, discrete.data());
+      integrator.restart(t, *x, segment_end, discrete.data());
+      x = &integrator.state();
       restart_needed = false;
     } else if (segment_end != integrator_segment_end) {
       integrator.extend(segment_end);
@@ -382,7 +353,7 @@ SimulationStatus Simulator::run(std::vector<double> x, SimulationObserver& obser
       } catch (const SolverError& e) {
         times.integration += seconds_since(integration_start);
         t = integrator.time();
-        x = integrator.state();
+        x = &integrator.state();
         x_complete = true;
         // Name the component whose state had the largest weighted error when CVODE gave up.
         std::string component, detail = e.what();
@@ -394,8 +365,8 @@ SimulationStatus Simulator::run(std::vector<double> x, SimulationObserver& obser
       }
       t = integrator.time();
       x_complete = integrator.state_complete();
-      const long bad = x_complete ? copy_checking_finite(integrator.state(), x)
-                                  : copy_checking_finite_in(integrator.state(), x, *only);
+      x = &integrator.state();
+      const long bad = integrator.first_non_finite_state();
       times.integration += seconds_since(integration_start);
       if (bad >= 0) {
         return finish({StopReason::solver_failure, t, "",
@@ -410,7 +381,7 @@ SimulationStatus Simulator::run(std::vector<double> x, SimulationObserver& obser
           if (direction == 0) continue;
           const auto [component, local] = system_.event_owner(k);
           const EventOutcome outcome =
-              component->on_event(local, direction > 0, EvalContext{t, segment_start, discrete.data()}, x.data());
+              component->on_event(local, direction > 0, EvalContext{t, segment_start, discrete.data()}, x->data());
           ++events;
           observer.on_event(t, component->name(), component->event_names()[static_cast<std::size_t>(local)],
                             outcome.message);

@@ -312,3 +312,93 @@ TEST_CASE("A tick that formed part of the state and restarts the integrator rest
   const auto [unstepped_final, unstepped_samples] = run_declaring(true, 100.0);
   CHECK(part_final[2] - unstepped_final[2] > 1.5);
 }
+
+namespace {
+
+/// One state that relaxes to 300 K and one that its own response turns into NaN from `bad_from`
+/// on (r = NaN, r' = 0: y stays finite, so CVODE never sees it); with `ticking`, a 0.1-s update
+/// that reads that state alone (declared), so that a tick forms it in part.
+class PoisonedState final : public dctwin::solver::Component {
+ public:
+  PoisonedState(double bad_from, bool ticking) : Component("poison"), bad_from_(bad_from), ticking_(ticking) {
+    relaxing_ = declare_state_group({"relaxing", "K", "a state relaxing to 300 K", 1});
+    value_ = declare_state_group({"value", "K", "the state that turns NaN", 1});
+  }
+  [[nodiscard]] Index value() const { return index(value_); }
+  [[nodiscard]] double bad_from() const { return bad_from_; }
+  void initial_state(double* x) const override {
+    x[index(relaxing_)] = 310.0;
+    x[value()] = 300.0;
+  }
+  void derivatives(const EvalContext&, const double* x, double* xdot) const override {
+    xdot[index(relaxing_)] += -0.1 * (x[index(relaxing_)] - 300.0);
+  }
+  void jacobian_pattern(dctwin::solver::PatternSink& p) const override {
+    p.add(index(relaxing_), index(relaxing_));
+    p.add(value(), value());
+  }
+  void jacobian(const EvalContext&, const double*, dctwin::solver::JacobianSink& jac) const override {
+    jac.add(index(relaxing_), index(relaxing_), -0.1);
+  }
+  [[nodiscard]] double update_period() const override { return ticking_ ? 0.1 : 0.0; }
+  bool update_discrete(const EvalContext&, const double*, double*) const override { return false; }
+  [[nodiscard]] std::optional<dctwin::solver::StateRanges> states_read_by_update() const override {
+    return dctwin::solver::StateRanges{{value(), 1}};
+  }
+  [[nodiscard]] std::unique_ptr<ForcedResponse> make_forced_response() const override;
+
+ private:
+  double bad_from_;
+  bool ticking_;
+  int relaxing_ = 0, value_ = 0;
+};
+
+class PoisonResponse final : public ForcedResponse {
+ public:
+  explicit PoisonResponse(const PoisonedState& c) : c_(c) {}
+  void reset(const EvalContext&, const double*) override {}
+  void reanchor(const EvalContext&, const double*) override {}
+  void evaluate(double t, double* r, double* r_dot) const override {
+    r[c_.value()] = t < c_.bad_from() ? 0.0 : std::numeric_limits<double>::quiet_NaN();
+    if (r_dot != nullptr) r_dot[c_.value()] = 0.0;
+  }
+  [[nodiscard]] std::vector<Index> covered_states() const override { return {c_.value()}; }
+
+ private:
+  const PoisonedState& c_;
+};
+
+std::unique_ptr<ForcedResponse> PoisonedState::make_forced_response() const {
+  return std::make_unique<PoisonResponse>(*this);
+}
+
+}  // namespace
+
+TEST_CASE("A state formed not finite ends the run, whether formed whole or in part", "[solver]") {
+  auto run = [](bool ticking) {
+    System system;
+    system.add(std::make_unique<PoisonedState>(2.05, ticking));
+    system.assemble();
+    SimulationSettings settings;
+    settings.end_time = 5.0;
+    settings.output_interval = 0.5;
+    Simulator simulator(system, settings);
+    Recorder recorder;
+    const auto status = simulator.run(recorder);
+    return std::pair{status, recorder.times};
+  };
+  SECTION("at a sample, where the whole state is formed") {
+    const auto [status, samples] = run(false);
+    CHECK(status.reason == dctwin::solver::StopReason::solver_failure);
+    CHECK(status.message == "state poison.value is not finite");
+    CHECK(status.time == 2.5);
+    CHECK(samples.back() == 2.0);
+  }
+  SECTION("at a tick whose update reads that state alone") {
+    const auto [status, samples] = run(true);
+    CHECK(status.reason == dctwin::solver::StopReason::solver_failure);
+    CHECK(status.message == "state poison.value is not finite");
+    CHECK(status.time == Approx(2.1).margin(1e-12));
+    CHECK(samples.back() == 2.0);
+  }
+}

@@ -109,6 +109,9 @@ class CvodeIntegrator {
   /// reaches time() until it steps on.
   void complete_state();
   [[nodiscard]] bool state_complete() const noexcept { return complete_; }
+  /// The first entry of state() that the last advance() or complete_state() formed and found not
+  /// finite, or -1 (checked where the state is formed: a caller reads state() without a copy).
+  [[nodiscard]] long first_non_finite_state() const noexcept { return not_finite_; }
 
   [[nodiscard]] double time() const noexcept { return t_; }
   [[nodiscard]] const std::vector<double>& state() const noexcept { return x_; }
@@ -129,6 +132,7 @@ class CvodeIntegrator {
   double t_ = 0.0;
   std::vector<double> x_;
   bool complete_ = true;  // every entry of x_ is the state at t_
+  long not_finite_ = -1;  // first_non_finite_state()
   std::vector<int> roots_;
 };
 
