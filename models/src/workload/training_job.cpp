@@ -428,6 +428,34 @@ double TrainingJob::power_sums(const solver::EvalContext& ctx, const solver::Blo
   return sum;
 }
 
+double TrainingJob::power_sums_at_rest(const double* d, const solver::BlockRange& block, double rest_clock) const {
+  // power_sums() term by term: p = P_i + L_i for a powered GPU (0 otherwise), P_i the commanded
+  // power at the rest clock (what the power source gives without ramps), in the same order.
+  const std::size_t groups = group_size_ > 0 ? (gpus_.count() + group_size_ - 1) / group_size_ : 0;
+  double sum = 0.0;
+  std::vector<double>& by_group = group_sums_[block.block];
+  by_group.assign(groups, 0.0);
+  std::size_t group = groups > 0 ? block.first / group_size_ : 0;
+  std::size_t group_end = groups > 0 ? (group + 1) * group_size_ : std::numeric_limits<std::size_t>::max();
+  const double phase = value(d, phase_), gate = value(d, gate_);
+  const double* off = &d[discrete_index(off_)];
+  for (std::size_t i = block.first; i < block.last; ++i) {
+    double p = 0.0;
+    if (off[i] == 0.0) {
+      double& power = rest_power_[i];
+      if (std::isnan(power)) power = commanded_power(d, i, true, phase, gate, rest_clock);
+      p = power + leakage_[i];
+    }
+    sum += p;
+    if (i == group_end) {
+      ++group;
+      group_end += group_size_;
+    }
+    if (groups > 0) by_group[group] += p;
+  }
+  return sum;
+}
+
 void TrainingJob::track_power(double* d, double t) const {
   const solver::EvalContext ctx{t, t, d};
   solver::BlockSums sums{};
@@ -689,12 +717,23 @@ bool TrainingJob::update_discrete(const solver::EvalContext& ctx, const double* 
   // unless something after the pass changes what the powers read (then track_power again).
   solver::BlockSums power_sum{};
   const solver::EvalContext after{ctx.t, ctx.t, d_next};
+  // A block whose powered GPUs all rest takes its sums from rest_power_ (power_sums_at_rest); that
+  // needs the job to be the GPUs' power source and no smoothing ramps (P_i then depends on the
+  // phase, the gate ratio and the clock alone). rest_power_ holds for one phase, gate and clock.
+  const bool sums_at_rest = !p_.smoothing.enabled && gpus_.power_source() == this;
+  if (sums_at_rest) {
+    const std::array<double, 3> key{value(d, phase_), value(d, gate_), rest.clock};
+    if (key != rest_power_key_) {
+      rest_power_.assign(gpus_.count(), std::numeric_limits<double>::quiet_NaN());
+      rest_power_key_ = key;
+    }
+  }
   // Each GPU's governor state, located once (the groups are contiguous).
   const auto off = static_cast<std::size_t>(discrete_index(off_)), clock = static_cast<std::size_t>(discrete_index(clock_)),
              ceiling = static_cast<std::size_t>(discrete_index(ceiling_)),
              reasons = static_cast<std::size_t>(discrete_index(reasons_));
   solver::for_each_block(gpus_.count(), [&](const solver::BlockRange& block) {
-    bool any_changed = false, any_shutdown = false;
+    bool any_changed = false, any_shutdown = false, all_rest = true;
     std::size_t count_throttled = 0;
     gpus_.leakage_powers(block.first, block.last, x, leakage_.data() + block.first);
     for (std::size_t i = block.first; i < block.last; ++i) {
@@ -703,6 +742,7 @@ bool TrainingJob::update_discrete(const solver::EvalContext& ctx, const double* 
       if (d[clock + i] == rest.clock && d[ceiling + i] == rest.thermal_ceiling && d[reasons + i] == rest_reasons &&
           tj[i] <= limits.max_operating && thbm[i] <= limits.hbm_max_operating && leakage_[i] <= rest_leakage_limit[i])
         continue;
+      all_rest = false;
       const GovernorState s{d[clock + i], d[ceiling + i], static_cast<std::uint32_t>(d[reasons + i]), false};
       const GovernorState next = governor_.update(s, governor_inputs(i, x, spec, leakage_[i]));
       if (next.shut_down) {
@@ -722,7 +762,7 @@ bool TrainingJob::update_discrete(const solver::EvalContext& ctx, const double* 
     block_changed[block.block] = any_changed;
     block_shutdown[block.block] = any_shutdown;
     block_throttled[block.block] = count_throttled;
-    power_sum[block.block] = power_sums(after, block);
+    power_sum[block.block] = sums_at_rest && all_rest ? power_sums_at_rest(d_next, block, rest.clock) : power_sums(after, block);
   });
   bool changed = std::find(block_changed.begin(), block_changed.end(), true) != block_changed.end();
   const bool shutdown = std::find(block_shutdown.begin(), block_shutdown.end(), true) != block_shutdown.end();

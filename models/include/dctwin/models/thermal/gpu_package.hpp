@@ -122,6 +122,8 @@ class GpuPackageArray final : public solver::Component {
   void stop_on_shutdown(bool stop) { stop_on_shutdown_ = stop; }
   /// Wires what each GPU dissipates (before assembly).
   void connect(const GpuPowerSource& source) { source_ = &source; }
+  /// The power source connected (nullptr before connect()).
+  [[nodiscard]] const GpuPowerSource* power_source() const { return source_; }
 
   [[nodiscard]] std::size_t count() const { return spread_.size(); }
   [[nodiscard]] solver::Index junction_index(std::size_t i) const { return index(junction_, static_cast<solver::Index>(i)); }

@@ -230,6 +230,9 @@ class TrainingJob final : public solver::Component, public thermal::GpuPowerSour
   /// track_power's part for one block of GPUs: their board power summed (returned) and per group
   /// (into group_sums_), at the discrete state of ctx.
   double power_sums(const solver::EvalContext& ctx, const solver::BlockRange& block) const;
+  /// power_sums for a block in which every powered GPU's governor rests at `rest_clock` (no
+  /// smoothing ramps): the same sums, each P_i from rest_power_ instead of the power source.
+  double power_sums_at_rest(const double* d, const solver::BlockRange& block, double rest_clock) const;
   /// track_power's end: the blocks' sums in block order into the extremes at d, the groups' time.
   void finish_power_tracking(double* d, double t, const solver::BlockSums& sums) const;
 
@@ -250,6 +253,11 @@ class TrainingJob final : public solver::Component, public thermal::GpuPowerSour
     double gate = 0.0, clock = 0.0, power = 0.0;
   };
   mutable std::vector<CommandedPower> commanded_memo_;
+  /// commanded_power(d, i, true, phase, gate, rest clock) of GPUs at rest, for the power sums of
+  /// updates in which they rest (NaN until first needed), with the phase, gate ratio and rest
+  /// clock they hold for: one read per GPU instead of the memo's four.
+  mutable std::vector<double> rest_power_;
+  mutable std::array<double, 3> rest_power_key_{std::numeric_limits<double>::quiet_NaN(), 0.0, 0.0};
   /// Each GPU's leakage at the update in progress (shared by its governor and the power tracking).
   mutable std::vector<double> leakage_;
   /// Per phase (filled when first needed), each GPU's leakage up to which its governor stays at
