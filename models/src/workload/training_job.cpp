@@ -407,36 +407,64 @@ bool TrainingJob::powered(std::size_t gpu, const solver::EvalContext& ctx) const
   return value(ctx.discrete, off_, gpu) == 0.0;
 }
 
+namespace {
+
+/// Sums the board powers p_i of a block's GPUs in GPU order, in total and per group of `size`
+/// consecutive GPUs into by_group (sized for every group, zeros). GPU i belongs to group
+/// i / size; the GPUs come in order, so the group moves on at each group's end instead of a
+/// division per GPU, and the group's running sum stays in a register until then (the same
+/// additions in the same order as adding into by_group element by element).
+class BlockGroupSums {
+ public:
+  BlockGroupSums(std::vector<double>& by_group, std::size_t size, std::size_t first)
+      : by_group_(by_group), size_(by_group.empty() ? 0 : size) {
+    if (size_ == 0) return;
+    group_ = first / size_;
+    group_end_ = (group_ + 1) * size_;
+  }
+  void add(std::size_t i, double p) {
+    total_ += p;
+    if (size_ == 0) return;
+    if (i == group_end_) {
+      by_group_[group_] = running_;
+      ++group_;
+      group_end_ += size_;
+      running_ = 0.0;
+    }
+    running_ += p;
+  }
+  /// Stores the last group's sum; returns the total.
+  double finish() {
+    if (size_ > 0) by_group_[group_] = running_;
+    return total_;
+  }
+
+ private:
+  std::vector<double>& by_group_;
+  std::size_t size_;
+  std::size_t group_ = 0, group_end_ = std::numeric_limits<std::size_t>::max();
+  double running_ = 0.0, total_ = 0.0;
+};
+
+}  // namespace
+
 double TrainingJob::power_sums(const solver::EvalContext& ctx, const solver::BlockRange& block) const {
   const std::size_t groups = group_size_ > 0 ? (gpus_.count() + group_size_ - 1) / group_size_ : 0;
-  double sum = 0.0;
   std::vector<double>& by_group = group_sums_[block.block];
   by_group.assign(groups, 0.0);
-  // GPU i belongs to group i / group_size_; the GPUs come in order, so the group moves on at each
-  // group's end instead of a division per GPU (the same sums, in the same order).
-  std::size_t group = groups > 0 ? block.first / group_size_ : 0;
-  std::size_t group_end = groups > 0 ? (group + 1) * group_size_ : std::numeric_limits<std::size_t>::max();
-  gpus_.for_each_power(block.first, block.last, ctx, [&](std::size_t i, bool on, double power) {
-    const double p = on ? power + leakage_[i] : 0.0;
-    sum += p;
-    if (i == group_end) {
-      ++group;
-      group_end += group_size_;
-    }
-    if (groups > 0) by_group[group] += p;
-  });
-  return sum;
+  BlockGroupSums sums(by_group, group_size_, block.first);
+  gpus_.for_each_power(block.first, block.last, ctx,
+                       [&](std::size_t i, bool on, double power) { sums.add(i, on ? power + leakage_[i] : 0.0); });
+  return sums.finish();
 }
 
 double TrainingJob::power_sums_at_rest(const double* d, const solver::BlockRange& block, double rest_clock) const {
   // power_sums() term by term: p = P_i + L_i for a powered GPU (0 otherwise), P_i the commanded
   // power at the rest clock (what the power source gives without ramps), in the same order.
   const std::size_t groups = group_size_ > 0 ? (gpus_.count() + group_size_ - 1) / group_size_ : 0;
-  double sum = 0.0;
   std::vector<double>& by_group = group_sums_[block.block];
   by_group.assign(groups, 0.0);
-  std::size_t group = groups > 0 ? block.first / group_size_ : 0;
-  std::size_t group_end = groups > 0 ? (group + 1) * group_size_ : std::numeric_limits<std::size_t>::max();
+  BlockGroupSums sums(by_group, group_size_, block.first);
   const double phase = value(d, phase_), gate = value(d, gate_);
   const double* off = &d[discrete_index(off_)];
   for (std::size_t i = block.first; i < block.last; ++i) {
@@ -446,14 +474,9 @@ double TrainingJob::power_sums_at_rest(const double* d, const solver::BlockRange
       if (std::isnan(power)) power = commanded_power(d, i, true, phase, gate, rest_clock);
       p = power + leakage_[i];
     }
-    sum += p;
-    if (i == group_end) {
-      ++group;
-      group_end += group_size_;
-    }
-    if (groups > 0) by_group[group] += p;
+    sums.add(i, p);
   }
-  return sum;
+  return sums.finish();
 }
 
 void TrainingJob::track_power(double* d, double t) const {
