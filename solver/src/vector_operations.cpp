@@ -108,16 +108,68 @@ sunrealtype weighted_rms_norm(N_Vector x, N_Vector w) {
 }
 
 // z = sum_k c_k X_k (z may be X_0)
+// z_i = c_0 X_0,i + c_1 X_1,i + ... over [first, last), the terms added in order (the bits of
+// SUNDIALS' serial combination). K terms known at compile time, with the vectors' data pointers
+// read once, so the loop runs over i in vector registers; z may be one of the X.
+template <std::size_t K>
+void combine_run(const double* c, const double* const* x, double* z, std::size_t first, std::size_t last) {
+  std::array<double, K> ck;
+  std::array<const double*, K> xk;
+  for (std::size_t k = 0; k < K; ++k) {
+    ck[k] = c[k];
+    xk[k] = x[k];
+  }
+  for (std::size_t i = first; i < last; ++i) {
+    double s = ck[0] * xk[0][i];
+    for (std::size_t k = 1; k < K; ++k) s += ck[k] * xk[k][i];
+    z[i] = s;
+  }
+}
+
+// Up to this many terms the combination takes a compiled form (CVODE asks for at most q + 1 = 6).
+constexpr std::size_t max_compiled_terms = 6;
+
+// combine_run for `count` terms, X's data pointers in x.
+void combine_run(std::size_t count, const double* c, const double* const* x, double* z, std::size_t first,
+                 std::size_t last) {
+  switch (count) {
+    case 1: return combine_run<1>(c, x, z, first, last);
+    case 2: return combine_run<2>(c, x, z, first, last);
+    case 3: return combine_run<3>(c, x, z, first, last);
+    case 4: return combine_run<4>(c, x, z, first, last);
+    case 5: return combine_run<5>(c, x, z, first, last);
+    case 6: return combine_run<6>(c, x, z, first, last);
+    default:
+      for (std::size_t i = first; i < last; ++i) {
+        double s = c[0] * x[0][i];
+        for (std::size_t k = 1; k < count; ++k) s += c[k] * x[k][i];
+        z[i] = s;
+      }
+  }
+}
+
+// The data pointers of X (count of them, count <= max_compiled_terms, else the first ones).
+std::array<const double*, max_compiled_terms> data_pointers(std::size_t count, N_Vector* X) {
+  std::array<const double*, max_compiled_terms> x{};
+  for (std::size_t k = 0; k < std::min(count, max_compiled_terms); ++k) x[k] = data(X[k]);
+  return x;
+}
+
 int linear_combination(int nvec, sunrealtype* c, N_Vector* X, N_Vector z) {
   double* zd = data(z);
   const auto count = static_cast<std::size_t>(nvec);
-  for_each_element_block(length(z), [&](std::size_t first, std::size_t last) {
-    for (std::size_t i = first; i < last; ++i) {
-      double s = c[0] * data(X[0])[i];
-      for (std::size_t k = 1; k < count; ++k) s += c[k] * data(X[k])[i];
-      zd[i] = s;
-    }
-  });
+  if (count > max_compiled_terms) {
+    for_each_element_block(length(z), [&](std::size_t first, std::size_t last) {
+      for (std::size_t i = first; i < last; ++i) {
+        double s = c[0] * data(X[0])[i];
+        for (std::size_t k = 1; k < count; ++k) s += c[k] * data(X[k])[i];
+        zd[i] = s;
+      }
+    });
+    return 0;
+  }
+  const auto x = data_pointers(count, X);
+  for_each_element_block(length(z), [&](std::size_t first, std::size_t last) { combine_run(count, c, x.data(), zd, first, last); });
   return 0;
 }
 
@@ -127,13 +179,19 @@ thread_local const StateRanges* combination_ranges = nullptr;
 int linear_combination_in_ranges(int nvec, sunrealtype* c, N_Vector* X, N_Vector z) {
   double* zd = data(z);
   const auto count = static_cast<std::size_t>(nvec);
-  for_each_block_in(*combination_ranges, [&](const BlockRange& run) {
-    for (std::size_t i = run.first; i < run.last; ++i) {  // as linear_combination, element by element
-      double s = c[0] * data(X[0])[i];
-      for (std::size_t k = 1; k < count; ++k) s += c[k] * data(X[k])[i];
-      zd[i] = s;
-    }
-  }, vector_parallel_minimum);
+  if (count > max_compiled_terms) {
+    for_each_block_in(*combination_ranges, [&](const BlockRange& run) {
+      for (std::size_t i = run.first; i < run.last; ++i) {  // as linear_combination, element by element
+        double s = c[0] * data(X[0])[i];
+        for (std::size_t k = 1; k < count; ++k) s += c[k] * data(X[k])[i];
+        zd[i] = s;
+      }
+    }, vector_parallel_minimum);
+    return 0;
+  }
+  const auto x = data_pointers(count, X);
+  for_each_block_in(*combination_ranges, [&](const BlockRange& run) { combine_run(count, c, x.data(), zd, run.first, run.last); },
+                    vector_parallel_minimum);
   return 0;
 }
 

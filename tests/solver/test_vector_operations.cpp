@@ -76,6 +76,19 @@ TEST_CASE("Block vector operations equal SUNDIALS' serial ones to the last bit",
            N_Vector vectors[] = {c, a, b};  // the output may be the first vector (SUNDIALS' rule)
            N_VLinearCombination(3, coefficients, vectors, c);
          }},
+        // Every count of terms the block combination compiles (1-6) and one beyond (7), with the
+        // output apart from the terms and as the first term; coefficients that take SUNDIALS'
+        // general formula (none equal, none +-1).
+        {"linear combinations of 1 to 7 terms", [](N_Vector a, N_Vector b, N_Vector c) {
+           sunrealtype coefficients[] = {0.5, -0.25, 2.0, 0.125, -3.5, 1.5, 0.3};
+           for (int n = 1; n <= 7; ++n) {
+             N_Vector apart[] = {a, b, a, b, a, b, a};
+             N_VLinearCombination(n, coefficients, apart, c);
+             N_Vector first[] = {c, a, b, a, b, a, b};
+             N_VLinearCombination(n, coefficients, first, c);
+             N_VLinearSum(1e-3, c, 1.0, b, b);  // keep the vectors apart for the next count
+           }
+         }},
         {"scale add multi", [](N_Vector a, N_Vector b, N_Vector c) {
            sunrealtype coefficients[] = {0.75, -3.0};
            N_Vector ys[] = {b, c};
