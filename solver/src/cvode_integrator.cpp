@@ -179,15 +179,33 @@ struct CvodeIntegrator::Impl {
   /// `bad` unless it holds an earlier one (runs of a block come in order).
   template <bool kCheck>
   static void form_run(const double* y, const double* shift, double* x, const BlockRange& run, long& bad) {
-    if (shift == nullptr) std::copy(y + run.first, y + run.last, x + run.first);
-    else for (std::size_t i = run.first; i < run.last; ++i) x[i] = y[i] + shift[i];
-    if constexpr (kCheck) {
-      if (bad >= 0) return;
+    if (!kCheck || bad >= 0) {
+      if (shift == nullptr) std::copy(y + run.first, y + run.last, x + run.first);
+      else for (std::size_t i = run.first; i < run.last; ++i) x[i] = y[i] + shift[i];
+      return;
+    }
+    // Counted in the same pass (!(|v| <= max) holds for infinities and NaN alone: a comparison
+    // the loop keeps in vector registers); searched for only when there is one.
+    constexpr double largest = std::numeric_limits<double>::max();
+    std::size_t not_finite = 0;
+    if (shift == nullptr) {
       for (std::size_t i = run.first; i < run.last; ++i) {
-        if (!std::isfinite(x[i])) {
-          bad = static_cast<long>(i);
-          return;
-        }
+        const double v = y[i];
+        x[i] = v;
+        not_finite += !(std::abs(v) <= largest);
+      }
+    } else {
+      for (std::size_t i = run.first; i < run.last; ++i) {
+        const double v = y[i] + shift[i];
+        x[i] = v;
+        not_finite += !(std::abs(v) <= largest);
+      }
+    }
+    if (not_finite == 0) return;
+    for (std::size_t i = run.first; i < run.last; ++i) {
+      if (!std::isfinite(x[i])) {
+        bad = static_cast<long>(i);
+        return;
       }
     }
   }
