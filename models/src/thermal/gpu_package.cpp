@@ -411,15 +411,59 @@ DCTWIN_VECTOR_VARIANTS void mode_exponentials(const double* lambda, std::size_t 
   for (std::size_t m = 0; m < count; ++m) e[m] = std::max(lambda[m] * tau, min_exponent);
   for (std::size_t m = 0; m < count; ++m) e[m] = exp_within_700(e[m]);
 }
+
+// The responses' coefficients (GpuPackageResponse): per GPU at most kNodes nodes and modes; a
+// node's row is r_ss then w_m for each mode (kRowLength values), kPieceLength per GPU. They are
+// stored kLanes GPUs side by side, field by field (the pieces of GPUs 0-7, then 8-15, ...; within
+// such a lane group, field f of the 8 GPUs is 8 consecutive values), so that a pass forms the
+// rows of 8 GPUs with each operation in one vector register (AVX-512; two with AVX2).
+constexpr std::size_t kNodes = 4;
+constexpr std::size_t kRowLength = 1 + kNodes;
+constexpr std::size_t kPieceLength = kNodes * kRowLength;
+constexpr std::size_t kLanes = 8;
+
+/// For `groups` lane groups: r_k = r_ss,k + sum_m w_km e_m of the first `rows` nodes into
+/// out[(g kNodes + k) kLanes + lane] and, with `rates`, r'_k = sum_m w_km lambda_m e_m into
+/// rate_out likewise. pieces, lambda and e start at the first group (e laid out as lambda). Each
+/// GPU's terms are added in the order of a plain per-GPU loop (the file is compiled without FMA
+/// contraction), so every variant gives the same bits. The outputs overlap no input (__restrict:
+/// without it the compiler keeps the lanes scalar).
+DCTWIN_VECTOR_VARIANTS void combine_lane_groups(const double* __restrict pieces, const double* __restrict lambda,
+                                                const double* __restrict e, std::size_t groups, std::size_t rows,
+                                                bool rates, double* __restrict out, double* __restrict rate_out) {
+  for (std::size_t g = 0; g < groups; ++g) {
+    const double* piece = pieces + g * kPieceLength * kLanes;
+    const double* eg = e + g * kNodes * kLanes;
+    for (std::size_t k = 0; k < rows; ++k) {
+      const double* row = piece + k * kRowLength * kLanes;
+      double* o = out + (g * kNodes + k) * kLanes;
+      for (std::size_t l = 0; l < kLanes; ++l)
+        o[l] = row[l] + row[kLanes + l] * eg[l] + row[2 * kLanes + l] * eg[kLanes + l] +
+               row[3 * kLanes + l] * eg[2 * kLanes + l] + row[4 * kLanes + l] * eg[3 * kLanes + l];
+    }
+    if (!rates) continue;
+    const double* lg = lambda + g * kNodes * kLanes;
+    alignas(64) double le[kNodes * kLanes];
+    for (std::size_t j = 0; j < kNodes * kLanes; ++j) le[j] = lg[j] * eg[j];
+    for (std::size_t k = 0; k < kNodes; ++k) {
+      const double* w = piece + (k * kRowLength + 1) * kLanes;
+      double* o = rate_out + (g * kNodes + k) * kLanes;
+      for (std::size_t l = 0; l < kLanes; ++l)
+        o[l] = w[l] * le[l] + w[kLanes + l] * le[kLanes + l] + w[2 * kLanes + l] * le[2 * kLanes + l] +
+               w[3 * kLanes + l] * le[3 * kLanes + l];
+    }
+  }
+}
 }  // namespace
 
 class GpuPackageResponse final : public solver::ForcedResponse {
  public:
-  static constexpr std::size_t kMax = 4;  // nodes (and modes) per GPU at most; arrays are strided by it
+  static constexpr std::size_t kMax = kNodes;  // nodes (and modes) per GPU at most
 
   explicit GpuPackageResponse(const GpuPackageArray& gpus)
-      : gpus_(gpus), modes_(gpus.count()), pieces_(kPiece * gpus.count(), 0.0), lambda_(kMax * gpus.count(), 0.0),
-        node_(gpus.count(), -1), node_capacitance_(gpus.count(), 0.0) {
+      : gpus_(gpus), modes_(gpus.count()), pieces_(kPiece * kLanes * lane_groups(gpus.count()), 0.0),
+        lambda_(kMax * kLanes * lane_groups(gpus.count()), 0.0), node_(gpus.count(), -1),
+        node_capacitance_(gpus.count(), 0.0) {
     junction_ = gpus.junction_index(0);
     hbm_ = gpus.hbm_index(0);
     base_ = gpus.base_index(0);
@@ -460,15 +504,15 @@ class GpuPackageResponse final : public solver::ForcedResponse {
     const double tau = ctx.t - t_anchor_;
     t_anchor_ = ctx.t;
     solver::for_each_block(gpus_.count(), [&](const solver::BlockRange& block) {
-      // A chunk's exponentials in one vectorised pass, as in evaluate_blocks().
-      alignas(64) double exponentials[kChunk * kMax];
+      // A chunk's exponentials and rows in vectorised passes, as in evaluate_blocks().
+      alignas(64) double exponentials[kChunkValues], values[kChunkValues];
       for (std::size_t first = block.first; first < block.last; first += kChunk) {
         const std::size_t last = std::min(first + kChunk, block.last);
-        chunk_exponentials(first, last - first, tau, exponentials);
+        const std::size_t g0 = first / kLanes;
+        combine_chunk(first, last, tau, kMax, false, exponentials, values, nullptr);
         gpus_.for_each_power(first, last, ctx, [&](std::size_t i, bool, double power) {
-          Vec r{};
-          combine<false>(i, &exponentials[kMax * (i - first)], r, r);
-          start_piece(i, r, power);
+          const std::size_t at = chunk_slot(i, g0);
+          start_piece(i, Vec{values[at], values[at + kLanes], values[at + 2 * kLanes], values[at + 3 * kLanes]}, power);
         });
       }
     });
@@ -531,13 +575,45 @@ class GpuPackageResponse final : public solver::ForcedResponse {
     Mat v{};            // V
     Mat v_inv{};        // V^-1
   };
-  // A piece's coefficients, kPiece per GPU in one flat array (what evaluate() streams through),
-  // node by node: row k is r_ss_k, then w_km for the kMax modes m. The junction's and the HBM's
-  // rows come first, so that evaluate_rows() reads only the front of each GPU's piece.
-  static constexpr std::size_t kRow = 1 + kMax;
-  static constexpr std::size_t kPiece = kMax * kRow;
-  /// GPUs whose exponentials evaluate_blocks() takes in one pass (kMax of them each, on the stack).
+  // A piece's coefficients, kPiece per GPU, node by node: row k is r_ss_k, then w_km for the kMax
+  // modes m; stored kLanes GPUs side by side (piece_slot). The junction's and the HBM's rows come
+  // first, so that evaluate_rows() reads only the front of each lane group's pieces.
+  static constexpr std::size_t kRow = kRowLength;
+  static constexpr std::size_t kPiece = kPieceLength;
+  /// GPUs whose exponentials and rows a pass forms at once (a multiple of kLanes).
   static constexpr std::size_t kChunk = 64;
+  /// Values per node of a chunk's exponentials or rows: a chunk that starts inside a lane group
+  /// spans one group more.
+  static constexpr std::size_t kChunkValues = (kChunk / kLanes + 1) * kMax * kLanes;
+
+  [[nodiscard]] static std::size_t lane_groups(std::size_t gpus) { return (gpus + kLanes - 1) / kLanes; }
+  /// Index of field f of GPU i's piece in pieces_.
+  [[nodiscard]] static std::size_t piece_slot(std::size_t i, std::size_t f) {
+    return ((i / kLanes) * kPiece + f) * kLanes + i % kLanes;
+  }
+  /// Index of lambda_m of GPU i in lambda_.
+  [[nodiscard]] static std::size_t lambda_slot(std::size_t i, std::size_t m) {
+    return ((i / kLanes) * kMax + m) * kLanes + i % kLanes;
+  }
+  /// Index of node 0 of GPU i in a chunk's rows or exponentials whose first lane group is g0
+  /// (node k at + k kLanes).
+  [[nodiscard]] static std::size_t chunk_slot(std::size_t i, std::size_t g0) {
+    return (i / kLanes - g0) * kMax * kLanes + i % kLanes;
+  }
+
+  /// The exponentials e_m = exp(lambda_m tau) of the lane groups that hold GPUs [first, last)
+  /// into e, then their first `rows` rows into values and, with `rates`, r' into rate_values
+  /// (combine_lane_groups; laid out as chunk_slot says).
+  void combine_chunk(std::size_t first, std::size_t last, double tau, std::size_t rows, bool rates, double* e,
+                     double* values, double* rate_values) const {
+    const std::size_t g0 = first / kLanes, groups = (last - 1) / kLanes - g0 + 1;
+    // At the anchor itself (the evaluation right after a reanchor) every e_m is exp(-0) = 1, which
+    // exp_within_700 gives exactly.
+    if (tau == 0.0) std::fill(e, e + groups * kMax * kLanes, 1.0);
+    else mode_exponentials(&lambda_[g0 * kMax * kLanes], groups * kMax * kLanes, tau, e);
+    combine_lane_groups(&pieces_[g0 * kPiece * kLanes], &lambda_[g0 * kMax * kLanes], e, groups, rows, rates, values,
+                        rate_values);
+  }
 
   /// r (and r' when kRate) of every GPU at tau after the anchor, in blocks, with the heat the
   /// responses hold, C r summed over nodes and GPUs (and its rate). Without kRate, r_dot is unused.
@@ -547,24 +623,29 @@ class GpuPackageResponse final : public solver::ForcedResponse {
     solver::BlockSums heat{}, heat_rate{};
     solver::for_each_block(gpus_.count(), [&](const solver::BlockRange& block) {
       double block_heat = 0.0, block_heat_rate = 0.0;
-      // The exponentials of a chunk of GPUs first (chunk_exponentials), then each GPU's
-      // combination (docs/performance.md: 18 % of a 24k profile before, 13 % after).
-      alignas(64) double exponentials[kChunk * kMax];
-      for (std::size_t i = block.first; i < block.last; ++i) {
-        const std::size_t slot = (i - block.first) % kChunk;
-        if (slot == 0) chunk_exponentials(i, std::min(kChunk, block.last - i), tau, exponentials);
-        Vec ri{}, di{};
-        combine<kRate>(i, &exponentials[kMax * slot], ri, di);
-        const auto k = static_cast<solver::Index>(i);
-        const double c_e = node_capacitance_[i];  // 0 for a GPU in the three-node form (r_e = 0 too)
-        r[junction_ + k] = ri[0], r[hbm_ + k] = ri[1], r[base_ + k] = ri[2];
-        if (node_[i] >= 0) r[node_[i]] = ri[3];
-        block_heat += p.junction_capacitance * ri[0] + p.hbm_capacitance * ri[1] + p.base_capacitance * ri[2] + c_e * ri[3];
-        if constexpr (kRate) {
-          r_dot[junction_ + k] = di[0], r_dot[hbm_ + k] = di[1], r_dot[base_ + k] = di[2];
-          if (node_[i] >= 0) r_dot[node_[i]] = di[3];
-          block_heat_rate +=
-              p.junction_capacitance * di[0] + p.hbm_capacitance * di[1] + p.base_capacitance * di[2] + c_e * di[3];
+      // A chunk's exponentials in one vectorised pass, then its rows kLanes GPUs at a time
+      // (docs/performance.md), then each GPU's rows written and its heat summed in GPU order.
+      alignas(64) double exponentials[kChunkValues], values[kChunkValues], rates[kChunkValues];
+      for (std::size_t first = block.first; first < block.last; first += kChunk) {
+        const std::size_t last = std::min(first + kChunk, block.last);
+        const std::size_t g0 = first / kLanes;
+        combine_chunk(first, last, tau, kMax, kRate, exponentials, values, rates);
+        for (std::size_t i = first; i < last; ++i) {
+          const std::size_t at = chunk_slot(i, g0);
+          const double r0 = values[at], r1 = values[at + kLanes], r2 = values[at + 2 * kLanes],
+                       r3 = values[at + 3 * kLanes];
+          const auto k = static_cast<solver::Index>(i);
+          const double c_e = node_capacitance_[i];  // 0 for a GPU in the three-node form (r_e = 0 too)
+          r[junction_ + k] = r0, r[hbm_ + k] = r1, r[base_ + k] = r2;
+          if (node_[i] >= 0) r[node_[i]] = r3;
+          block_heat += p.junction_capacitance * r0 + p.hbm_capacitance * r1 + p.base_capacitance * r2 + c_e * r3;
+          if constexpr (kRate) {
+            const double d0 = rates[at], d1 = rates[at + kLanes], d2 = rates[at + 2 * kLanes], d3 = rates[at + 3 * kLanes];
+            r_dot[junction_ + k] = d0, r_dot[hbm_ + k] = d1, r_dot[base_ + k] = d2;
+            if (node_[i] >= 0) r_dot[node_[i]] = d3;
+            block_heat_rate +=
+                p.junction_capacitance * d0 + p.hbm_capacitance * d1 + p.base_capacitance * d2 + c_e * d3;
+          }
         }
       }
       heat[block.block] = block_heat;
@@ -579,23 +660,19 @@ class GpuPackageResponse final : public solver::ForcedResponse {
   void evaluate_rows(double tau, double* r) const {
     static_assert(kRows == 1 || kRows == 2);
     solver::for_each_block(gpus_.count(), [&](const solver::BlockRange& block) {
-      alignas(64) double exponentials[kChunk * kMax];
-      for (std::size_t i = block.first; i < block.last; ++i) {
-        const std::size_t slot = (i - block.first) % kChunk;
-        if (slot == 0) chunk_exponentials(i, std::min(kChunk, block.last - i), tau, exponentials);
-        const double* e = &exponentials[kMax * slot];
-        const double* piece = &pieces_[kPiece * i];
-        const auto k = static_cast<solver::Index>(i);
-        r[junction_ + k] = row_value(piece, e);
-        if constexpr (kRows == 2) r[hbm_ + k] = row_value(piece + kRow, e);
+      alignas(64) double exponentials[kChunkValues], values[kChunkValues];
+      for (std::size_t first = block.first; first < block.last; first += kChunk) {
+        const std::size_t last = std::min(first + kChunk, block.last);
+        const std::size_t g0 = first / kLanes;
+        combine_chunk(first, last, tau, kRows, false, exponentials, values, nullptr);
+        for (std::size_t i = first; i < last; ++i) {
+          const std::size_t at = chunk_slot(i, g0);
+          const auto k = static_cast<solver::Index>(i);
+          r[junction_ + k] = values[at];
+          if constexpr (kRows == 2) r[hbm_ + k] = values[at + kLanes];
+        }
       }
     });
-  }
-
-  /// r_k = r_ss_k + sum_m w_km e_m for one row of a piece (the one expression combine() uses too,
-  /// so that a row formed alone has the bits of the whole evaluation).
-  static double row_value(const double* row, const double* e) {
-    return row[0] + row[1] * e[0] + row[2] * e[1] + row[3] * e[2] + row[4] * e[3];
   }
 
   /// Whether [first, first + count) meets any of the ranges.
@@ -603,18 +680,6 @@ class GpuPackageResponse final : public solver::ForcedResponse {
     for (const solver::StateRange& r : ranges)
       if (r.first < first + count && first < r.first + r.count) return true;
     return false;
-  }
-
-  /// e_m = exp(lambda_m tau) of the n (<= kChunk) GPUs from `first` into e, kMax per GPU, over
-  /// their contiguous lambda_m (mode_exponentials).
-  void chunk_exponentials(std::size_t first, std::size_t n, double tau, double* e) const {
-    // At the anchor itself (the evaluation right after a reanchor) every e_m is exp(-0) = 1, which
-    // exp_within_700 gives exactly.
-    if (tau == 0.0) {
-      std::fill(e, e + kMax * n, 1.0);
-      return;
-    }
-    mode_exponentials(&lambda_[kMax * first], kMax * n, tau, e);
   }
 
   /// GPU i's network at ctx (re-decomposed when it changed) and a piece at its steady value
@@ -683,14 +748,14 @@ class GpuPackageResponse final : public solver::ForcedResponse {
     for (int k = 0; k < N; ++k) {
       const auto m = static_cast<std::size_t>(k);
       modes.lambda[m] = -eigen.eigenvalues()(k);
-      lambda_[kMax * i + m] = modes.lambda[m];
+      lambda_[lambda_slot(i, m)] = modes.lambda[m];
       for (int row = 0; row < N; ++row) {
         const auto r = static_cast<std::size_t>(row);
         modes.v[kMax * r + m] = eigen.eigenvectors()(row, k) * s(row);
         modes.v_inv[kMax * m + r] = eigen.eigenvectors()(row, k) / s(row);
       }
     }
-    for (std::size_t m = N; m < kMax; ++m) lambda_[kMax * i + m] = 0.0;  // unused: w = 0
+    for (std::size_t m = N; m < kMax; ++m) lambda_[lambda_slot(i, m)] = 0.0;  // unused: w = 0
     node_capacitance_[i] = N == 4 ? net.node->capacitance : 0.0;
   }
 
@@ -705,12 +770,13 @@ class GpuPackageResponse final : public solver::ForcedResponse {
     Vec z{};
     for (std::size_t m = 0; m < n; ++m)
       z[m] = -(modes.v_inv[kMax * m] * u[0] + modes.v_inv[kMax * m + 1] * u[1]) / modes.lambda[m];
-    double* piece = &pieces_[kPiece * i];  // row k: r_ss_k at kRow k, w_km at kRow k + 1 + m
-    std::fill(piece, piece + kPiece, 0.0);
+    // Field kRow k + f of the piece: r_ss_k for f = 0, w_km for f = 1 + m.
+    auto piece = [&](std::size_t field) -> double& { return pieces_[piece_slot(i, field)]; };
+    for (std::size_t f = 0; f < kPiece; ++f) piece(f) = 0.0;
     Vec r_ss{};
     for (std::size_t k = 0; k < n; ++k)
       for (std::size_t m = 0; m < n; ++m) r_ss[k] += modes.v[kMax * k + m] * z[m];
-    for (std::size_t k = 0; k < kMax; ++k) piece[kRow * k] = r_ss[k];
+    for (std::size_t k = 0; k < kMax; ++k) piece(kRow * k) = r_ss[k];
     Vec r_a{};
     if (start) r_a = *start;
     else r_a = r_ss;
@@ -719,31 +785,14 @@ class GpuPackageResponse final : public solver::ForcedResponse {
     for (std::size_t m = 0; m < n; ++m) {
       double c = 0.0;
       for (std::size_t k = 0; k < n; ++k) c += modes.v_inv[kMax * m + k] * d[k];
-      for (std::size_t k = 0; k < n; ++k) piece[kRow * k + 1 + m] = modes.v[kMax * k + m] * c;
-    }
-  }
-
-  /// r = r_ss + sum_m w_m e_m and, when kRate, r' = sum_m w_m lambda_m e_m for GPU i, from its
-  /// e_m = exp(lambda_m tau).
-  template <bool kRate>
-  void combine(std::size_t i, const double* e, Vec& r, Vec& r_dot) const {
-    const double* lambda = &lambda_[kMax * i];
-    const double* piece = &pieces_[kPiece * i];
-    for (std::size_t k = 0; k < kMax; ++k) r[k] = row_value(piece + kRow * k, e);
-    if constexpr (kRate) {
-      Vec le{};
-      for (std::size_t m = 0; m < kMax; ++m) le[m] = lambda[m] * e[m];
-      for (std::size_t k = 0; k < kMax; ++k) {
-        const double* wk = piece + kRow * k + 1;
-        r_dot[k] = wk[0] * le[0] + wk[1] * le[1] + wk[2] * le[2] + wk[3] * le[3];
-      }
+      for (std::size_t k = 0; k < n; ++k) piece(kRow * k + 1 + m) = modes.v[kMax * k + m] * c;
     }
   }
 
   const GpuPackageArray& gpus_;
   std::vector<Modes> modes_;
-  std::vector<double> pieces_;            // kPiece per GPU
-  std::vector<double> lambda_;            // lambda_m of GPU i at kMax i + m (0 for unused modes)
+  std::vector<double> pieces_;            // kPiece per GPU, kLanes GPUs side by side (piece_slot)
+  std::vector<double> lambda_;            // lambda_m of GPU i at lambda_slot(i, m) (0 for unused modes)
   std::vector<solver::Index> node_;       // each GPU's environment node state, or -1
   std::vector<double> node_capacitance_;  // C_e while the node is carried, else 0
   std::vector<solver::Index> node_runs_;  // the nodes as runs: first, count, first, count, ...
