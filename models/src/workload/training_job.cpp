@@ -759,7 +759,17 @@ bool TrainingJob::update_discrete(const solver::EvalContext& ctx, const double* 
     bool any_changed = false, any_shutdown = false, all_rest = true;
     std::size_t count_throttled = 0;
     gpus_.leakage_powers(block.first, block.last, x, leakage_.data() + block.first);
+    // First the rest check alone, without branches (the comparisons stay in vector registers);
+    // the loop below, which updates the governors that do not rest, runs only where there is one.
+    std::size_t not_resting = 0;
     for (std::size_t i = block.first; i < block.last; ++i) {
+      const bool rests = (d[off + i] != 0.0) |
+                         ((d[clock + i] == rest.clock) & (d[ceiling + i] == rest.thermal_ceiling) &
+                          (d[reasons + i] == rest_reasons) & (tj[i] <= limits.max_operating) &
+                          (thbm[i] <= limits.hbm_max_operating) & (leakage_[i] <= rest_leakage_limit[i]));
+      not_resting += rests ? 0 : 1;
+    }
+    for (std::size_t i = not_resting > 0 ? block.first : block.last; i < block.last; ++i) {
       if (d[off + i] != 0.0) continue;
       // d_next holds d's values on entry (Component::update_discrete): a GPU at rest keeps them.
       if (d[clock + i] == rest.clock && d[ceiling + i] == rest.thermal_ceiling && d[reasons + i] == rest_reasons &&
