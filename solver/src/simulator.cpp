@@ -1,7 +1,6 @@
 #include "dctwin/solver/simulator.hpp"
 
 #include <algorithm>
-#include <array>
 #include <chrono>
 #include <cmath>
 #include <limits>

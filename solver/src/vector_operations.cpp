@@ -169,7 +169,8 @@ int linear_combination(int nvec, sunrealtype* c, N_Vector* X, N_Vector z) {
     return 0;
   }
   const auto x = data_pointers(count, X);
-  for_each_element_block(length(z), [&](std::size_t first, std::size_t last) { combine_run(count, c, x.data(), zd, first, last); });
+  for_each_element_block(length(z),
+                         [&](std::size_t first, std::size_t last) { combine_run(count, c, x.data(), zd, first, last); });
   return 0;
 }
 
@@ -190,8 +191,9 @@ int linear_combination_in_ranges(int nvec, sunrealtype* c, N_Vector* X, N_Vector
     return 0;
   }
   const auto x = data_pointers(count, X);
-  for_each_block_in(*combination_ranges, [&](const BlockRange& run) { combine_run(count, c, x.data(), zd, run.first, run.last); },
-                    vector_parallel_minimum);
+  for_each_block_in(
+      *combination_ranges, [&](const BlockRange& run) { combine_run(count, c, x.data(), zd, run.first, run.last); },
+      vector_parallel_minimum);
   return 0;
 }
 

@@ -582,8 +582,8 @@ class GpuPackageResponse final : public solver::ForcedResponse {
   static constexpr std::size_t kPiece = kPieceLength;
   /// GPUs whose exponentials and rows a pass forms at once (a multiple of kLanes).
   static constexpr std::size_t kChunk = 64;
-  /// Values per node of a chunk's exponentials or rows: a chunk that starts inside a lane group
-  /// spans one group more.
+  /// Size of a chunk's buffer of exponentials or rows (kMax per GPU, lane group by lane group): a
+  /// chunk that starts inside a lane group spans one group more.
   static constexpr std::size_t kChunkValues = (kChunk / kLanes + 1) * kMax * kLanes;
 
   [[nodiscard]] static std::size_t lane_groups(std::size_t gpus) { return (gpus + kLanes - 1) / kLanes; }
@@ -640,7 +640,8 @@ class GpuPackageResponse final : public solver::ForcedResponse {
           if (node_[i] >= 0) r[node_[i]] = r3;
           block_heat += p.junction_capacitance * r0 + p.hbm_capacitance * r1 + p.base_capacitance * r2 + c_e * r3;
           if constexpr (kRate) {
-            const double d0 = rates[at], d1 = rates[at + kLanes], d2 = rates[at + 2 * kLanes], d3 = rates[at + 3 * kLanes];
+            const double d0 = rates[at], d1 = rates[at + kLanes], d2 = rates[at + 2 * kLanes],
+                         d3 = rates[at + 3 * kLanes];
             r_dot[junction_ + k] = d0, r_dot[hbm_ + k] = d1, r_dot[base_ + k] = d2;
             if (node_[i] >= 0) r_dot[node_[i]] = d3;
             block_heat_rate +=

@@ -795,7 +795,8 @@ bool TrainingJob::update_discrete(const solver::EvalContext& ctx, const double* 
     block_changed[block.block] = any_changed;
     block_shutdown[block.block] = any_shutdown;
     block_throttled[block.block] = count_throttled;
-    power_sum[block.block] = sums_at_rest && all_rest ? power_sums_at_rest(d_next, block, rest.clock) : power_sums(after, block);
+    power_sum[block.block] =
+        sums_at_rest && all_rest ? power_sums_at_rest(d_next, block, rest.clock) : power_sums(after, block);
   });
   bool changed = std::find(block_changed.begin(), block_changed.end(), true) != block_changed.end();
   const bool shutdown = std::find(block_shutdown.begin(), block_shutdown.end(), true) != block_shutdown.end();
