@@ -506,15 +506,13 @@ class GpuPackageResponse final : public solver::ForcedResponse {
     solver::for_each_block(gpus_.count(), [&](const solver::BlockRange& block) {
       // A chunk's exponentials and rows in vectorised passes, as in evaluate_blocks().
       alignas(64) double exponentials[kChunkValues], values[kChunkValues];
-      for (std::size_t first = block.first; first < block.last; first += kChunk) {
-        const std::size_t last = std::min(first + kChunk, block.last);
-        const std::size_t g0 = first / kLanes;
-        combine_chunk(first, last, tau, kMax, false, exponentials, values, nullptr);
+      for_each_chunk(block, [&](std::size_t first, std::size_t last) {
+        const std::size_t g0 = combine_chunk(first, last, tau, kMax, false, exponentials, values, nullptr);
         gpus_.for_each_power(first, last, ctx, [&](std::size_t i, bool, double power) {
           const std::size_t at = chunk_slot(i, g0);
           start_piece(i, Vec{values[at], values[at + kLanes], values[at + 2 * kLanes], values[at + 3 * kLanes]}, power);
         });
-      }
+      });
     });
   }
 
@@ -604,8 +602,9 @@ class GpuPackageResponse final : public solver::ForcedResponse {
   /// The exponentials e_m = exp(lambda_m tau) of the lane groups that hold GPUs [first, last)
   /// into e, then their first `rows` rows into values and, with `rates`, r' into rate_values
   /// (combine_lane_groups; laid out as chunk_slot says).
-  void combine_chunk(std::size_t first, std::size_t last, double tau, std::size_t rows, bool rates, double* e,
-                     double* values, double* rate_values) const {
+  /// Returns the first lane group, g0.
+  std::size_t combine_chunk(std::size_t first, std::size_t last, double tau, std::size_t rows, bool rates, double* e,
+                            double* values, double* rate_values) const {
     const std::size_t g0 = first / kLanes, groups = (last - 1) / kLanes - g0 + 1;
     // At the anchor itself (the evaluation right after a reanchor) every e_m is exp(-0) = 1, which
     // exp_within_700 gives exactly.
@@ -613,6 +612,14 @@ class GpuPackageResponse final : public solver::ForcedResponse {
     else mode_exponentials(&lambda_[g0 * kMax * kLanes], groups * kMax * kLanes, tau, e);
     combine_lane_groups(&pieces_[g0 * kPiece * kLanes], &lambda_[g0 * kMax * kLanes], e, groups, rows, rates, values,
                         rate_values);
+    return g0;
+  }
+
+  /// f(first, last) for each chunk [first, last) of at most kChunk GPUs of the block, in order.
+  template <class F>
+  static void for_each_chunk(const solver::BlockRange& block, F&& f) {
+    for (std::size_t first = block.first; first < block.last; first += kChunk)
+      f(first, std::min(first + kChunk, block.last));
   }
 
   /// r (and r' when kRate) of every GPU at tau after the anchor, in blocks, with the heat the
@@ -626,10 +633,8 @@ class GpuPackageResponse final : public solver::ForcedResponse {
       // A chunk's exponentials in one vectorised pass, then its rows kLanes GPUs at a time
       // (docs/performance.md), then each GPU's rows written and its heat summed in GPU order.
       alignas(64) double exponentials[kChunkValues], values[kChunkValues], rates[kChunkValues];
-      for (std::size_t first = block.first; first < block.last; first += kChunk) {
-        const std::size_t last = std::min(first + kChunk, block.last);
-        const std::size_t g0 = first / kLanes;
-        combine_chunk(first, last, tau, kMax, kRate, exponentials, values, rates);
+      for_each_chunk(block, [&](std::size_t first, std::size_t last) {
+        const std::size_t g0 = combine_chunk(first, last, tau, kMax, kRate, exponentials, values, rates);
         for (std::size_t i = first; i < last; ++i) {
           const std::size_t at = chunk_slot(i, g0);
           const double r0 = values[at], r1 = values[at + kLanes], r2 = values[at + 2 * kLanes],
@@ -648,7 +653,7 @@ class GpuPackageResponse final : public solver::ForcedResponse {
                 p.junction_capacitance * d0 + p.hbm_capacitance * d1 + p.base_capacitance * d2 + c_e * d3;
           }
         }
-      }
+      });
       heat[block.block] = block_heat;
       heat_rate[block.block] = block_heat_rate;
     });
@@ -662,17 +667,15 @@ class GpuPackageResponse final : public solver::ForcedResponse {
     static_assert(kRows == 1 || kRows == 2);
     solver::for_each_block(gpus_.count(), [&](const solver::BlockRange& block) {
       alignas(64) double exponentials[kChunkValues], values[kChunkValues];
-      for (std::size_t first = block.first; first < block.last; first += kChunk) {
-        const std::size_t last = std::min(first + kChunk, block.last);
-        const std::size_t g0 = first / kLanes;
-        combine_chunk(first, last, tau, kRows, false, exponentials, values, nullptr);
+      for_each_chunk(block, [&](std::size_t first, std::size_t last) {
+        const std::size_t g0 = combine_chunk(first, last, tau, kRows, false, exponentials, values, nullptr);
         for (std::size_t i = first; i < last; ++i) {
           const std::size_t at = chunk_slot(i, g0);
           const auto k = static_cast<solver::Index>(i);
           r[junction_ + k] = values[at];
           if constexpr (kRows == 2) r[hbm_ + k] = values[at + kLanes];
         }
-      }
+      });
     });
   }
 
