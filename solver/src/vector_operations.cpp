@@ -129,7 +129,7 @@ void combine_run(const double* c, const double* const* x, double* z, std::size_t
 // Up to this many terms the combination takes a compiled form (CVODE asks for at most q + 1 = 6).
 constexpr std::size_t max_compiled_terms = 6;
 
-// combine_run for `count` terms, X's data pointers in x.
+// combine_run for `count` (1 to max_compiled_terms) terms, X's data pointers in x.
 void combine_run(std::size_t count, const double* c, const double* const* x, double* z, std::size_t first,
                  std::size_t last) {
   switch (count) {
@@ -139,12 +139,8 @@ void combine_run(std::size_t count, const double* c, const double* const* x, dou
     case 4: return combine_run<4>(c, x, z, first, last);
     case 5: return combine_run<5>(c, x, z, first, last);
     case 6: return combine_run<6>(c, x, z, first, last);
-    default:
-      for (std::size_t i = first; i < last; ++i) {
-        double s = c[0] * x[0][i];
-        for (std::size_t k = 1; k < count; ++k) s += c[k] * x[k][i];
-        z[i] = s;
-      }
+    default:  // the callers take more terms element by element themselves
+      DCTWIN_DEMAND(false, "combine_run takes 1 to max_compiled_terms terms");
   }
 }
 
