@@ -72,10 +72,11 @@ int run_command(const RunArguments& arguments, const std::atomic<bool>& stop_req
       std::printf("  status: %s\n", result.status.describe().c_str());
       const double simulated = result.status.time;
       std::printf("  wall time: %.3f s (%.4g x real time), %ld steps, %ld segments (%ld continued), %ld RHS and %ld "
-                  "Jacobian evaluations\n",
+                  "Jacobian evaluations, %ld ticks at rest left out\n",
                   result.wall_time_seconds, result.wall_time_seconds > 0 ? simulated / result.wall_time_seconds : 0.0,
                   result.statistics.steps, result.statistics.segments, result.statistics.continued_segments,
-                  result.statistics.rhs_evaluations, result.statistics.jacobian_evaluations);
+                  result.statistics.rhs_evaluations, result.statistics.jacobian_evaluations,
+                  result.statistics.ticks_at_rest);
       // Where the time went (docs/performance.md reads runs this way).
       const solver::RunWallTimes& w = result.statistics.wall_time;
       std::printf("  wall time by part: start %.2f s, integration %.2f s (of which states at requested times "

@@ -36,7 +36,7 @@ constexpr unsigned deflate_level = 2;
 constexpr std::array<std::string_view, 5> reserved_top_level = {"time", "index", "summary",
                                                                 "events", "scenario"};
 
-constexpr std::array<std::string_view, 31> reserved_attributes = {
+constexpr std::array<std::string_view, 32> reserved_attributes = {
     "status",
     "status_reason",
     "end_time",
@@ -56,6 +56,7 @@ constexpr std::array<std::string_view, 31> reserved_attributes = {
     "solver_segments",
     "solver_continued_segments",
     "solver_events",
+    "solver_ticks_at_rest",
     "solver_last_step_size",
     "wall_time_integration",
     "wall_time_interpolation",
@@ -827,7 +828,7 @@ void ReportWriter::finish(const RunInfo& run, const std::vector<solver::SummaryF
     const auto& status = run.status;
     self.write_status(status.finished(), status.describe(), status.time, run.wall_time_seconds);
     const auto& s = run.statistics;
-    const std::array<std::pair<const char*, long>, 11> counters = {
+    const std::array<std::pair<const char*, long>, 12> counters = {
         std::pair{"solver_steps", s.steps},
         std::pair{"solver_rhs_evaluations", s.rhs_evaluations},
         std::pair{"solver_jacobian_evaluations", s.jacobian_evaluations},
@@ -838,7 +839,8 @@ void ReportWriter::finish(const RunInfo& run, const std::vector<solver::SummaryF
         std::pair{"solver_root_evaluations", s.root_evaluations},
         std::pair{"solver_segments", s.segments},
         std::pair{"solver_continued_segments", s.continued_segments},
-        std::pair{"solver_events", s.events}};
+        std::pair{"solver_events", s.events},
+        std::pair{"solver_ticks_at_rest", s.ticks_at_rest}};
     for (const auto& [name, value] : counters) {
       self.file.set_attribute(name, static_cast<long long>(value));
     }

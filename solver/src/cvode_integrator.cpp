@@ -46,6 +46,7 @@ IntegratorSettings IntegratorSettings::reference() {
   s.forced_responses = false;
   s.accumulator_error_control = true;
   s.structured_linear_solver = false;
+  s.skip_ticks_at_rest = false;
   return s;
 }
 
@@ -90,6 +91,13 @@ struct CvodeIntegrator::Impl {
   std::vector<Index> accumulators;       // their r: base + slope (t - anchor)
   std::vector<double> accumulator_base, accumulator_slope;
   double anchor_time = 0.0;
+  // Bounds over the last step (upper_bounds_since): the Nordsieck array as CVodeGetDky reads it,
+  // and the responses' upper bounds of r, kept until their pieces change (r_upper_ranges: the
+  // states they were formed for; zero on states no response covers).
+  std::vector<double> nordsieck_coefficients;
+  std::vector<const double*> nordsieck;
+  std::vector<double> r_upper;
+  std::optional<StateRanges> r_upper_ranges;
   std::vector<double> r, r_dot, x_shifted, f_before, f_after, r_dot_before;
   std::optional<StateRanges> event_reads;  // the states the event functions read, when declared
   std::vector<double> absolute_tolerances;  // per state, when accumulators leave the error test
@@ -433,6 +441,7 @@ void CvodeIntegrator::restart(double t, const std::vector<double>& x, double seg
     std::fill(m.accumulator_base.begin(), m.accumulator_base.end(), 0.0);
     std::fill(m.accumulator_slope.begin(), m.accumulator_slope.end(), 0.0);
     m.anchor_time = t;
+  m.r_upper_ranges.reset();
     m.forget_shift();
     m.shift_at(t);
     for (std::size_t i = 0; i < x.size(); ++i) y[i] -= m.r[i];
@@ -524,6 +533,7 @@ bool CvodeIntegrator::continue_across(double t, const std::vector<double>& x, co
     m.accumulator_slope[k] += m.f_after[i] - m.f_before[i];
   }
   m.anchor_time = t;
+  m.r_upper_ranges.reset();
   m.forget_shift();
   m.shift_at(t);
   // y' is continuous at t when every jump of f is matched by the jump of r' (to rounding).
@@ -559,33 +569,38 @@ bool CvodeIntegrator::continue_across(double t, const std::vector<double>& x, co
   return true;
 }
 
-AdvanceResult CvodeIntegrator::advance(double t_out, const StateRanges* only) {
+namespace {
+/// upper[i] = z_0 + sum_{j>=1} |c_j z_j| (+ shift[i]) for i in [first, last), with K - 1 = q terms
+/// z_q, ..., z_1 then z_0 (CVodeGetDky's order, c_j = s^j at the step's start). A margin of 1e-12
+/// of the terms' size covers the rounding of the interpolation at any time in the step and of
+/// y + r.
+template <std::size_t K>
+void nordsieck_bound_run(const double* const* z, const double* c, const double* shift, double* upper,
+                         std::size_t first, std::size_t last) {
+  static_assert(K >= 2 && K <= 6);
+  constexpr double margin = 1e-12;
+  std::array<const double*, K> zk;
+  std::array<double, K> ck;
+  for (std::size_t j = 0; j < K; ++j) zk[j] = z[j], ck[j] = std::abs(c[j]);
+  for (std::size_t i = first; i < last; ++i) {
+    const double z0 = zk[K - 1][i];
+    double swing = 0.0;
+    for (std::size_t j = 0; j + 1 < K; ++j) swing += ck[j] * std::abs(zk[j][i]);
+    upper[i] = z0 + swing + margin * (std::abs(z0) + swing);
+  }
+  if (shift == nullptr) return;
+  for (std::size_t i = first; i < last; ++i) upper[i] += shift[i] + margin * std::abs(shift[i]);
+}
+}  // namespace
+
+double CvodeIntegrator::step_until(double t_out, bool defer_roots) {
   Impl& m = *impl_;
-  if (only != nullptr && !only->empty())
-    DCTWIN_DEMAND(only->back().first + only->back().count <= m.system->size(), "a state range beyond the system's end");
-  DCTWIN_DEMAND(m.initialised, "call restart() before advance()");
-  DCTWIN_DEMAND(t_out <= m.segment_end, "cannot integrate past the end of the segment");
-  std::fill(roots_.begin(), roots_.end(), 0);
-  if (t_out <= t_) return AdvanceResult::reached;
   // CVODE steps on its own (CV_ONE_STEP) until its last step reaches t_out, and the state at t_out
   // is its interpolant (CVodeGetDky). The event functions are checked over each step as CVODE
   // takes it; in CV_NORMAL mode CVODE also evaluates them at every t_out, and with a governor tick
   // every 0.1 s inside 0.3-s steps those evaluations (each needs the forced responses at t_out)
   // were the largest single cost of a 24,576-GPU run.
   sunrealtype tn = step_time();
-  auto at_root = [&](double t_root) {
-    t_ = t_root;
-    not_finite_ = m.physical_into<true>(t_, N_VGetArrayPointer(m.y), x_.data());
-    complete_ = true;
-    roots_ = m.roots;
-    return AdvanceResult::root_found;
-  };
-  if (!std::isnan(m.pending_root) && m.pending_root <= t_out) {
-    const double t_root = m.pending_root;
-    m.pending_root = std::numeric_limits<double>::quiet_NaN();
-    m.check(CVodeGetDky(m.cvode, t_root, 0, m.y), "CVodeGetDky");
-    return at_root(t_root);
-  }
   long steps = 0;
   while (tn < t_out) {
     if (steps == m.settings.max_steps_per_output) {
@@ -603,14 +618,107 @@ AdvanceResult CvodeIntegrator::advance(double t_out, const StateRanges* only) {
     ++steps;
     if (flag == CV_ROOT_RETURN) {
       m.check(CVodeGetRootInfo(m.cvode, m.roots.data()), "CVodeGetRootInfo");
-      if (t_reached <= t_out) return at_root(t_reached);
-      m.pending_root = t_reached;  // t_out comes first
+      if (t_reached <= t_out && !defer_roots) return t_reached;
+      m.pending_root = t_reached;  // for the advance() that reaches it
       break;
     }
     // CV_TSTOP_RETURN: exactly at the segment end; CV_SUCCESS: at CVODE's new step time (or, right
     // after a root, at the end of the step the root was in).
     tn = t_reached;
   }
+  return std::numeric_limits<double>::quiet_NaN();
+}
+
+bool CvodeIntegrator::upper_bounds_since(double from, const StateRanges& ranges, double* upper) {
+  Impl& m = *impl_;
+  if (!m.initialised) return false;
+  long steps = 0;
+  sunrealtype h_last = 0.0, tn = 0.0;
+  m.check(CVodeGetNumSteps(m.cvode, &steps), "CVodeGetNumSteps");
+  m.check(CVodeGetLastStep(m.cvode, &h_last), "CVodeGetLastStep");
+  m.check(CVodeGetCurrentTime(m.cvode, &tn), "CVodeGetCurrentTime");
+  // The interpolant reaches back to the last step's start; the responses' present pieces, to
+  // their anchor.
+  if (steps == 0 || !(h_last > 0.0) || from < tn - h_last || (m.shifted && from < m.anchor_time)) return false;
+  // The terms CVodeGetDky would combine at the step's start: z_q, ..., z_0 with s^q, ..., 1,
+  // s = -h_last / h; |s| is the largest over the step, so |c_j| bounds |s|^j everywhere in it.
+  m.check(record_linear_combination(m.y, m.nordsieck_coefficients, m.nordsieck,
+                                    [&] { return CVodeGetDky(m.cvode, tn - h_last, 0, m.y); }),
+          "CVodeGetDky");
+  if (m.shifted && m.r_upper_ranges != ranges) {
+    m.r_upper.assign(static_cast<std::size_t>(m.system->size()), 0.0);
+    for (const auto& response : m.responses)
+      if (!response->upper_bound_in(m.r_upper.data(), ranges)) return false;
+    m.r_upper_ranges = ranges;
+  }
+  // An accumulator's ramp is largest at one end of [its anchor, the segment's end] (which
+  // extend() may move: formed each time).
+  for (std::size_t k = 0; m.shifted && k < m.accumulators.size(); ++k) {
+    const auto i = static_cast<std::size_t>(m.accumulators[k]);
+    m.r_upper[i] = m.accumulator_base[k] + std::max(0.0, m.accumulator_slope[k] * (m.segment_end - m.anchor_time));
+  }
+  const std::size_t terms = m.nordsieck.size();
+  DCTWIN_DEMAND(terms >= 2 && terms <= 6, "CVODE's interpolant has an order outside 1-5");
+  const double* const* z = m.nordsieck.data();
+  const double* c = m.nordsieck_coefficients.data();
+  const double* shift = m.shifted ? m.r_upper.data() : nullptr;
+  for_each_block_in(
+      ranges,
+      [&](const BlockRange& run) {
+        switch (terms) {  // CVODE's orders 1-5: the count compiled in, so that the loop vectorises
+          case 2: nordsieck_bound_run<2>(z, c, shift, upper, run.first, run.last); break;
+          case 3: nordsieck_bound_run<3>(z, c, shift, upper, run.first, run.last); break;
+          case 4: nordsieck_bound_run<4>(z, c, shift, upper, run.first, run.last); break;
+          case 5: nordsieck_bound_run<5>(z, c, shift, upper, run.first, run.last); break;
+          default: nordsieck_bound_run<6>(z, c, shift, upper, run.first, run.last); break;
+        }
+      },
+      vector_parallel_minimum);
+  return true;
+}
+
+double CvodeIntegrator::last_step_start() const {
+  const Impl& m = *impl_;
+  if (!m.initialised) return t_;
+  long steps = 0;
+  sunrealtype h_last = 0.0;
+  m.check(CVodeGetNumSteps(m.cvode, &steps), "CVodeGetNumSteps");
+  m.check(CVodeGetLastStep(m.cvode, &h_last), "CVodeGetLastStep");
+  const double end = step_time();
+  return steps > 0 ? end - static_cast<double>(h_last) : end;
+}
+
+bool CvodeIntegrator::step_past(double t_out) {
+  Impl& m = *impl_;
+  DCTWIN_DEMAND(m.initialised, "call restart() before step_past()");
+  DCTWIN_DEMAND(t_out <= m.segment_end, "cannot integrate past the end of the segment");
+  if (std::isnan(m.pending_root)) step_until(t_out, true);
+  return std::isnan(m.pending_root);
+}
+
+AdvanceResult CvodeIntegrator::advance(double t_out, const StateRanges* only) {
+  Impl& m = *impl_;
+  if (only != nullptr && !only->empty())
+    DCTWIN_DEMAND(only->back().first + only->back().count <= m.system->size(), "a state range beyond the system's end");
+  DCTWIN_DEMAND(m.initialised, "call restart() before advance()");
+  DCTWIN_DEMAND(t_out <= m.segment_end, "cannot integrate past the end of the segment");
+  std::fill(roots_.begin(), roots_.end(), 0);
+  if (t_out <= t_) return AdvanceResult::reached;
+  auto at_root = [&](double t_root) {
+    t_ = t_root;
+    not_finite_ = m.physical_into<true>(t_, N_VGetArrayPointer(m.y), x_.data());
+    complete_ = true;
+    roots_ = m.roots;
+    return AdvanceResult::root_found;
+  };
+  if (!std::isnan(m.pending_root) && m.pending_root <= t_out) {
+    const double t_root = m.pending_root;
+    m.pending_root = std::numeric_limits<double>::quiet_NaN();
+    m.check(CVodeGetDky(m.cvode, t_root, 0, m.y), "CVodeGetDky");
+    return at_root(t_root);
+  }
+  const double t_root = step_until(t_out, false);
+  if (!std::isnan(t_root)) return at_root(t_root);
   // The interpolant also at t_out == tn: m.y may hold an earlier interpolated state.
   t_ = t_out;
   const auto interpolation_start = std::chrono::steady_clock::now();

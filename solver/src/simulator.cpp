@@ -148,6 +148,20 @@ SimulationStatus Simulator::run(std::vector<double> initial, SimulationObserver&
     }
     return tick_ranges_declared ? &tick_ranges : nullptr;
   };
+  // Ticks at rest (IntegratorSettings::skip_ticks_at_rest): the states every clock's component
+  // reads, when each declares them; the bounds of those states over a step; the ticks left out.
+  std::optional<StateRanges> rest_reads;
+  if (settings_.integrator.skip_ticks_at_rest && !clocks.empty()) {
+    StateRanges all;
+    bool declared = true;
+    for (const auto& c : clocks) {
+      if (!c.reads) declared = false;
+      else all.insert(all.end(), c.reads->begin(), c.reads->end());
+    }
+    if (declared) rest_reads = merge_state_ranges(std::move(all));
+  }
+  std::vector<double> rest_upper(rest_reads ? x->size() : 0);
+  long ticks_at_rest = 0;
   bool x_complete = true;
   long not_finite_state = -1;
   // Forms the rest of x after an update that formed only what it reads; false when a state is
@@ -179,6 +193,7 @@ SimulationStatus Simulator::run(std::vector<double> initial, SimulationObserver&
     }
     statistics_ = integrator.statistics();
     statistics_.events = events;
+    statistics_.ticks_at_rest = ticks_at_rest;
     times.total = seconds_since(run_start);
     times.interpolation = statistics_.wall_time.interpolation;  // measured by the integrator
     statistics_.wall_time = times;
@@ -326,7 +341,36 @@ SimulationStatus Simulator::run(std::vector<double> initial, SimulationObserver&
       integrator.extend(segment_end);
     }
     integrator_segment_end = segment_end;
-    const double tick = next_update();
+    double tick = next_update();
+    // With CVODE's step past `first` (a tick), the ticks from `first` up to the last one inside
+    // the step are left out when every component due at them rests over the step
+    // (Component::rests_over, with the states they read bounded over the step); the last tick,
+    // and any at or after a sample or the segment's end, are taken as usual. Returns whether any was.
+    auto skip_ticks_at_rest = [&](double first) {
+      const double step_end = integrator.step_time();
+      double last = first;
+      for (const auto& c : clocks) {
+        long k = c.k;
+        if (c.next(settings_.start_time) > step_end) continue;
+        while (settings_.start_time + static_cast<double>(k + 1) * c.period <= step_end) ++k;
+        last = std::max(last, settings_.start_time + static_cast<double>(k) * c.period);
+      }
+      const double cutoff = std::min({last, clock.done() ? segment_end : clock.next(), segment_end});
+      if (!(cutoff > first)) return false;
+      // Not in the first step after a forcing change: the responses' fastest transients are there.
+      if (!(integrator.last_step_start() > segment_start)) return false;
+      if (!integrator.upper_bounds_since(first, *rest_reads, rest_upper.data())) return false;
+      const EvalContext ctx{first, segment_start, discrete.data()};
+      for (const auto& c : clocks)
+        if (c.next(settings_.start_time) < cutoff && !c.component->rests_over(ctx, rest_upper.data())) return false;
+      for (auto& c : clocks) {
+        for (; c.next(settings_.start_time) < cutoff; ++c.k) {
+          ++ticks_at_rest;
+          ++quiet_ticks;
+        }
+      }
+      return true;
+    };
 
     while (t < segment_end) {
       if (t >= tick) break;  // periodic updates are due: back to the top, then on
@@ -347,10 +391,18 @@ SimulationStatus Simulator::run(std::vector<double> initial, SimulationObserver&
       const StateRanges* only =
           target == tick && tick < segment_end && (clock.done() || clock.next() != tick) ? states_read_at(tick) : nullptr;
       const auto integration_start = WallClock::now();  // to the state's copy below
+      double rest_check = 0.0;  // of that, checking ticks at rest [s] (with the periodic updates)
+      bool skipped = false;
       try {
-        result = integrator.advance(target, only);
+        if (only != nullptr && rest_reads && integrator.step_past(target)) {
+          const auto check_start = WallClock::now();
+          skipped = skip_ticks_at_rest(target);
+          rest_check = seconds_since(check_start);
+        }
+        if (!skipped) result = integrator.advance(target, only);
       } catch (const SolverError& e) {
-        times.integration += seconds_since(integration_start);
+        times.integration += seconds_since(integration_start) - rest_check;
+        times.periodic_updates += rest_check;
         t = integrator.time();
         x = &integrator.state();
         x_complete = true;
@@ -362,11 +414,17 @@ SimulationStatus Simulator::run(std::vector<double> initial, SimulationObserver&
         }
         return finish({StopReason::solver_failure, t, component, detail});
       }
+      times.periodic_updates += rest_check;
+      if (skipped) {
+        times.integration += seconds_since(integration_start) - rest_check;
+        tick = next_update();
+        continue;  // on to the tick that remains
+      }
       t = integrator.time();
       x_complete = integrator.state_complete();
       x = &integrator.state();
       const long bad = integrator.first_non_finite_state();
-      times.integration += seconds_since(integration_start);
+      times.integration += seconds_since(integration_start) - rest_check;
       if (bad >= 0) {
         return finish({StopReason::solver_failure, t, "",
                        "state " + system_.state_name(static_cast<Index>(bad)) + " is not finite"});

@@ -331,6 +331,39 @@ int linear_combination_in(N_Vector z, const StateRanges& ranges, const std::func
   return form();
 }
 
+namespace {
+// Where record_linear_combination() puts the terms, for the duration of its call on this thread.
+thread_local std::vector<double>* recorded_coefficients = nullptr;
+thread_local std::vector<const double*>* recorded_vectors = nullptr;
+
+int record_combination(int nvec, sunrealtype* c, N_Vector* X, N_Vector) {
+  const auto count = static_cast<std::size_t>(nvec);
+  recorded_coefficients->assign(c, c + count);
+  recorded_vectors->resize(count);
+  for (std::size_t k = 0; k < count; ++k) (*recorded_vectors)[k] = data(X[k]);
+  return 0;
+}
+}  // namespace
+
+int record_linear_combination(N_Vector z, std::vector<double>& c, std::vector<const double*>& x,
+                              const std::function<int()>& form) {
+  DCTWIN_DEMAND(z->ops->nvlinearcombination == linear_combination, "the vector does not use the block operations");
+  struct Restore {
+    N_Vector z;
+    ~Restore() {
+      z->ops->nvlinearcombination = linear_combination;
+      recorded_coefficients = nullptr;
+      recorded_vectors = nullptr;
+    }
+  } restore{z};
+  c.clear();
+  x.clear();
+  recorded_coefficients = &c;
+  recorded_vectors = &x;
+  z->ops->nvlinearcombination = record_combination;
+  return form();
+}
+
 void use_block_operations(N_Vector v) {
   v->ops->nvlinearsum = linear_sum;
   v->ops->nvscale = scale;

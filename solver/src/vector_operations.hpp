@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <vector>
 
 #include "dctwin/solver/types.hpp"
 
@@ -29,6 +30,14 @@ void use_block_operations(N_Vector v);
 /// entries keep their values, and each formed entry has the bits the whole combination gives it.
 /// z must use the block operations. Returns what `form` returns.
 int linear_combination_in(N_Vector z, const StateRanges& ranges, const std::function<int()>& form);
+
+/// Runs `form`, a call that forms z by N_VLinearCombination (CVodeGetDky(cvode, t, 0, z)), with
+/// z's linear combination replaced by one that forms nothing and records its terms: the
+/// coefficients into c and the vectors' data into x, in the order given (for CVodeGetDky: the
+/// Nordsieck array z_q, ..., z_0 with the coefficients s^q, ..., 1). z must use the block
+/// operations. Returns what `form` returns.
+int record_linear_combination(N_Vector z, std::vector<double>& c, std::vector<const double*>& x,
+                              const std::function<int()>& form);
 
 /// CVODE's error weights w_i = 1 / (rtol |y_i| + atol_i) in one pass, in blocks; atol_i is
 /// atol_vector[i] when given, else atol. CVODE's own set-up (CVodeSStolerances/SVtolerances)

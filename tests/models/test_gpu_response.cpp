@@ -478,3 +478,62 @@ TEST_CASE("The GPU leakage is L_ref s_i exp(k (T_j - T_ref)), the same bits one 
   CHECK(std::isnan(all[3]));
   CHECK(std::isnan(gpus.leakage_power(3, std::nan(""))));
 }
+
+TEST_CASE("A GPU forced response bounds its rows for as long as its pieces last", "[models][thermal]") {
+  // r_k(t) = r_ss_k + sum_m w_km exp(lambda_m (t - t_a)) with every exponential in (0, 1]: at most
+  // r_ss_k + sum_m max(w_km, 0) (upper_bound_in, used to prove the governors at rest over a step).
+  PlateRig rig;
+  const auto& system = rig.system;
+  const auto& gpus = *rig.gpus;
+  const auto& nodes = *rig.nodes;
+  auto& response = rig.response;
+  std::vector<double> x(static_cast<std::size_t>(system.size()), 0.0);
+  for (std::size_t i = 0; i < 3; ++i) x[static_cast<std::size_t>(gpus.junction_index(i))] = 343.15;
+  response->reset(solver::EvalContext{0.0, 0.0, nullptr}, x.data());
+  const solver::StateRange junction = gpus.junction_states(), hbm = gpus.hbm_states(),
+                           base{gpus.base_index(0), 3};  // (the groups are contiguous)
+  const solver::StateRanges all_rows = solver::merge_state_ranges(
+      {junction, hbm, base, solver::StateRange{nodes.node(0), 1}, solver::StateRange{nodes.node(1), 1},
+       solver::StateRange{nodes.node(2), 1}});
+  const double unset = -12345.0;
+  // Up from 700 W to 1,000 W at 1 s, down to 150 W at 3 s: rising, then falling pieces.
+  for (const auto& [anchor, power] : {std::pair{1.0, 1000.0}, std::pair{3.0, 150.0}}) {
+    rig.source.base = power;
+    response->reanchor(solver::EvalContext{anchor, anchor, nullptr}, nullptr);
+    std::vector<double> upper(x.size(), unset);
+    REQUIRE(response->upper_bound_in(upper.data(), all_rows));
+    double highest_gap = 1e300;
+    std::vector<double> highest(x.size(), -1e300);
+    for (int k = 0; k <= 400; ++k) {
+      const double t = anchor + 1e-4 * std::pow(1.05, k);  // from 0.1 ms to ~30 000 s after the anchor
+      std::vector<double> r(x.size(), 0.0);
+      response->evaluate(t, r.data(), nullptr);
+      for (const auto& range : all_rows)
+        for (solver::Index i = range.first; i < range.first + range.count; ++i) {
+          const auto s = static_cast<std::size_t>(i);
+          INFO("t = " << t << ", state " << system.state_name(i));
+          CHECK(r[s] <= upper[s]);
+          highest[s] = std::max(highest[s], r[s]);
+        }
+    }
+    // How far above the highest value: the junction's rows are dominated by one mode, and the
+    // bound is within a few mK; the other rows mix modes of both signs and it is looser (up to
+    // ~9 K here, against limits 20-30 K above a hall's temperatures).
+    for (const auto& range : all_rows)
+      for (solver::Index i = range.first; i < range.first + range.count; ++i) {
+        const auto s = static_cast<std::size_t>(i);
+        highest_gap = std::min(highest_gap, upper[s] - highest[s]);
+        INFO("state " << system.state_name(i));
+        const bool is_junction = i >= junction.first && i < junction.first + junction.count;
+        CHECK(upper[s] - highest[s] <= (is_junction ? 0.01 : 10.0));
+      }
+    CHECK(highest_gap >= 0.0);
+  }
+  // Only the rows asked for (and no state it does not cover); the heat it holds is not bounded.
+  std::vector<double> part(x.size(), unset);
+  REQUIRE(response->upper_bound_in(part.data(), solver::merge_state_ranges({junction, hbm})));
+  CHECK(part[static_cast<std::size_t>(gpus.base_index(0))] == unset);
+  CHECK(part[static_cast<std::size_t>(gpus.heat_generated_index())] == unset);
+  CHECK(part[static_cast<std::size_t>(gpus.junction_index(2))] != unset);
+  CHECK_FALSE(response->upper_bound_in(part.data(), {solver::StateRange{gpus.heat_generated_index(), 1}}));
+}

@@ -486,6 +486,7 @@ void FacilitySite::observe(double t, const std::vector<double>& x, const std::ve
   cooling_power += static_cast<double>(layout_->pods()) * crah.count * crah.rated_fan_power;
   // The non-GPU IT power per pod (the electrical feed's lineups are the pods).
   const std::size_t pods = layout_->pods(), servers_per_pod = layout_->servers() / pods;
+  const std::vector<double> other_it_before = pod_other_it_power_;
   pod_other_it_power_.assign(pods, 0.0);
   if (servers_ != nullptr) {
     // Server fans are part of the servers' (IT) power.
@@ -504,6 +505,11 @@ void FacilitySite::observe(double t, const std::vector<double>& x, const std::ve
   for (double p : pod_other_it_power_) it_power += p;
   cooling_power_now_ = cooling_power;
   if (feed_) feed_->set_ambient_temperature(weather_->dry_bulb_at(t));
+  // The powers sampled here hold from the sample on (a step at its knot, not a ramp to the next).
+  if (feed_ && feed_->time() == t && other_it_before.size() == pods) {
+    feed_right_.mechanical = cooling_power;
+    for (std::size_t p = 0; p < pods; ++p) feed_right_.it[p] += pod_other_it_power_[p] - other_it_before[p];
+  }
   if (electrical_ && !feed_) {
     // The feed starts at the first sample, in steady state at the load then.
     electrical::FeedLoad load;

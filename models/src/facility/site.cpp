@@ -24,6 +24,11 @@ solver::SectionSchema simulation_schema() {
   s.parameters.push_back(greater_than(p, 0.0));
   p = real_parameter("max_step", "s", "Largest integrator step; 0 = no limit", 0.0);
   s.parameters.push_back(at_least(p, 0.0));
+  s.parameters.push_back(boolean_parameter(
+      "skip_ticks_at_rest",
+      "Leave out the governors' ticks inside an integrator step over which every GPU provably rests, all but the "
+      "step's last (fast mode; the electrical feed's load is then linear between the ticks taken)",
+      true));
   s.parameters.push_back(choice_parameter("initial_state", {"supply_temperature", "steady_state"},
                                           "Start with every node at the coolant supply temperature, or at the steady state of the training step's time-averaged power (controllers at their initial outputs)",
                                           std::string("supply_temperature")));
@@ -44,6 +49,7 @@ solver::SimulationSettings simulation_settings(const solver::ParameterTree& sim)
     settings.integrator.absolute_tolerance = sim.number("absolute_tolerance");
   }
   settings.integrator.max_step = sim.number("max_step");
+  if (sim.text("mode") != "reference") settings.integrator.skip_ticks_at_rest = sim.boolean("skip_ticks_at_rest");
   return settings;
 }
 

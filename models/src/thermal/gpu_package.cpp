@@ -536,6 +536,37 @@ class GpuPackageResponse final : public solver::ForcedResponse {
     else evaluate_blocks<true>(t - t_anchor_, r, r_dot);
   }
 
+  /// After the anchor every e_m = exp(lambda_m tau) is in (0, 1] (lambda_m < 0), so row k is at
+  /// most r_ss_k + sum_m max(w_km, 0) for as long as the piece lasts; a margin of 1e-12 of the
+  /// terms' size covers the rounding of the evaluation. Rows as evaluate_in() forms them; the heat
+  /// the responses hold is not bounded.
+  bool upper_bound_in(double* r_upper, const solver::StateRanges& ranges) const override {
+    const auto n = static_cast<solver::Index>(gpus_.count());
+    if (overlaps(ranges, heat_, 1)) return false;
+    bool other = overlaps(ranges, base_, n);
+    for (std::size_t k = 0; k + 1 < node_runs_.size() && !other; k += 2)
+      other = overlaps(ranges, node_runs_[k], node_runs_[k + 1]);
+    const std::size_t rows = other ? kMax : overlaps(ranges, hbm_, n) ? 2 : overlaps(ranges, junction_, n) ? 1 : 0;
+    solver::for_each_block(gpus_.count(), [&](const solver::BlockRange& block) {
+      for (std::size_t i = block.first; i < block.last; ++i) {
+        const auto k = static_cast<solver::Index>(i);
+        const solver::Index row_state[kMax] = {junction_ + k, hbm_ + k, base_ + k, node_[i]};
+        for (std::size_t row = 0; row < rows; ++row) {
+          if (row_state[row] < 0) continue;  // a GPU in the three-node form
+          const double steady = pieces_[piece_slot(i, kRow * row)];
+          double bound = steady, size = std::abs(steady);
+          for (std::size_t m = 0; m < kMax; ++m) {
+            const double w = pieces_[piece_slot(i, kRow * row + 1 + m)];
+            bound += std::max(w, 0.0);
+            size += std::abs(w);
+          }
+          r_upper[row_state[row]] = bound + 1e-12 * size;
+        }
+      }
+    });
+    return true;
+  }
+
   /// Only the junction rows, or the junction and HBM rows, when the ranges ask for no other
   /// covered state (a governors' tick, the event function): a row is r_ss_k + sum_m w_km e_m, read
   /// from the first rows of each GPU's coefficients; the exponentials are the same.

@@ -820,6 +820,66 @@ bool TrainingJob::update_discrete(const solver::EvalContext& ctx, const double* 
   return changed;
 }
 
+const std::vector<double>& TrainingJob::rest_junction(JobPhase phase) const {
+  std::vector<double>& limits = rest_junction_[static_cast<std::size_t>(phase)];
+  if (limits.empty()) {
+    const std::vector<double>& leakage_limit = rest_leakage(phase);
+    const auto& p = gpus_.parameters();
+    const double k = p.leakage_temperature_coefficient;
+    constexpr double infinity = std::numeric_limits<double>::infinity();
+    limits.resize(gpus_.count());
+    for (std::size_t i = 0; i < gpus_.count(); ++i) {
+      // L_i(T) = c_i exp(k (T - T_ref)) <= limit for T <= T_ref + ln(limit / c_i) / k; 1 uK below
+      // that the leakage is 2e-8 of itself below the limit (k = 0.02/K), far beyond the rounding
+      // of L_i's evaluation.
+      const double c = gpus_.leakage_power(i, p.leakage_reference_temperature);
+      double t_leak = infinity;
+      if (c > 0.0) {
+        const double exponent = leakage_limit[i] > 0.0 ? std::log(leakage_limit[i] / c) : -infinity;
+        if (k > 0.0) t_leak = exponent < 600.0 ? p.leakage_reference_temperature + exponent / k - 1e-6 : infinity;
+        else t_leak = exponent >= 0.0 ? infinity : -infinity;  // constant leakage: within the limit or not
+      } else if (!(leakage_limit[i] >= 0.0)) {
+        t_leak = -infinity;
+      }
+      limits[i] = std::min(governor_.limits().max_operating, t_leak);
+    }
+  }
+  return limits;
+}
+
+bool TrainingJob::rests_over(const solver::EvalContext& ctx, const double* upper) const {
+  if (p_.smoothing.enabled || p_.smoothing.fill_enabled) return false;
+  // The leakage rises with T_j (k >= 0), so a junction bound bounds it (rest_junction).
+  if (gpus_.parameters().leakage_temperature_coefficient < 0.0) return false;
+  const double* d = ctx.discrete;
+  const JobPhase now = phase(d);
+  const PhaseSpec spec = phase_spec(now);
+  const GovernorState rest = governor_.rest_state(spec.working);
+  const auto rest_reasons = static_cast<double>(rest.reasons);
+  const double* junction_limit = rest_junction(now).data();
+  const double hbm_limit = governor_.limits().hbm_max_operating;
+  const double* tj = upper + gpus_.junction_index(0);
+  const double* thbm = upper + gpus_.hbm_index(0);
+  const auto off = static_cast<std::size_t>(discrete_index(off_)), clock = static_cast<std::size_t>(discrete_index(clock_)),
+             ceiling = static_cast<std::size_t>(discrete_index(ceiling_)),
+             reasons = static_cast<std::size_t>(discrete_index(reasons_));
+  std::array<std::size_t, solver::parallel_blocks> block_not_resting{};
+  solver::for_each_block(gpus_.count(), [&](const solver::BlockRange& block) {
+    // update_discrete's rest check on the bounds, without branches.
+    std::size_t not_resting = 0;
+    for (std::size_t i = block.first; i < block.last; ++i) {
+      const bool rests = (d[off + i] != 0.0) |
+                         ((d[clock + i] == rest.clock) & (d[ceiling + i] == rest.thermal_ceiling) &
+                          (d[reasons + i] == rest_reasons) & (tj[i] <= junction_limit[i]) & (thbm[i] <= hbm_limit));
+      not_resting += rests ? 0 : 1;
+    }
+    block_not_resting[block.block] = not_resting;
+  });
+  for (const std::size_t n : block_not_resting)
+    if (n > 0) return false;
+  return true;
+}
+
 double TrainingJob::next_scheduled_update(double, const double* d) const {
   double next = value(d, phase_end_);
   const auto k = static_cast<std::size_t>(value(d, next_interruption_));

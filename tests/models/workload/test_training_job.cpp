@@ -388,6 +388,54 @@ TEST_CASE("An update's power sums hold whether its governors stay at rest or mov
   CHECK(moved[100 / size] < at_rest[100 / size]);  // the hot GPU draws less at its lower clock
 }
 
+TEST_CASE("The job rests over bounds exactly where its update would rest at those temperatures", "[workload][job]") {
+  // 128 cool GPUs 60 s into the job. rests_over() takes upper bounds of T_j and T_hbm over an
+  // interval; it may say true only where the update, at any temperatures up to the bounds, would
+  // keep every governor at rest. One GPU's junction is swept through the limits: wherever
+  // rests_over says true, the update at that temperature changes nothing; and it says false from
+  // the first temperature at which the update acts.
+  const std::size_t n = 128;
+  Rig rig(n, pod_job(), std::vector<double>(n, 0.03), 60.0);
+  REQUIRE(rig.status.finished());
+  const TrainingJob& job = *rig.job;
+  const double t = 60.0;
+  const solver::EvalContext ctx{t, t, rig.discrete.data()};
+  CHECK(job.rests_over(ctx, rig.state.data()));
+  const auto j = static_cast<std::size_t>(rig.gpus->junction_index(17));
+  double first_acting = std::numeric_limits<double>::quiet_NaN(), last_resting = -1.0;
+  for (double tj = 70.0 + kelvin; tj < 95.0 + kelvin; tj += 0.005) {
+    std::vector<double> x = rig.state;
+    x[j] = tj;
+    std::vector<double> next = rig.discrete;
+    const bool changed = job.update_discrete(ctx, x.data(), next.data());
+    const bool acted = changed || job.clock(next.data(), 17) != job.clock(rig.discrete.data(), 17) ||
+                       job.reasons(next.data(), 17) != job.reasons(rig.discrete.data(), 17);
+    if (acted && std::isnan(first_acting)) first_acting = tj;
+    if (job.rests_over(ctx, x.data())) {
+      INFO("T_j = " << tj - kelvin << " degC");
+      CHECK_FALSE(acted);
+      last_resting = tj;
+    }
+  }
+  REQUIRE(std::isfinite(first_acting));
+  INFO("rests up to " << last_resting - kelvin << " degC; the update acts from " << first_acting - kelvin << " degC");
+  CHECK(last_resting < first_acting);
+  CHECK(first_acting - last_resting < 0.02);  // not far below: the same limits
+  // HBM above its limit, or a bound that is not a number: no rest.
+  std::vector<double> x = rig.state;
+  x[static_cast<std::size_t>(rig.gpus->hbm_index(3))] = 120.0 + kelvin;
+  CHECK_FALSE(job.rests_over(ctx, x.data()));
+  x = rig.state;
+  x[j] = std::numeric_limits<double>::quiet_NaN();
+  CHECK_FALSE(job.rests_over(ctx, x.data()));
+  // With power smoothing the ticks rebase ramps: never at rest.
+  WorkloadParameters smoothed = pod_job();
+  smoothed.smoothing.enabled = true;
+  Rig ramps(n, smoothed, std::vector<double>(n, 0.03), 20.0);
+  REQUIRE(ramps.status.finished());
+  CHECK_FALSE(ramps.job->rests_over(solver::EvalContext{20.0, 20.0, ramps.discrete.data()}, ramps.state.data()));
+}
+
 TEST_CASE("same_power compares the phase, gate ratio and every GPU's clock, state and ramp", "[workload][job]") {
   const std::size_t n = 2048;  // long enough for the comparison to run in blocks
   WorkloadParameters w = pod_job();

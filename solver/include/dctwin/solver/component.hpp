@@ -162,6 +162,17 @@ class Component {
   /// those states of the interpolated state (docs/solver.md, "States formed where they are read").
   /// A declaration must cover every state read: the others hold values from other times.
   [[nodiscard]] virtual std::optional<StateRanges> states_read_by_update() const { return std::nullopt; }
+  /// Whether every periodic update in an interval would leave this component's discrete state as
+  /// it is and return false, given the discrete state ctx.discrete (ctx.t: the interval's first
+  /// tick) and `upper`: for each state of states_read_by_update(), a value that state stays at or
+  /// below throughout the interval (other entries undefined). True lets the simulator leave out
+  /// those ticks, all but the last of each integrator step (docs/solver.md, "Ticks at rest"); what
+  /// such an update only records (running extremes, the sums the knots read) is then recorded at
+  /// the ticks taken. The default: false.
+  [[nodiscard]] virtual bool rests_over(const EvalContext& ctx, const double* upper) const {
+    static_cast<void>(ctx), static_cast<void>(upper);
+    return false;
+  }
 
   /// Self-scheduled updates: the first time strictly after `t` at which this component's discrete
   /// state changes by its own schedule, as read from the discrete state `d` (a training phase that

@@ -42,6 +42,15 @@ class ForcedResponse {
     static_cast<void>(ranges);
     evaluate(t, r, nullptr);
   }
+  /// Writes into r_upper (full size), for at least the covered states in `ranges` and for no state
+  /// it does not cover, a bound that r stays at or below at every time from the present pieces'
+  /// start on (until the next reset or re-anchoring),
+  /// so that the integrator can bound the state over a step without forming it at each time
+  /// (docs/solver.md, "Ticks at rest"). Returns false when it cannot bound them: the default.
+  virtual bool upper_bound_in(double* r_upper, const StateRanges& ranges) const {
+    static_cast<void>(r_upper), static_cast<void>(ranges);
+    return false;
+  }
   /// The states evaluate() writes.
   [[nodiscard]] virtual std::vector<Index> covered_states() const = 0;
 };

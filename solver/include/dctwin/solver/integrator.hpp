@@ -39,6 +39,13 @@ struct IntegratorSettings {
   /// a system of 1,000 or more states is in such groups. Off: KLU on the whole matrix, as in the
   /// reference mode.
   bool structured_linear_solver = true;
+  /// Leave out the periodic updates a component proves idle over an integrator step
+  /// (Component::rests_over, with the states bounded over the step from CVODE's Nordsieck array
+  /// and the forced responses), all but the last tick of each step (docs/solver.md, "Ticks at
+  /// rest"). The decisions are those the skipped updates would take; what changes is where the
+  /// knots are (a multirate observer's inputs are then linear over longer spans). Off in the
+  /// reference mode.
+  bool skip_ticks_at_rest = true;
 
   /// The reference mode: tight tolerances, no shortcuts; fast paths are pinned to it in tests.
   static IntegratorSettings reference();
@@ -104,6 +111,18 @@ class CvodeIntegrator {
   /// t_out on those states alone, each to the bits the whole state would have; the others keep
   /// values of earlier times until complete_state() (state_complete() is false until then).
   AdvanceResult advance(double t_out, const StateRanges* only = nullptr);
+  /// Steps as advance(t_out) does before it forms the state, without forming it: CVODE's step time
+  /// is then at or past t_out (advance(t) for t up to it only interpolates). A root found on the
+  /// way is kept for the advance() that reaches it, and the result is false.
+  bool step_past(double t_out);
+  /// Upper bounds over [from, step_time()] of the states of `ranges` (sorted, disjoint) into
+  /// upper[i]: the interpolant of CVODE's last step, sum_j z_j s^j with |s| <= s_max, is at most
+  /// z_0 + sum_{j>=1} |z_j| s_max^j, and the forced responses add their own bounds
+  /// (ForcedResponse::upper_bound_in). False when `from` is before the last step's start, when
+  /// there is no last step, or when a response cannot bound its states. Valid until CVODE steps on.
+  bool upper_bounds_since(double from, const StateRanges& ranges, double* upper);
+  /// Where CVODE's last step started (step_time() less its length); step_time() before any step.
+  [[nodiscard]] double last_step_start() const;
   /// Brings every state of state() to time() after an advance() that formed only some (nothing
   /// otherwise). Possible until the next advance() or restart(): CVODE's interpolation still
   /// reaches time() until it steps on.
@@ -124,6 +143,10 @@ class CvodeIntegrator {
   [[nodiscard]] SolverStatistics statistics() const;
 
  private:
+  /// CVODE's steps until its step time reaches t_out. A root at or before t_out ends them: its time
+  /// is returned, unless `defer_roots`, which keeps it for advance() (pending) like one beyond t_out.
+  /// NaN when no root ended them.
+  double step_until(double t_out, bool defer_roots);
   /// Records where CVODE failed (time, state, the state with the largest weighted error) and throws.
   [[noreturn]] void fail(int flag, double t_reached);
 

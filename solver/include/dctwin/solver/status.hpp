@@ -59,6 +59,9 @@ struct SolverStatistics {
   /// Forcing steps the integrator went on across without a restart (forced responses absorbed them).
   long continued_segments = 0;
   long events = 0;     ///< threshold events that fired
+  /// Periodic updates left out because their components rested over the integrator's step
+  /// (IntegratorSettings::skip_ticks_at_rest).
+  long ticks_at_rest = 0;
   double last_step_size = 0.0;  ///< [s]
   RunWallTimes wall_time;       ///< by part (Simulator::run; not the integrator's own counters)
 };

@@ -174,6 +174,12 @@ class TrainingJob final : public solver::Component, public thermal::GpuPowerSour
   [[nodiscard]] std::optional<solver::StateRanges> states_read_by_update() const override {
     return solver::merge_state_ranges({gpus_.junction_states(), gpus_.hbm_states()});
   }
+  /// True when every powered GPU's governor is at rest and stays there for temperatures up to
+  /// `upper` (its junction and HBM at or below the operating limits, its leakage at the junction's
+  /// bound within the rest limit: the leakage rises with T_j), and no smoothing or fill ramps are
+  /// rebased at ticks. The updates left out would then change nothing but the power extremes and
+  /// the group sums, which the ticks taken record.
+  [[nodiscard]] bool rests_over(const solver::EvalContext& ctx, const double* upper) const override;
   [[nodiscard]] double next_scheduled_update(double t, const double* d) const override;
   bool scheduled_update(const solver::EvalContext& ctx, const double* x, double* d_next) const override;
 
@@ -263,12 +269,17 @@ class TrainingJob final : public solver::Component, public thermal::GpuPowerSour
   /// Per phase (filled when first needed), each GPU's leakage up to which its governor stays at
   /// rest (DvfsGovernor::stays_at_rest), less a margin far above rounding [W].
   mutable std::array<std::vector<double>, static_cast<std::size_t>(JobPhase::averaged) + 1> rest_leakage_;
+  /// Per phase, the junction temperature up to which GPU i stays within both its rest leakage
+  /// limit and the operating limit (rests_over), formed on first use.
+  mutable std::array<std::vector<double>, static_cast<std::size_t>(JobPhase::averaged) + 1> rest_junction_;
   std::size_t group_size_ = 0;                 ///< GPUs per group for the power sums (0 = none)
   mutable GroupPowerSums group_sums_;           ///< the last update's sums per block and group [W]
   mutable double group_sums_time_ = std::numeric_limits<double>::quiet_NaN();  ///< when they were taken
   /// The last time an update may have changed what the powers read (power_inputs_changed_at).
   mutable double power_inputs_changed_time_ = std::numeric_limits<double>::quiet_NaN();
   [[nodiscard]] const std::vector<double>& rest_leakage(JobPhase phase) const;
+  /// rest_junction_ of the phase (formed on first use).
+  [[nodiscard]] const std::vector<double>& rest_junction(JobPhase phase) const;
   // Discrete groups.
   int clock_ = 0, reasons_ = 0, ceiling_ = 0, off_ = 0;
   int phase_ = 0, phase_end_ = 0, work_left_ = 0, last_regate_ = 0, gate_ = 0;
