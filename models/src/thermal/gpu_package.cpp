@@ -657,39 +657,59 @@ class GpuPackageResponse final : public solver::ForcedResponse {
   /// responses hold, C r summed over nodes and GPUs (and its rate). Without kRate, r_dot is unused.
   template <bool kRate>
   void evaluate_blocks(double tau, double* r, double* r_dot) const {
-    const auto& p = gpus_.p_;
     solver::BlockSums heat{}, heat_rate{};
     solver::for_each_block(gpus_.count(), [&](const solver::BlockRange& block) {
       double block_heat = 0.0, block_heat_rate = 0.0;
       // A chunk's exponentials in one vectorised pass, then its rows kLanes GPUs at a time
-      // (docs/performance.md), then each GPU's rows written and its heat summed in GPU order.
+      // (docs/performance.md), then the rows written and the heat summed in GPU order.
       alignas(64) double exponentials[kChunkValues], values[kChunkValues], rates[kChunkValues];
       for_each_chunk(block, [&](std::size_t first, std::size_t last) {
         const std::size_t g0 = combine_chunk(first, last, tau, kMax, kRate, exponentials, values, rates);
-        for (std::size_t i = first; i < last; ++i) {
-          const std::size_t at = chunk_slot(i, g0);
-          const double r0 = values[at], r1 = values[at + kLanes], r2 = values[at + 2 * kLanes],
-                       r3 = values[at + 3 * kLanes];
-          const auto k = static_cast<solver::Index>(i);
-          const double c_e = node_capacitance_[i];  // 0 for a GPU in the three-node form (r_e = 0 too)
-          r[junction_ + k] = r0, r[hbm_ + k] = r1, r[base_ + k] = r2;
-          if (node_[i] >= 0) r[node_[i]] = r3;
-          block_heat += p.junction_capacitance * r0 + p.hbm_capacitance * r1 + p.base_capacitance * r2 + c_e * r3;
-          if constexpr (kRate) {
-            const double d0 = rates[at], d1 = rates[at + kLanes], d2 = rates[at + 2 * kLanes],
-                         d3 = rates[at + 3 * kLanes];
-            r_dot[junction_ + k] = d0, r_dot[hbm_ + k] = d1, r_dot[base_ + k] = d2;
-            if (node_[i] >= 0) r_dot[node_[i]] = d3;
-            block_heat_rate +=
-                p.junction_capacitance * d0 + p.hbm_capacitance * d1 + p.base_capacitance * d2 + c_e * d3;
-          }
-        }
+        write_rows(first, last, g0, values, r, block_heat);
+        if constexpr (kRate) write_rows(first, last, g0, rates, r_dot, block_heat_rate);
       });
       heat[block.block] = block_heat;
       heat_rate[block.block] = block_heat_rate;
     });
     r[heat_] = solver::ordered_sum(heat);
     if constexpr (kRate) r_dot[heat_] = solver::ordered_sum(heat_rate);
+  }
+
+  template <std::size_t N>
+  static void copy_lanes(const double* __restrict from, double* __restrict to) {
+    for (std::size_t l = 0; l < N; ++l) to[l] = from[l];
+  }
+
+  /// Writes the rows of GPUs [first, last) from a chunk's `values` (laid out as chunk_slot says)
+  /// into the full-size `out`, and adds each GPU's C_j v_j + C_h v_h + C_b v_b + C_e v_e to `heat`
+  /// in GPU order. A GPU's junction, HBM and base rows are consecutive states for consecutive
+  /// GPUs: each lane group's are copied as runs, its heat terms formed side by side.
+  void write_rows(std::size_t first, std::size_t last, std::size_t g0, const double* values, double* out,
+                  double& heat) const {
+    const auto& p = gpus_.p_;
+    for (std::size_t i = first; i < last;) {
+      const std::size_t end = std::min(last, (i / kLanes + 1) * kLanes), n = end - i;
+      const double* v = values + chunk_slot(i, g0);  // node k of GPU i + l at v[k kLanes + l]
+      const auto k = static_cast<solver::Index>(i);
+      if (n == kLanes) {  // a whole lane group: copies of a size the compiler knows, kept inline
+        copy_lanes<kLanes>(v, out + junction_ + k);
+        copy_lanes<kLanes>(v + kLanes, out + hbm_ + k);
+        copy_lanes<kLanes>(v + 2 * kLanes, out + base_ + k);
+      } else {
+        std::copy_n(v, n, out + junction_ + k);
+        std::copy_n(v + kLanes, n, out + hbm_ + k);
+        std::copy_n(v + 2 * kLanes, n, out + base_ + k);
+      }
+      double terms[kLanes];
+      for (std::size_t l = 0; l < n; ++l)
+        terms[l] = p.junction_capacitance * v[l] + p.hbm_capacitance * v[kLanes + l] +
+                   p.base_capacitance * v[2 * kLanes + l] + node_capacitance_[i + l] * v[3 * kLanes + l];
+      for (std::size_t l = 0; l < n; ++l) {
+        if (node_[i + l] >= 0) out[node_[i + l]] = v[3 * kLanes + l];  // (C_e = 0 without the node)
+        heat += terms[l];
+      }
+      i = end;
+    }
   }
 
   /// r of the first kRows nodes (junction; junction and HBM) of every GPU at tau after the anchor.

@@ -275,14 +275,20 @@ double TrainingJob::commanded_power(const double* d, std::size_t gpu, bool mitig
 }
 
 double TrainingJob::commanded_power(const double* d, std::size_t gpu, bool mitigated, double phase, double gate,
-                                    double clock) const {
+                                    double clock, DynamicPowerCache* cache) const {
   // The result depends on the discrete state only through the phase, the gate ratio and this
   // GPU's clock; the last result per GPU is kept with them and reused while they stay equal
   // (every derivative evaluation asks for every GPU's power).
   CommandedPower& memo = commanded_memo_[(mitigated ? gpus_.count() : 0) + gpu];
   if (memo.phase == phase && memo.gate == gate && memo.clock == clock) return memo.power;
-  double power = p_.power.static_power +
-                 gpus_.spread(gpu).power_scale * governor_.power().dynamic_power(activity(d, gpu, mitigated), clock);
+  double dynamic = 0.0;
+  if (cache != nullptr && cache->clock == clock) {
+    dynamic = cache->dynamic;
+  } else {
+    dynamic = governor_.power().dynamic_power(activity(d, gpu, mitigated), clock);
+    if (cache != nullptr) *cache = {clock, dynamic};
+  }
+  double power = p_.power.static_power + gpus_.spread(gpu).power_scale * dynamic;
   if (mitigated && p_.smoothing.enabled) power = std::max(power, p_.smoothing.floor_fraction * p_.power.power_limit);
   memo = {phase, gate, clock, power};
   return power;
@@ -303,6 +309,7 @@ void TrainingJob::powers(std::size_t first, std::size_t last, const solver::Eval
   const double* clock = &d[discrete_index(clock_)];
   const double* origin = &d[discrete_index(ramp_origin_)];
   const double* start = &d[discrete_index(ramp_start_)];
+  DynamicPowerCache cache;
   for (std::size_t i = first; i < last; ++i) {
     const std::size_t k = i - first;
     on[k] = off[i] == 0.0;
@@ -310,7 +317,7 @@ void TrainingJob::powers(std::size_t first, std::size_t last, const solver::Eval
       power[k] = 0.0;
       continue;
     }
-    const double target = commanded_power(d, i, true, phase, gate, clock[i]);
+    const double target = commanded_power(d, i, true, phase, gate, clock[i], &cache);
     power[k] = p_.smoothing.enabled ? smoothed_power(p_.smoothing, origin[i], target, ctx.t - start[i]) : target;
   }
 }
@@ -467,11 +474,12 @@ double TrainingJob::power_sums_at_rest(const double* d, const solver::BlockRange
   BlockGroupSums sums(by_group, group_size_, block.first);
   const double phase = value(d, phase_), gate = value(d, gate_);
   const double* off = &d[discrete_index(off_)];
+  DynamicPowerCache cache;
   for (std::size_t i = block.first; i < block.last; ++i) {
     double p = 0.0;
     if (off[i] == 0.0) {
       double& power = rest_power_[i];
-      if (std::isnan(power)) power = commanded_power(d, i, true, phase, gate, rest_clock);
+      if (std::isnan(power)) power = commanded_power(d, i, true, phase, gate, rest_clock, &cache);
       p = power + leakage_[i];
     }
     sums.add(i, p);

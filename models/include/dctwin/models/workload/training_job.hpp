@@ -201,9 +201,17 @@ class TrainingJob final : public solver::Component, public thermal::GpuPowerSour
   /// Power GPU i's work asks for, without leakage: P_static + s_i P_dyn(a_i, f_i) [W]; with
   /// `mitigated`, software fill and the power floor included (the ramp's target).
   [[nodiscard]] double commanded_power(const double* d, std::size_t gpu, bool mitigated = true) const;
-  /// The same with the phase, the gate ratio and the GPU's clock already read from d.
+  /// A pass's last dynamic power P_dyn(a, f) with the clock it was formed at: the activity depends
+  /// on the GPU only through its clock, so GPUs with equal clocks (at one phase, gate ratio and
+  /// `mitigated`) share it.
+  struct DynamicPowerCache {
+    double clock = std::numeric_limits<double>::quiet_NaN();
+    double dynamic = 0.0;
+  };
+  /// The same with the phase, the gate ratio and the GPU's clock already read from d; `cache`, when
+  /// given, is a pass's (the same phase, gate ratio and `mitigated` for every call).
   [[nodiscard]] double commanded_power(const double* d, std::size_t gpu, bool mitigated, double phase, double gate,
-                                       double clock) const;
+                                       double clock, DynamicPowerCache* cache = nullptr) const;
   /// The smoothed power of GPU i at time t with discrete state d [W].
   [[nodiscard]] double smoothed(const double* d, std::size_t gpu, double t) const;
   /// Mean smoothed power of the powered GPUs at t [W].
