@@ -47,12 +47,12 @@ bench() {  # name, simulated seconds, dctwin arguments...
     counts="$("$python" -c '
 import sys, h5py
 a = h5py.File(sys.argv[1], "r").attrs
-print(" ".join(str(int(a[k])) for k in ("solver_steps", "solver_rhs_evaluations", "solver_jacobian_evaluations", "solver_segments", "solver_continued_segments")))
+print(" ".join(str(int(a[k])) for k in ("solver_steps", "solver_rhs_evaluations", "solver_jacobian_evaluations", "solver_segments", "solver_continued_segments", "solver_ticks_at_rest")))
 ' "$out/report.h5")"
-    read -r steps rhs jacobians segments continued <<< "$counts"
-    awk -v w="$wall" -v k="$kib" -v s="$simulated" -v i="$i" -v st="$steps" -v r="$rhs" -v j="$jacobians" -v sg="$segments" -v c="$continued" \
-      'BEGIN { printf "  run %d: simulated %g s, wall %.2f s, speed %.2fx real time, %d steps, %d RHS, %d Jacobians, %d segments (%d continued), peak %.0f MiB\n",
-               i, s, w, (w > 0 ? s / w : 0), st, r, j, sg, c, k / 1024 }'
+    read -r steps rhs jacobians segments continued at_rest <<< "$counts"
+    awk -v w="$wall" -v k="$kib" -v s="$simulated" -v i="$i" -v st="$steps" -v r="$rhs" -v j="$jacobians" -v sg="$segments" -v c="$continued" -v z="$at_rest" \
+      'BEGIN { printf "  run %d: simulated %g s, wall %.2f s, speed %.2fx real time, %d steps, %d RHS, %d Jacobians, %d segments (%d continued), %d ticks left out at rest, peak %.0f MiB\n",
+               i, s, w, (w > 0 ? s / w : 0), st, r, j, sg, c, z, k / 1024 }'
     # Where the run's time went, from the report (docs/reports.md, wall_time_*).
     "$python" -c '
 import sys, h5py

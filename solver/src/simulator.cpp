@@ -148,17 +148,16 @@ SimulationStatus Simulator::run(std::vector<double> initial, SimulationObserver&
     }
     return tick_ranges_declared ? &tick_ranges : nullptr;
   };
-  // Ticks at rest (IntegratorSettings::skip_ticks_at_rest): the states every clock's component
-  // reads, when each declares them; the bounds of those states over a step; the ticks left out.
+  // Ticks at rest (IntegratorSettings::skip_ticks_at_rest): the states the clocks' components
+  // read, of those that declare them (the others' ticks are always taken); the bounds of those
+  // states over a step; the ticks left out.
   std::optional<StateRanges> rest_reads;
-  if (settings_.integrator.skip_ticks_at_rest && !clocks.empty()) {
+  if (settings_.integrator.skip_ticks_at_rest) {
     StateRanges all;
-    bool declared = true;
-    for (const auto& c : clocks) {
-      if (!c.reads) declared = false;
-      else all.insert(all.end(), c.reads->begin(), c.reads->end());
-    }
-    if (declared) rest_reads = merge_state_ranges(std::move(all));
+    for (const auto& c : clocks)
+      if (c.reads) all.insert(all.end(), c.reads->begin(), c.reads->end());
+    if (std::any_of(clocks.begin(), clocks.end(), [](const Clock& c) { return c.reads.has_value(); }))
+      rest_reads = merge_state_ranges(std::move(all));
   }
   std::vector<double> rest_upper(rest_reads ? x->size() : 0);
   long ticks_at_rest = 0;
@@ -345,7 +344,8 @@ SimulationStatus Simulator::run(std::vector<double> initial, SimulationObserver&
     // With CVODE's step past `first` (a tick), the ticks from `first` up to the last one inside
     // the step are left out when every component due at them rests over the step
     // (Component::rests_over, with the states they read bounded over the step); the last tick,
-    // and any at or after a sample or the segment's end, are taken as usual. Returns whether any was.
+    // and any at or after a sample, the segment's end or a tick of a component that does not
+    // declare its reads, are taken as usual. Returns whether any was.
     auto skip_ticks_at_rest = [&](double first) {
       const double step_end = integrator.step_time();
       double last = first;
@@ -355,10 +355,15 @@ SimulationStatus Simulator::run(std::vector<double> initial, SimulationObserver&
         while (settings_.start_time + static_cast<double>(k + 1) * c.period <= step_end) ++k;
         last = std::max(last, settings_.start_time + static_cast<double>(k) * c.period);
       }
-      const double cutoff = std::min({last, clock.done() ? segment_end : clock.next(), segment_end});
+      double cutoff = std::min({last, clock.done() ? segment_end : clock.next(), segment_end});
+      for (const auto& c : clocks)  // a component that does not declare its reads cannot be bounded
+        if (!c.reads) cutoff = std::min(cutoff, c.next(settings_.start_time));
       if (!(cutoff > first)) return false;
-      // Not in the first step after a forcing change: the responses' fastest transients are there.
-      if (!(integrator.last_step_start() > segment_start)) return false;
+      // Not in the first step after a forcing change, nor soon after it: the responses' fastest
+      // transients are there.
+      if (!(integrator.last_step_start() > segment_start) ||
+          first < segment_start + settings_.integrator.ticks_taken_after_forcing_change)
+        return false;
       if (!integrator.upper_bounds_since(first, *rest_reads, rest_upper.data())) return false;
       const EvalContext ctx{first, segment_start, discrete.data()};
       for (const auto& c : clocks)
@@ -387,14 +392,15 @@ SimulationStatus Simulator::run(std::vector<double> initial, SimulationObserver&
         continue;
       }
       AdvanceResult result;
-      // At a periodic update (not also a sample's time), only the states it reads.
-      const StateRanges* only =
-          target == tick && tick < segment_end && (clock.done() || clock.next() != tick) ? states_read_at(tick) : nullptr;
+      // A periodic update that is neither a sample's time nor the segment's end: it forms only the
+      // states it reads, and it may be left out at rest.
+      const bool tick_alone = target == tick && tick < segment_end && (clock.done() || clock.next() != tick);
+      const StateRanges* only = tick_alone ? states_read_at(tick) : nullptr;
       const auto integration_start = WallClock::now();  // to the state's copy below
       double rest_check = 0.0;  // of that, checking ticks at rest [s] (with the periodic updates)
       bool skipped = false;
       try {
-        if (only != nullptr && rest_reads && integrator.step_past(target)) {
+        if (tick_alone && rest_reads && integrator.step_past(target)) {
           const auto check_start = WallClock::now();
           skipped = skip_ticks_at_rest(target);
           rest_check = seconds_since(check_start);

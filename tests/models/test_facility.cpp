@@ -461,3 +461,64 @@ TEST_CASE("States formed where they are read: a run equals the run that forms th
   CHECK(part.statistics.events == whole.statistics.events);
   CHECK(part.end == whole.end);
 }
+
+TEST_CASE("Ticks left out at rest: the same thermal run, the feed's load linear between the ticks taken",
+          "[models][facility]") {
+  // A cool hall: every governor rests, so the ticks inside CVODE's steps are left out
+  // (docs/solver.md, "Ticks at rest"). The states, samples and steps must be those of the run that
+  // takes every tick, to the bit; the 1-ms grid power may differ only by the leakage's curvature
+  // between the ticks taken.
+  const auto doc = small_site("liquid-to-air", 4, "", "  duration: 120 s\n  initial_state: steady_state\n");
+  struct GridObserver final : dctwin::solver::SimulationObserver {
+    FacilitySite* site = nullptr;
+    std::vector<double> samples, grid;
+    void on_sample(double t, const std::vector<double>& x, const std::vector<double>& out) override {
+      site->observe(t, x, out);
+      samples.insert(samples.end(), out.begin(), out.end());
+      for (const auto& g : site->take_grid_samples()) grid.push_back(g.grid_power);
+    }
+    [[nodiscard]] bool wants_knots() const override { return true; }
+    void on_knot(double t, const std::vector<double>& x, const std::vector<double>& before,
+                 const std::vector<double>& after) override {
+      site->knot(t, x, before, after);
+    }
+    [[nodiscard]] std::optional<dctwin::solver::StateRanges> states_read_by_knots() const override {
+      return site->states_read_by_knots();
+    }
+  };
+  struct Result {
+    std::vector<double> state, samples, grid;
+    dctwin::solver::SolverStatistics statistics;
+  };
+  auto run_skipping = [&](bool skip) {
+    FacilitySite site(doc.tree, std::nullopt);
+    site.settings().integrator.skip_ticks_at_rest = skip;
+    GridObserver observer;
+    observer.site = &site;
+    dctwin::solver::Simulator simulator(site.system(), site.settings());
+    REQUIRE(simulator.run(site.initial_state(), observer).finished());
+    return Result{simulator.final_state(), observer.samples, observer.grid, simulator.statistics()};
+  };
+  const Result rested = run_skipping(true), every = run_skipping(false);
+  INFO(rested.statistics.ticks_at_rest << " of 1,200 ticks left out in " << rested.statistics.steps << " steps");
+  CHECK(rested.statistics.ticks_at_rest > 300);
+  CHECK(every.statistics.ticks_at_rest == 0);
+  CHECK(rested.statistics.steps == every.statistics.steps);
+  auto same_bits = [](const std::vector<double>& a, const std::vector<double>& b) {
+    return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
+  };
+  CHECK(same_bits(rested.state, every.state));
+  CHECK(same_bits(rested.samples, every.samples));
+  REQUIRE(rested.grid.size() == every.grid.size());
+  REQUIRE(rested.grid.size() > 100000);
+  double largest = 0.0, energy_rested = 0.0, energy_every = 0.0;
+  for (std::size_t k = 0; k < every.grid.size(); ++k) {
+    largest = std::max(largest, std::abs(rested.grid[k] - every.grid[k]) / every.grid[k]);
+    energy_rested += rested.grid[k];
+    energy_every += every.grid[k];
+  }
+  INFO("grid power within " << largest << " of the load; energy within "
+                            << std::abs(energy_rested - energy_every) / energy_every);
+  CHECK(largest <= 5e-5);  // 6e-6 here; 1.2e-4 on the 24k hall (docs/performance.md)
+  CHECK(std::abs(energy_rested - energy_every) <= 2e-5 * energy_every);
+}

@@ -89,15 +89,35 @@ class Oscillator final : public dctwin::solver::Component {
   int x_ = 0, alarm_ = 0, alarm_time_ = 0, ticks_ = 0;
 };
 
+/// A controller ticking every 0.7 s that counts its ticks and does not declare what it reads: its
+/// ticks cannot be proved idle and are always taken.
+class Counter final : public dctwin::solver::Component {
+ public:
+  Counter() : Component("counter") { count_ = declare_discrete_group({"count", "1", "ticks taken", 1}); }
+  void initial_state(double*) const override {}
+  void initial_discrete(double* d) const override { d[discrete_index(count_)] = 0.0; }
+  void derivatives(const EvalContext&, const double*, double*) const override {}
+  void jacobian_pattern(dctwin::solver::PatternSink&) const override {}
+  [[nodiscard]] double update_period() const override { return 0.7; }
+  bool update_discrete(const EvalContext&, const double*, double* d_next) const override {
+    d_next[discrete_index(count_)] += 1.0;
+    return false;
+  }
+
+ private:
+  int count_ = 0;
+};
+
 struct Outcome {
   std::vector<double> final_state, final_discrete;
   long ticks_at_rest = 0;
   long steps = 0;
 };
 
-Outcome run_oscillator(bool proves_rest, bool skip) {
+Outcome run_oscillator(bool proves_rest, bool skip, bool counter = false) {
   System system;
   system.add(std::make_unique<Oscillator>(proves_rest));
+  if (counter) system.add(std::make_unique<Counter>());
   system.assemble();
   SimulationSettings settings;
   settings.end_time = 60.0;
@@ -175,4 +195,16 @@ TEST_CASE("Ticks left out at rest change no decision and no state", "[solver]") 
   // A component that does not prove its rest keeps every tick.
   CHECK(unproved.ticks_at_rest == 0);
   CHECK(unproved.final_discrete == every.final_discrete);
+}
+
+TEST_CASE("Ticks of a component that does not declare its reads are always taken", "[solver]") {
+  const Outcome every = run_oscillator(true, false, true);
+  const Outcome rested = run_oscillator(true, true, true);
+  // The counter ticked at 0, 0.7, ..., 59.5 s in both runs; the oscillator's ticks between its
+  // ticks were still left out, with the same decisions and states.
+  CHECK(every.final_discrete[3] == 86.0);
+  CHECK(rested.final_discrete[3] == 86.0);
+  CHECK(rested.ticks_at_rest > 200);
+  CHECK(rested.final_discrete[1] == every.final_discrete[1]);
+  CHECK(std::memcmp(rested.final_state.data(), every.final_state.data(), every.final_state.size() * sizeof(double)) == 0);
 }

@@ -46,6 +46,10 @@ struct IntegratorSettings {
   /// knots are (a multirate observer's inputs are then linear over longer spans). Off in the
   /// reference mode.
   bool skip_ticks_at_rest = true;
+  /// How long after a forcing change every tick is taken all the same [s] (as is every tick of the
+  /// first step after it): the leakage then follows the junctions' fastest modes, which a load
+  /// linear between ticks further apart would cut short (docs/performance.md measures 0-0.8 s).
+  double ticks_taken_after_forcing_change = 0.5;
 
   /// The reference mode: tight tolerances, no shortcuts; fast paths are pinned to it in tests.
   static IntegratorSettings reference();
