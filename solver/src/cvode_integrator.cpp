@@ -441,7 +441,7 @@ void CvodeIntegrator::restart(double t, const std::vector<double>& x, double seg
     std::fill(m.accumulator_base.begin(), m.accumulator_base.end(), 0.0);
     std::fill(m.accumulator_slope.begin(), m.accumulator_slope.end(), 0.0);
     m.anchor_time = t;
-  m.r_upper_ranges.reset();
+    m.r_upper_ranges.reset();
     m.forget_shift();
     m.shift_at(t);
     for (std::size_t i = 0; i < x.size(); ++i) y[i] -= m.r[i];

@@ -44,9 +44,9 @@ class ForcedResponse {
   }
   /// Writes into r_upper (full size), for at least the covered states in `ranges` and for no state
   /// it does not cover, a bound that r stays at or below at every time from the present pieces'
-  /// start on (until the next reset or re-anchoring),
-  /// so that the integrator can bound the state over a step without forming it at each time
-  /// (docs/solver.md, "Ticks at rest"). Returns false when it cannot bound them: the default.
+  /// start on (until the next reset or re-anchoring), so that the integrator can bound the state
+  /// over a step without forming it at each time (docs/solver.md, "Ticks at rest"). Returns false
+  /// when it cannot bound them: the default.
   virtual bool upper_bound_in(double* r_upper, const StateRanges& ranges) const {
     static_cast<void>(r_upper), static_cast<void>(ranges);
     return false;
