@@ -402,6 +402,30 @@ TEST_CASE("The job's update and the GPUs' event function read only the states th
   CHECK(same_bits(g_whole, g_part));
 }
 
+namespace {
+/// Records every sample's outputs and the feed's 1-ms grid power, and passes the knots to the site
+/// (declaring the states they read unless `declare` is false).
+struct KnotObserver final : dctwin::solver::SimulationObserver {
+  FacilitySite* site = nullptr;
+  bool declare = true;
+  std::vector<double> samples;  // every output of every sample
+  std::vector<double> grid;     // the feed's grid power, every millisecond
+  void on_sample(double t, const std::vector<double>& x, const std::vector<double>& out) override {
+    site->observe(t, x, out);
+    samples.insert(samples.end(), out.begin(), out.end());
+    for (const auto& g : site->take_grid_samples()) grid.push_back(g.grid_power);
+  }
+  [[nodiscard]] bool wants_knots() const override { return true; }
+  void on_knot(double t, const std::vector<double>& x, const std::vector<double>& before,
+               const std::vector<double>& after) override {
+    site->knot(t, x, before, after);
+  }
+  [[nodiscard]] std::optional<dctwin::solver::StateRanges> states_read_by_knots() const override {
+    return declare ? site->states_read_by_knots() : std::nullopt;
+  }
+};
+}  // namespace
+
 TEST_CASE("States formed where they are read: a run equals the run that forms the whole state at every tick", "[models][facility]") {
   // A pod loses all its pumps: its GPUs throttle (ticks that change the forcing and complete the
   // state), the CDUs' controllers tick too (they read the loop: the whole state at their ticks),
@@ -409,25 +433,6 @@ TEST_CASE("States formed where they are read: a run equals the run that forms th
   // form the junction and HBM states alone; undeclared, every tick forms the whole state.
   const auto doc = small_site("liquid-to-liquid", 4, "  pump_failures:\n    - {time: 20 s, pod: 0, failed: 3}\n",
                               "  duration: 100 s\n  initial_state: steady_state\n");
-  struct KnotObserver final : dctwin::solver::SimulationObserver {
-    FacilitySite* site = nullptr;
-    bool declare = true;
-    std::vector<double> samples;  // every output of every sample
-    std::vector<double> grid;     // the feed's grid power, every millisecond
-    void on_sample(double t, const std::vector<double>& x, const std::vector<double>& out) override {
-      site->observe(t, x, out);
-      samples.insert(samples.end(), out.begin(), out.end());
-      for (const auto& g : site->take_grid_samples()) grid.push_back(g.grid_power);
-    }
-    [[nodiscard]] bool wants_knots() const override { return true; }
-    void on_knot(double t, const std::vector<double>& x, const std::vector<double>& before,
-                 const std::vector<double>& after) override {
-      site->knot(t, x, before, after);
-    }
-    [[nodiscard]] std::optional<dctwin::solver::StateRanges> states_read_by_knots() const override {
-      return declare ? site->states_read_by_knots() : std::nullopt;
-    }
-  };
   struct Result {
     std::vector<double> state, discrete, samples, grid;
     dctwin::solver::SolverStatistics statistics;
@@ -469,23 +474,6 @@ TEST_CASE("Ticks left out at rest: the same thermal run, the feed's load linear 
   // takes every tick, to the bit; the 1-ms grid power may differ only by the leakage's curvature
   // between the ticks taken.
   const auto doc = small_site("liquid-to-air", 4, "", "  duration: 120 s\n  initial_state: steady_state\n");
-  struct GridObserver final : dctwin::solver::SimulationObserver {
-    FacilitySite* site = nullptr;
-    std::vector<double> samples, grid;
-    void on_sample(double t, const std::vector<double>& x, const std::vector<double>& out) override {
-      site->observe(t, x, out);
-      samples.insert(samples.end(), out.begin(), out.end());
-      for (const auto& g : site->take_grid_samples()) grid.push_back(g.grid_power);
-    }
-    [[nodiscard]] bool wants_knots() const override { return true; }
-    void on_knot(double t, const std::vector<double>& x, const std::vector<double>& before,
-                 const std::vector<double>& after) override {
-      site->knot(t, x, before, after);
-    }
-    [[nodiscard]] std::optional<dctwin::solver::StateRanges> states_read_by_knots() const override {
-      return site->states_read_by_knots();
-    }
-  };
   struct Result {
     std::vector<double> state, samples, grid;
     dctwin::solver::SolverStatistics statistics;
@@ -493,7 +481,7 @@ TEST_CASE("Ticks left out at rest: the same thermal run, the feed's load linear 
   auto run_skipping = [&](bool skip) {
     FacilitySite site(doc.tree, std::nullopt);
     site.settings().integrator.skip_ticks_at_rest = skip;
-    GridObserver observer;
+    KnotObserver observer;
     observer.site = &site;
     dctwin::solver::Simulator simulator(site.system(), site.settings());
     REQUIRE(simulator.run(site.initial_state(), observer).finished());
