@@ -161,6 +161,9 @@ SimulationStatus Simulator::run(std::vector<double> initial, SimulationObserver&
   }
   std::vector<double> rest_upper(rest_reads ? x->size() : 0);
   long ticks_at_rest = 0;
+  // The end of the last CVODE step over which a component could not be proved at rest: its other
+  // ticks are not checked again.
+  double unrested_step_end = std::numeric_limits<double>::quiet_NaN();
   bool x_complete = true;
   long not_finite_state = -1;
   // Forms the rest of x after an update that formed only what it reads; false when a state is
@@ -364,10 +367,13 @@ SimulationStatus Simulator::run(std::vector<double> initial, SimulationObserver&
       if (!(integrator.last_step_start() > segment_start) ||
           first < segment_start + settings_.integrator.ticks_taken_after_forcing_change)
         return false;
+      if (step_end == unrested_step_end) return false;
+      unrested_step_end = step_end;
       if (!integrator.upper_bounds_since(first, *rest_reads, rest_upper.data())) return false;
       const EvalContext ctx{first, segment_start, discrete.data()};
       for (const auto& c : clocks)
         if (c.next(settings_.start_time) < cutoff && !c.component->rests_over(ctx, rest_upper.data())) return false;
+      unrested_step_end = std::numeric_limits<double>::quiet_NaN();
       for (auto& c : clocks) {
         for (; c.next(settings_.start_time) < cutoff; ++c.k) {
           ++ticks_at_rest;
