@@ -78,35 +78,6 @@ std::string expected_detail(const ParameterSpec& spec) {
 }
 
 
-/// The length of the well-formed UTF-8 sequence starting at `text[at]` (1 to 4 bytes), or 0 when the
-/// bytes there are not one: a stray continuation byte, a truncated sequence, an overlong form, a
-/// surrogate (U+D800-U+DFFF) or a code point above U+10FFFF (Unicode 15, table 3-7).
-std::size_t utf8_sequence_length(const std::string& text, std::size_t at) {
-  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[at + k]); };
-  const unsigned char lead = byte(0);
-  if (lead < 0x80) return 1;
-  std::size_t length = 0;
-  unsigned char low = 0x80, high = 0xBF;  // the allowed range of the second byte
-  if (lead >= 0xC2 && lead <= 0xDF) {
-    length = 2;
-  } else if (lead >= 0xE0 && lead <= 0xEF) {
-    length = 3;
-    if (lead == 0xE0) low = 0xA0;
-    if (lead == 0xED) high = 0x9F;
-  } else if (lead >= 0xF0 && lead <= 0xF4) {
-    length = 4;
-    if (lead == 0xF0) low = 0x90;
-    if (lead == 0xF4) high = 0x8F;
-  } else {
-    return 0;
-  }
-  if (at + length > text.size()) return 0;
-  if (byte(1) < low || byte(1) > high) return 0;
-  for (std::size_t k = 2; k < length; ++k)
-    if (byte(k) < 0x80 || byte(k) > 0xBF) return 0;
-  return length;
-}
-
 /// The first control character in UTF-8 `text` other than tab and line feed, as `0xNN` (C0 controls
 /// and DEL) or `U+00NN` (C1 controls, U+0080-U+009F); nullopt when there is none. An escape in a
 /// double-quoted scalar (`"\x7f"`) can put one into a value though the file holds none, and
@@ -208,7 +179,7 @@ class Resolver {
         const YAML::Node value = it->second;
         const SourceLocation key_location = where(key.Mark());
         if (!key.IsScalar()) fail(key_location, path, "keys must be plain names");
-        const std::string name = key.Scalar();
+        const std::string name = scalar_text(key);
         const std::string key_path = join_path(path, name);
         if (auto seen = first_line.find(name); seen != first_line.end())
           fail(key_location, key_path,
@@ -320,7 +291,7 @@ class Resolver {
       fail(location, path, std::string("must be a single value, not ") + node_kind(node));
 
     ParameterValue value;
-    value.as_written = node.Scalar();
+    value.as_written = scalar_text(node);
     value.location = location;
     const std::string& written = value.as_written;
     const std::string text = trimmed(written);

@@ -395,7 +395,7 @@ class SweepReader {
     if (entry.value.IsNull()) fail(entry.key, path, "value is missing (" + detail + ")");
     if (!entry.value.IsScalar())
       fail(where(entry.value.Mark()), path, std::string("must be a single value, not ") + node_kind(entry.value));
-    return entry.value.Scalar();
+    return scalar_text(entry.value);
   }
 
   std::int64_t integer(const KeyedNode& entry, const std::string& path, std::int64_t minimum) const {
@@ -836,7 +836,7 @@ SweepPlan parse_sweep(std::string_view text, std::string file_label, const Secti
           if (item.IsNull()) reader.fail(item_location, item_path, "value is missing");
           if (!item.IsScalar())
             reader.fail(item_location, item_path, std::string("must be a single value, not ") + node_kind(item));
-          parameter.values.push_back(item.Scalar());
+          parameter.values.push_back(scalar_text(item));
           parameter.value_locations.push_back(item_location);
         }
         parameter.distribution = SweepDistribution::values;
