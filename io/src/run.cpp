@@ -141,7 +141,11 @@ RunResult run_scenario(const ScenarioDocument& document, const std::filesystem::
   layout.scenario_name = site->name();
   layout.scenario_file = document.file;
   layout.scenario_source = document.source_text;
-  layout.resolved_scenario = emit_resolved_yaml(document.tree, models::facility::scenario_schema());
+  // Every key the site reads, with its default filled in; not the other kind of site's sections,
+  // so that the resolved scenario runs again as it is.
+  solver::ParameterTree resolved = document.tree;
+  for (const std::string& name : models::facility::sections_of_other_site_kind(resolved)) resolved.sections.erase(name);
+  layout.resolved_scenario = emit_resolved_yaml(resolved, models::facility::scenario_schema());
   layout.attributes["dctwin_version"] = version();
   layout.attributes["seed"] = std::to_string(document.tree.section("simulation").integer("seed"));
   layout.attributes["integrator"] = "CVODE BDF + KLU, analytic sparse Jacobian";

@@ -34,6 +34,18 @@ fs::path scratch(const std::string& name) {
   return dir;
 }
 
+/// Writes a report's resolved scenario to `dir/file` and checks that `dctwin check` accepts it: the
+/// resolved scenario must describe a site that builds again as it is.
+void check_resolved_scenario_runs_again(const dctwin::io::ReportReader& report, const fs::path& dir,
+                                        const std::string& file) {
+  const auto strings = report.read_strings("/scenario/resolved");
+  REQUIRE(strings.size() == 1);
+  std::ofstream(dir / file) << strings[0];
+  const Outcome check = run_dctwin({"check", file}, dir);
+  INFO(check.out << check.err);
+  CHECK(check.code == 0);
+}
+
 const fs::path bad_dir = fs::path(DCTWIN_SOURCE_DIR) / "tests" / "cli" / "bad";
 const std::string single_node = DCTWIN_SOURCE_DIR "/scenarios/single-node.yaml";
 
@@ -127,6 +139,7 @@ TEST_CASE("The pod scenario runs and reports per-GPU temperatures that differ", 
   const auto [low, high] = std::minmax_element(tj.begin(), tj.end());
   CHECK(*high - *low > 1.0);
   CHECK(report.read("/layout/gpu_rack").size() == 3072);
+  check_resolved_scenario_runs_again(report, dir, "resolved.yaml");  // no single-node sections in it
   for (const auto& f : report.summary()) {
     if (f.name == "energy_balance_relative_error") CHECK(f.value <= 1e-6);
     if (f.name == "gpu_junction_temperature_max") CHECK(f.value < 273.15 + 87.0);
@@ -163,6 +176,7 @@ TEST_CASE("run writes a complete report that info reads", "[cli][report]") {
   const auto strings = report.read_strings("/scenario/resolved");
   REQUIRE(strings.size() == 1);
   CHECK(strings[0].find("duration: 120 s") != std::string::npos);
+  check_resolved_scenario_runs_again(report, dir, "resolved.yaml");  // no facility sections in it
 
   const Outcome info = run_dctwin({"info", "out.h5"}, dir);
   CHECK(info.code == 0);

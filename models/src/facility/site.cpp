@@ -75,11 +75,16 @@ solver::SectionSchema scenario_schema() {
   return root;
 }
 
+std::vector<std::string> sections_of_other_site_kind(const solver::ParameterTree& scenario) {
+  if (scenario.text("site") == "facility") return {"server", "loop"};
+  return {"facility", "electrical"};
+}
+
 std::unique_ptr<Site> build_site(const solver::ParameterTree& scenario, std::optional<WeatherSeries> weather_file) {
   const bool facility = scenario.text("site") == "facility";
   // Sections that belong to the other kind of site must not be written (they would be ignored).
-  auto written = [&](const char* name) { return scenario.section(name).location.line > 0; };
-  for (const char* name : facility ? std::vector<const char*>{"server", "loop"} : std::vector<const char*>{"facility", "electrical"}) {
+  auto written = [&](const std::string& name) { return scenario.section(name).location.line > 0; };
+  for (const std::string& name : sections_of_other_site_kind(scenario)) {
     if (written(name))
       throw solver::InputError(std::string(name) + ": not used by a " + scenario.text("site") +
                                    " site (set site: " + (facility ? "single-node" : "facility") + " or remove it)",

@@ -61,6 +61,10 @@ solver::SimulationSettings simulation_settings(const solver::ParameterTree& simu
 
 /// Schema of a scenario file (all sites dctwin can build).
 solver::SectionSchema scenario_schema();
+/// The top-level sections that belong to the other kind of site than the scenario's (`facility`
+/// and `electrical` for a single-node site, `server` and `loop` for a facility). They must not be
+/// written (build_site refuses them); a resolved scenario leaves them out, so that it runs again.
+std::vector<std::string> sections_of_other_site_kind(const solver::ParameterTree& scenario);
 /// Builds the site a resolved scenario describes. Throws solver::InputError (with the key path)
 /// for inconsistencies the schema cannot express, such as a topology that does not fit together.
 /// `weather_file`: the weather series io/ read when the scenario names a weather file.
