@@ -1,6 +1,7 @@
 #include "dctwin/solver/parallel.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <exception>
 
 #ifdef _OPENMP
@@ -46,15 +47,35 @@ void for_each_block(std::size_t n, const std::function<void(const BlockRange&)>&
     return;
   }
 #ifdef _OPENMP
+  // Each thread first runs its own contiguous share of the blocks (OpenMP's static cut: the same
+  // part of every array each time, which its core's cache keeps), in ascending order; then it
+  // takes, from the far end, the blocks of the others that nobody has started. A thread that
+  // starts late (woken from sleep after a serial stretch) thus no longer holds the others at the
+  // loop's end. Which thread runs a block does not change what the block computes.
+  struct alignas(64) Claim {
+    std::atomic<bool> taken{false};
+  };
+  std::array<Claim, parallel_blocks> claims;
   std::array<std::exception_ptr, parallel_blocks> errors{};
-  const auto blocks = static_cast<long>(parallel_blocks);
-#pragma omp parallel for num_threads(threads) schedule(static)
-  for (long b = 0; b < blocks; ++b) {
-    const auto block = static_cast<std::size_t>(b);
+  auto run = [&](std::size_t block) {
+    if (claims[block].taken.load(std::memory_order_relaxed) ||
+        claims[block].taken.exchange(true, std::memory_order_acq_rel))
+      return;
     try {
       body(range(block));
     } catch (...) {
       errors[block] = std::current_exception();
+    }
+  };
+#pragma omp parallel num_threads(threads)
+  {
+    const auto team = static_cast<std::size_t>(omp_get_num_threads());
+    const auto me = static_cast<std::size_t>(omp_get_thread_num());
+    auto share_begin = [team](std::size_t t) { return parallel_blocks * t / team; };
+    for (std::size_t b = share_begin(me); b < share_begin(me + 1); ++b) run(b);
+    for (std::size_t k = 1; k < team; ++k) {
+      const std::size_t other = (me + k) % team;
+      for (std::size_t b = share_begin(other + 1); b-- > share_begin(other);) run(b);
     }
   }
   for (const auto& error : errors)

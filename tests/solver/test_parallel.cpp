@@ -4,6 +4,9 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <array>
+#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -69,6 +72,38 @@ TEST_CASE("Block sums are the same to the last digit on one thread or several", 
   // And the value itself: pi^2/6 less the tail, which is about 1/n.
   const double pi = std::acos(-1.0);
   CHECK(one == Approx(pi * pi / 6.0 - 1.0 / static_cast<double>(n)).epsilon(1e-10));
+}
+
+TEST_CASE("A thread that is held up leaves its unstarted blocks to the others", "[solver][parallel]") {
+  BudgetGuard guard;
+  set_thread_budget(2);
+  if (threads_in_use() < 2) return;  // one CPU: nothing runs concurrently
+  const std::thread::id caller = std::this_thread::get_id();
+  std::array<std::thread::id, parallel_blocks> runner{};
+  std::array<int, parallel_blocks> visits{};
+  std::atomic<bool> held{false};
+  for_each_block(1 << 20, [&](const BlockRange& block) {
+    runner[block.block] = std::this_thread::get_id();
+    ++visits[block.block];
+    // The other thread stops in its first block, as one woken late would start late; the caller
+    // waits in its first block until the other has started (up to 1 s).
+    if (runner[block.block] != caller) {
+      if (!held.exchange(true)) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    } else if (block.block == 0) {
+      const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+      while (!held.load() && std::chrono::steady_clock::now() < until) std::this_thread::yield();
+    }
+  });
+  for (std::size_t b = 0; b < parallel_blocks; ++b) CHECK(visits[b] == 1);
+  if (!held.load()) {
+    WARN("the second thread did not start within 1 s: nothing to check");
+    return;
+  }
+  // The caller ran its own half (0-7), then the other half's blocks but the one the other thread
+  // was held in.
+  const auto by_caller = std::count(runner.begin(), runner.end(), caller);
+  CHECK(by_caller == static_cast<long>(parallel_blocks) - 1);
+  for (std::size_t b = 0; b < parallel_blocks / 2; ++b) CHECK(runner[b] == caller);
 }
 
 TEST_CASE("An exception in a block reaches the caller after every block ran", "[solver][parallel]") {
