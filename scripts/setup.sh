@@ -37,7 +37,7 @@ jobs="${DCTWIN_JOBS:-$(nproc)}"
 packages=(
   g++ cmake ninja-build ccache pkg-config
   libeigen3-dev libsundials-dev libhdf5-dev libyaml-cpp-dev libcli11-dev libfmt-dev
-  libudunits2-dev udunits-bin libfftw3-dev
+  libudunits2-dev udunits-bin libfftw3-dev zlib1g-dev
   catch2 python3 python3-h5py python3-numpy
   # `dctwin sweep` across nodes (cmake -DDCTWIN_WITH_MPI=ON; the default build does not use MPI)
   libopenmpi-dev openmpi-bin

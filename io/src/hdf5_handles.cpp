@@ -517,6 +517,12 @@ void Dataset::write(hid_t memory_type, const Dataspace& memory_space,
                "cannot write", what());
 }
 
+void Dataset::write_chunk(std::span<const hsize_t> offset, std::uint32_t filter_mask,
+                          std::span<const unsigned char> bytes) {
+  check_status(H5Dwrite_chunk(id(), H5P_DEFAULT, filter_mask, offset.data(), bytes.size(), bytes.data()),
+               "cannot write a chunk of", what());
+}
+
 void Dataset::write_all(hid_t memory_type, const void* buffer) {
   check_status(H5Dwrite(id(), memory_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, buffer),
                "cannot write", what());

@@ -9,6 +9,7 @@
 #include <hdf5.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <span>
 #include <string>
@@ -215,6 +216,9 @@ class Dataset : public Object {
   void write(hid_t memory_type, const Dataspace& memory_space, const Dataspace& file_space,
              const void* buffer);
   void write_all(hid_t memory_type, const void* buffer);
+  /// Writes one whole chunk, already passed through the dataset's filters (H5Dwrite_chunk):
+  /// `offset` is its first element, bit i of `filter_mask` set when filter i was skipped.
+  void write_chunk(std::span<const hsize_t> offset, std::uint32_t filter_mask, std::span<const unsigned char> bytes);
   void read(hid_t memory_type, const Dataspace& memory_space, const Dataspace& file_space,
             void* buffer) const;
   void read_all(hid_t memory_type, void* buffer) const;

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <cstdint>
 #include <cmath>
 #include <exception>
 #include <limits>
@@ -14,7 +15,11 @@
 #include <system_error>
 #include <utility>
 
+#include <zlib.h>
+
 #include "dctwin/io/report.hpp"
+#include "dctwin/solver/check.hpp"
+#include "dctwin/solver/parallel.hpp"
 #include "hdf5_handles.hpp"
 
 namespace dctwin::io {
@@ -175,6 +180,39 @@ class NumericSeries {
     buffered_ = 0;
   }
 
+  /// A full 1-D buffer as the bytes the dataset's filters would store: shuffled (byte k of every
+  /// value, then byte k + 1, ...: HDF5's shuffle filter) and deflated at deflate_level (its
+  /// deflate filter; the deflation skipped, as HDF5 skips an optional filter, when it would not
+  /// shrink the chunk). Touches no HDF5 state, so the series of a group encode on several threads.
+  void encode_full_chunk() {
+    DCTWIN_DEMAND(full() && !matrix_, "only a full 1-D chunk is encoded");
+    const std::size_t count = static_cast<std::size_t>(chunk_rows_), size = sizeof(double);
+    const auto* bytes = reinterpret_cast<const unsigned char*>(buffer_.data());
+    shuffled_.resize(count * size);
+    for (std::size_t k = 0; k < size; ++k)
+      for (std::size_t i = 0; i < count; ++i) shuffled_[k * count + i] = bytes[i * size + k];
+    uLongf length = compressBound(static_cast<uLong>(shuffled_.size()));
+    encoded_.resize(length);
+    const int status = compress2(encoded_.data(), &length, shuffled_.data(), static_cast<uLong>(shuffled_.size()),
+                                 static_cast<int>(deflate_level));
+    if (status == Z_OK && length < shuffled_.size()) {
+      encoded_.resize(length);
+      encoded_mask_ = 0;
+    } else {
+      encoded_ = shuffled_;
+      encoded_mask_ = 1U << 1;  // filter 1, deflate, not applied
+    }
+  }
+
+  /// Writes the chunk encode_full_chunk() formed, as flush() would write the buffer.
+  void write_encoded_chunk() {
+    const std::array<hsize_t, 1> extent{written_ + buffered_}, offset{written_};
+    dataset_.set_extent(extent);
+    dataset_.write_chunk(offset, encoded_mask_, encoded_);
+    written_ += buffered_;
+    buffered_ = 0;
+  }
+
   void close() { dataset_.close(); }
   void reset() noexcept { dataset_.reset(); }
 
@@ -186,6 +224,8 @@ class NumericSeries {
   std::vector<double> buffer_;
   hsize_t buffered_ = 0;
   hsize_t written_ = 0;
+  std::vector<unsigned char> shuffled_, encoded_;  // encode_full_chunk()'s work and result
+  std::uint32_t encoded_mask_ = 0;
 };
 
 /// A 1-D dataset of UTF-8 strings growing by appends, written `event_chunk` strings at a time.
@@ -773,8 +813,21 @@ void ReportWriter::append_fine_sample(std::size_t group, double t, std::span<con
     throw ReportError(fmt::format("report '{}': a /{} sample has {} values, the layout has {} series",
                                   self.final_path.string(), g.group, values.size(), g.series.size()));
   }
-  g.time.flush_if_full();
-  for (auto& series : g.series) series.flush_if_full();
+  if (g.time.full()) {
+    for (const auto& series : g.series) DCTWIN_DEMAND(series.full(), "a fine series group's series fill together");
+    // The group's series fill their chunks together (8,192 samples each): they are shuffled and
+    // deflated side by side on the run's threads, then written one after the other (HDF5 calls
+    // stay on this thread). The stored bytes are what HDF5's own filters would store.
+    const std::size_t count = g.series.size() + 1;
+    auto series_at = [&g](std::size_t k) -> NumericSeries& { return k == 0 ? g.time : g.series[k - 1]; };
+    solver::for_each_block(
+        count,
+        [&](const solver::BlockRange& block) {
+          for (std::size_t k = block.first; k < block.last; ++k) series_at(k).encode_full_chunk();
+        },
+        2);
+    for (std::size_t k = 0; k < count; ++k) series_at(k).write_encoded_chunk();
+  }
   g.time.push(&t);
   for (std::size_t k = 0; k < g.series.size(); ++k) g.series[k].push(&values[k]);
   g.last_time = t;

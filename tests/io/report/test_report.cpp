@@ -760,21 +760,31 @@ TEST_CASE("fine series have their own time axis, cross chunks and are refused ou
   ReportLayout layout = test_layout();
   layout.fine_series.push_back({"grid", "time of the grid samples",
                                 {OutputSpec{"grid", "power", "W", "grid power", "", 1},
-                                 OutputSpec{"grid", "frequency", "Hz", "grid frequency", "", 1}}});
+                                 OutputSpec{"grid", "frequency", "Hz", "grid frequency", "", 1},
+                                 OutputSpec{"grid", "noise", "1", "random bits", "", 1}}});
   ReportWriter writer(path, layout);
   writer.append_sample(0.0, sample(0));
   const std::size_t n = 20000;  // more than two chunks of 8192 rows
+  // Whole chunks are shuffled and deflated by the writer itself; random bits do not deflate, and
+  // their chunks are stored shuffled only (the deflate filter marked as skipped).
+  std::vector<double> noise(n);
+  std::uint64_t state = 0x9E3779B97F4A7C15ULL;
+  for (double& value : noise) {
+    state ^= state << 13, state ^= state >> 7, state ^= state << 17;  // xorshift64
+    const std::uint64_t bits = state & ~(std::uint64_t{1} << 62);     // exponent never all ones: finite
+    std::memcpy(&value, &bits, sizeof value);
+  }
   for (std::size_t k = 0; k < n; ++k) {
-    const std::array<double, 2> values = {1e6 + static_cast<double>(k), 60.0 - 1e-6 * static_cast<double>(k)};
+    const std::array<double, 3> values = {1e6 + static_cast<double>(k), 60.0 - 1e-6 * static_cast<double>(k), noise[k]};
     writer.append_fine_sample(0, 1e-3 * static_cast<double>(k), values);
   }
   writer.append_sample(0.5, sample(1));
-  const std::array<double, 2> late = {0.0, 0.0};
+  const std::array<double, 3> late = {0.0, 0.0, 0.0};
   CHECK_THROWS_WITH(writer.append_fine_sample(0, 1.0, late),
                     Catch::Contains("/grid sample time 1 s is not finite or before the previous one"));
   const std::array<double, 1> short_row = {0.0};
   CHECK_THROWS_WITH(writer.append_fine_sample(0, 30.0, short_row),
-                    Catch::Contains("a /grid sample has 1 values, the layout has 2 series"));
+                    Catch::Contains("a /grid sample has 1 values, the layout has 3 series"));
   CHECK_THROWS_WITH(writer.append_fine_sample(1, 30.0, late), Catch::Contains("no fine series group 1"));
   writer.finish(finished_run(0.5), {});
 
@@ -786,11 +796,16 @@ TEST_CASE("fine series have their own time axis, cross chunks and are refused ou
   REQUIRE(t.size() == n);
   REQUIRE(p.size() == n);
   REQUIRE(f.size() == n);
-  for (std::size_t k = 0; k < n; k += 997) {
-    CHECK(t[k] == 1e-3 * static_cast<double>(k));
-    CHECK(p[k] == 1e6 + static_cast<double>(k));
-    CHECK(f[k] == 60.0 - 1e-6 * static_cast<double>(k));
+  std::size_t wrong = 0;
+  for (std::size_t k = 0; k < n; ++k) {
+    wrong += t[k] != 1e-3 * static_cast<double>(k);
+    wrong += p[k] != 1e6 + static_cast<double>(k);
+    wrong += f[k] != 60.0 - 1e-6 * static_cast<double>(k);
   }
+  CHECK(wrong == 0);
+  const auto read_noise = reader.read("/grid/noise");
+  REQUIRE(read_noise.size() == n);
+  CHECK(std::memcmp(read_noise.data(), noise.data(), n * sizeof(double)) == 0);
   bool found = false;
   for (const auto& d : reader.datasets())
     if (d.path == "/grid/power") {
