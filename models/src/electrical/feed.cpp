@@ -3,10 +3,14 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstddef>
+#include <limits>
 #include <optional>
+#include <vector>
 
 #include "dctwin/models/hx/checks.hpp"
 #include "dctwin/solver/check.hpp"
+#include "dctwin/solver/parallel.hpp"
 
 namespace dctwin::models::electrical {
 
@@ -226,6 +230,23 @@ struct ElectricalFeed::Impl {
   // Scratch loads of the current piece's ends.
   FeedLoad piece_start, piece_end;
 
+  // The transformers' thermal models are stepped after each advance(), unit by unit on the run's
+  // threads: nothing else in a piece reads them (their losses depend on the load factor only), so
+  // a piece records each unit's load factor and the hot spots due at grid points are filled in
+  // afterwards, each unit stepping through the same pieces in the same order as before.
+  struct PendingPiece {
+    double h, ambient;
+  };
+  struct PendingGridPoint {
+    std::size_t pieces;    // pieces taken before the grid point
+    double ambient;        // K, at the grid point
+    std::ptrdiff_t sample; // index into `samples` of the sample taken there, or -1
+  };
+  std::vector<PendingPiece> pending_pieces;
+  std::vector<double> pending_load_factors;  // (lineups + 1) per piece: the lineups', then the mechanical
+  std::vector<PendingGridPoint> pending_points;
+  std::vector<double> pending_hot_spots;     // (lineups + 1) per grid point, scratch
+
   Impl(const ElectricalParameters& params, std::size_t lineup_count, std::size_t servers_per_lineup,
        std::size_t racks_per_lineup, double ambient_temperature, double start, const FeedLoad& initial)
       : p(checked(params)),
@@ -328,6 +349,7 @@ struct ElectricalFeed::Impl {
     return hottest;
   }
 
+  /// Samples at time t; the hot spot is filled in by step_transformers() when pieces are pending.
   void push_sample(double t) {
     GridSample s;
     s.time = t;
@@ -336,7 +358,7 @@ struct ElectricalFeed::Impl {
     s.voltage = feeder.voltage_relative();
     s.capacitor_energy = capacitor ? capacitor->energy() : 0.0;
     s.battery_soc = battery ? battery->state_of_charge() : 0.0;
-    s.hot_spot = hot_spot();
+    s.hot_spot = pending_pieces.empty() ? hot_spot() : std::numeric_limits<double>::quiet_NaN();
     samples.push_back(s);
   }
 
@@ -354,8 +376,6 @@ struct ElectricalFeed::Impl {
   /// One step or partial step of length h with the loads linear from `a` to `b`.
   void piece(double h, const FeedLoad& a, const FeedLoad& b) {
     if (into_step == 0.0) begin_step(a);
-    // One pair of decay factors for all the units (usually the whole step's, formed once).
-    const TransformerDecay decay = h == dt ? full_step_decay : transformer.decay(h);
     double demand = 0.0, reactive = 0.0;
     for (std::size_t l = 0; l < lineups; ++l) {
       const PsuStep ps = psu.step(psu_state[l], h, a.it[l], b.it[l], step_efficiency[l]);
@@ -371,7 +391,7 @@ struct ElectricalFeed::Impl {
       const double units = p.transformer.units_per_lineup;
       const double k = lv / (units * p.transformer.rated_power * p.ups.input_power_factor);
       const double transformer_loss = units * transformer.loss(k);
-      transformer.step(thermal[l], decay, k, ambient);
+      pending_load_factors.push_back(k);
       demand += lv + transformer_loss;
       reactive += lv * lineup_reactive_ratio + units * transformer.reactive_loss(k);
       load += ps.output_energy;
@@ -385,7 +405,8 @@ struct ElectricalFeed::Impl {
     }
     const double mechanical = 0.5 * (a.mechanical + b.mechanical);
     const Upstream m = mechanical_upstream(mechanical);
-    transformer.step(mechanical_thermal, decay, m.load_factor, ambient);
+    pending_load_factors.push_back(m.load_factor);
+    pending_pieces.push_back({h, ambient});
     demand += m.input;
     reactive += m.reactive;
     load += mechanical * h;
@@ -413,6 +434,16 @@ struct ElectricalFeed::Impl {
   }
 
   void advance(double t1, const FeedLoad& at_start, const FeedLoad& at_end) {
+    try {
+      advance_pieces(t1, at_start, at_end);
+    } catch (...) {
+      step_transformers();  // what was stepped stays consistent
+      throw;
+    }
+    step_transformers();
+  }
+
+  void advance_pieces(double t1, const FeedLoad& at_start, const FeedLoad& at_end) {
     const double ta = time();
     check_load(at_start, ta);
     check_load(at_end, t1);
@@ -450,8 +481,51 @@ struct ElectricalFeed::Impl {
     into_step = 0.0;
     ++steps;
     recorder.add(last_grid_power, utility.frequency(), feeder.voltage_relative());
-    recorder.note_hot_spot(hot_spot());
-    if (steps % steps_per_output == 0) push_sample(time());
+    const bool sampled = steps % steps_per_output == 0;
+    if (sampled) push_sample(time());
+    pending_points.push_back(
+        {pending_pieces.size(), ambient, sampled ? static_cast<std::ptrdiff_t>(samples.size()) - 1 : -1});
+  }
+
+  /// Steps each transformer through the pending pieces (one unit per task, in piece order; one
+  /// pair of decay factors per piece, the whole grid step's formed once), then hands the hottest
+  /// hot spot at each pending grid point to the recorder and to the sample taken there.
+  void step_transformers() {
+    if (pending_pieces.empty() && pending_points.empty()) return;
+    const std::size_t units = lineups + 1;
+    pending_hot_spots.resize(pending_points.size() * units);
+    solver::for_each_block(
+        units,
+        [&](const solver::BlockRange& block) {
+          for (std::size_t u = block.first; u < block.last; ++u) {
+            TransformerThermalState& state = u < lineups ? thermal[u] : mechanical_thermal;
+            std::size_t point = 0;
+            auto note_points = [&](std::size_t pieces_done) {
+              for (; point < pending_points.size() && pending_points[point].pieces == pieces_done; ++point)
+                pending_hot_spots[point * units + u] = transformer.hot_spot(state, pending_points[point].ambient);
+            };
+            note_points(0);
+            for (std::size_t j = 0; j < pending_pieces.size(); ++j) {
+              const PendingPiece& piece = pending_pieces[j];
+              const TransformerDecay decay = piece.h == dt ? full_step_decay : transformer.decay(piece.h);
+              transformer.step(state, decay, pending_load_factors[j * units + u], piece.ambient);
+              note_points(j + 1);
+            }
+          }
+        },
+        1);
+    for (std::size_t point = 0; point < pending_points.size(); ++point) {
+      // The same maximum as hot_spot(): the mechanical unit's, then the lineups' in order.
+      const double* hot = &pending_hot_spots[point * units];
+      double hottest = hot[lineups];
+      for (std::size_t l = 0; l < lineups; ++l) hottest = std::max(hottest, hot[l]);
+      recorder.note_hot_spot(hottest);
+      if (pending_points[point].sample >= 0)
+        samples[static_cast<std::size_t>(pending_points[point].sample)].hot_spot = hottest;
+    }
+    pending_pieces.clear();
+    pending_load_factors.clear();
+    pending_points.clear();
   }
 
   [[nodiscard]] FeedEnergy energy() const {

@@ -195,6 +195,40 @@ TEST_CASE("Load edges at odd times are resolved and samples lie on the output gr
   CHECK(feed.samples()[0].time == Approx(t0 + 6.005).epsilon(1e-14));
 }
 
+TEST_CASE("Transformer hot spots at the samples are the units' state at each grid point", "[electrical][feed]") {
+  // The transformers' thermal models are stepped after each advance; the hot spots of the samples
+  // taken inside it are filled in then. Rising from the ambient, every sample's hot spot differs.
+  ElectricalParameters p = parameters(false);
+  p.output_interval = p.time_step;
+  p.transformer.start_at_steady_state = false;
+  // The second lineup carries more than the first (1.3 x the 0.8 that load() gives it), so its
+  // unit, not the first, is the hottest.
+  auto uneven = [](double it) {
+    FeedLoad l = load(it, mechanical_at(it));
+    l.it[1] *= 1.3;
+    return l;
+  };
+  ElectricalFeed feed(p, lineups, servers, racks, ambient, 0.0, uneven(2.0e6));
+  double previous = feed.samples().back().hot_spot;
+  std::size_t checked = 0;
+  for (int k = 1; k <= 40; ++k) {
+    const double t1 = 0.025 * k;  // on the grid: each advance ends at a grid point
+    const double it0 = 2.0e6 + 2.5e4 * (k - 1), it1 = 2.0e6 + 2.5e4 * k;
+    const std::size_t before = feed.samples().size();
+    feed.advance(t1, uneven(it0), uneven(it1));
+    const auto& samples = feed.samples();
+    REQUIRE(samples.size() > before);
+    for (std::size_t i = before; i < samples.size(); ++i, ++checked) {
+      CHECK(samples[i].hot_spot > previous);
+      previous = samples[i].hot_spot;
+    }
+    CHECK(samples.back().hot_spot == feed.hot_spot());
+    CHECK(feed.metrics().transformer_hot_spot_max == feed.hot_spot());
+  }
+  CHECK(checked == 1000);  // every 1-ms grid point of the first second
+  CHECK(feed.loss_of_life() > 0.0);
+}
+
 TEST_CASE("Feed starts in steady state and reports its summary", "[electrical][feed]") {
   const FeedLoad steady = load(2.5e6, 1.0e6);
   ElectricalFeed feed(parameters(true), lineups, servers, racks, ambient, 0.0, steady);
