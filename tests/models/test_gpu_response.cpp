@@ -407,6 +407,120 @@ TEST_CASE("A GPU forced response reanchored from r(t) at hand gives the pieces i
   }
 }
 
+namespace {
+
+/// PlateNodes for `count` GPUs: GPU g's plate has R_e = 0.004 + 0.002 (g mod 7) K/W and, unless
+/// `without_flow(g)`, G_in = 40 + 5 (g mod 11) W/K (the four-node form; without flow the three-node form).
+class ManyPlates final : public solver::Component, public models::thermal::GpuEnvironment {
+ public:
+  static constexpr double capacitance = 80.0;
+  static bool without_flow(std::size_t g) { return (g >= 200 && g % 5 == 4) || (g >= 232 && g < 240); }
+  static double resistance(std::size_t g) { return 0.004 + 0.002 * static_cast<double>(g % 7); }
+  static double inlet(std::size_t g) { return without_flow(g) ? 0.0 : 40.0 + 5.0 * static_cast<double>(g % 11); }
+
+  ManyPlates(const models::thermal::GpuPackageArray& gpus) : Component("plates"), gpus_(gpus) {
+    state_ = declare_state_group({"temperature", "K", "plate coolant temperature", static_cast<solver::Index>(gpus.count())});
+  }
+  [[nodiscard]] solver::Index node(std::size_t gpu) const { return index(state_, static_cast<solver::Index>(gpu)); }
+  [[nodiscard]] std::array<std::pair<solver::Index, double>, 2> environment_terms(std::size_t gpu) const override {
+    return {{{node(gpu), 1.0}, {node(gpu), 0.0}}};
+  }
+  [[nodiscard]] double environment_resistance(std::size_t gpu, const solver::EvalContext&) const override {
+    return resistance(gpu);
+  }
+  [[nodiscard]] solver::Index own_node_state(std::size_t gpu) const override { return node(gpu); }
+  [[nodiscard]] OwnNode own_node(std::size_t gpu, const solver::EvalContext&) const override {
+    return {capacitance, inlet(gpu)};
+  }
+  void initial_state(double* x) const override {
+    for (std::size_t g = 0; g < gpus_.count(); ++g) x[node(g)] = 0.0;
+  }
+  void derivatives(const solver::EvalContext&, const double* x, double* xdot) const override {
+    for (std::size_t g = 0; g < gpus_.count(); ++g) {
+      const double te = x[node(g)];
+      xdot[node(g)] += ((x[gpus_.base_index(g)] - te) / resistance(g) - inlet(g) * te) / capacitance;
+    }
+  }
+  void jacobian_pattern(solver::PatternSink&) const override {}
+  void jacobian(const solver::EvalContext&, const double*, solver::JacobianSink&) const override {}
+
+ private:
+  const models::thermal::GpuPackageArray& gpus_;
+  int state_ = 0;
+};
+
+/// 260 GPUs with leakage and spread resistances on ManyPlates: lane groups of eight in the
+/// four-node form, one in the three-node form (GPUs 232-239, inside the loops' block 14 of
+/// [227, 243)), groups that mix the two, and groups cut by the blocks' boundaries (260 / 16 is not
+/// a whole number of groups).
+struct ManyPlateRig {
+  static constexpr std::size_t count = 260;
+  models::thermal::GpuPackageParameters p;
+  solver::System system;
+  SteppedPower source;
+  models::thermal::GpuPackageArray* gpus = nullptr;
+  std::unique_ptr<solver::ForcedResponse> response;
+
+  ManyPlateRig() {
+    p.leakage_power_at_reference = 50.0;
+    p.leakage_reference_temperature = 333.15;
+    p.leakage_temperature_coefficient = 0.02;
+    std::vector<models::thermal::GpuSpread> spread(count);
+    std::vector<std::string> labels;
+    for (std::size_t g = 0; g < count; ++g) {
+      spread[g].resistance_scale = 1.0 + 0.03 * static_cast<double>(g % 5);
+      labels.push_back("g" + std::to_string(g));
+    }
+    auto g = std::make_unique<models::thermal::GpuPackageArray>("gpus", p, spread, labels, 300.0);
+    auto plates = std::make_unique<ManyPlates>(*g);
+    g->connect(*plates);
+    g->connect(source);
+    gpus = &system.add(std::move(g));
+    system.add(std::move(plates));
+    system.assemble();
+    response = gpus->make_forced_response();
+  }
+};
+
+}  // namespace
+
+TEST_CASE("New pieces formed eight GPUs side by side have the bits of those formed one by one", "[models][thermal]") {
+  // reanchor() starts every GPU's new piece on its own (start_piece); reanchor_from() takes whole
+  // lane groups whose GPUs share their form side by side. Afterwards r and r' must be the same
+  // bits at every time, for every GPU.
+  ManyPlateRig formed, given;
+  const std::size_t n = static_cast<std::size_t>(formed.system.size());
+  std::vector<double> x(n, 0.0);
+  for (std::size_t i = 0; i < ManyPlateRig::count; ++i)
+    x[static_cast<std::size_t>(formed.gpus->junction_index(i))] = 330.0 + 0.05 * static_cast<double>(i);
+  const solver::EvalContext start{0.0, 0.0, nullptr};
+  formed.response->reset(start, x.data());
+  given.response->reset(start, x.data());
+  auto at = [&](const ManyPlateRig& rig, double t) {
+    std::vector<double> r(n, 0.0), r_dot(n, 0.0);
+    rig.response->evaluate(t, r.data(), r_dot.data());
+    return std::pair{r, r_dot};
+  };
+  std::size_t differing = 0;
+  for (const auto& [t, power] : {std::pair{1.0, 300.0}, std::pair{1.37, 650.0}, std::pair{2.9, 120.0}}) {
+    const auto [r_now, unused] = at(given, t);
+    formed.source.base = power;
+    given.source.base = power;
+    const solver::EvalContext ctx{t, t, nullptr};
+    formed.response->reanchor(ctx, x.data());
+    given.response->reanchor_from(ctx, x.data(), r_now.data());
+    for (const double later : {t, t + 0.01, t + 0.3, t + 5.0}) {
+      const auto [r_formed, r_dot_formed] = at(formed, later);
+      const auto [r_given, r_dot_given] = at(given, later);
+      for (std::size_t i = 0; i < n; ++i) {
+        differing += std::memcmp(&r_formed[i], &r_given[i], sizeof(double)) != 0;
+        differing += std::memcmp(&r_dot_formed[i], &r_dot_given[i], sizeof(double)) != 0;
+      }
+    }
+  }
+  CHECK(differing == 0);
+}
+
 TEST_CASE("At its anchor a GPU forced response takes exp(0) = 1 as the exponential gives it", "[models][thermal]") {
   // At tau = 0 (the evaluation right after a reanchor) the evaluation takes e_m = 1 without the
   // exponential; just after the anchor (tau = 1e-300, the exponential's own result 1) the result

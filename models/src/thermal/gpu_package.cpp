@@ -454,6 +454,41 @@ DCTWIN_VECTOR_VARIANTS void combine_lane_groups(const double* __restrict pieces,
     }
   }
 }
+
+/// New pieces for the kLanes GPUs of one lane group, every one in the n-node form (n = 3 or 4),
+/// from r_a (node k of lane l at r_a[k kLanes + l]; nullptr: from the steady value), with
+/// u0 = (1 - f_h) P / C_j and u1 = f_h P / C_h per lane. v, v_inv: the GPUs' V and V^-1, entry
+/// kNodes row + column of lane l at (kNodes row + column) kLanes + l; lambda as combine_lane_groups
+/// reads it; the piece laid out as there. Each lane takes the operations of
+/// GpuPackageResponse::start_piece in its order, so the pieces have its bits.
+DCTWIN_VECTOR_VARIANTS void start_lane_group(std::size_t n, const double* __restrict v, const double* __restrict v_inv,
+                                             const double* __restrict lambda, const double* __restrict u0,
+                                             const double* __restrict u1, const double* __restrict r_a,
+                                             double* __restrict piece) {
+  alignas(64) double z[kNodes * kLanes] = {}, r_ss[kNodes * kLanes] = {}, d[kNodes * kLanes] = {}, c[kLanes];
+  for (std::size_t m = 0; m < n; ++m)
+    for (std::size_t l = 0; l < kLanes; ++l)
+      z[m * kLanes + l] = -(v_inv[kNodes * m * kLanes + l] * u0[l] + v_inv[(kNodes * m + 1) * kLanes + l] * u1[l]) /
+                          lambda[m * kLanes + l];
+  for (std::size_t f = 0; f < kPieceLength * kLanes; ++f) piece[f] = 0.0;
+  for (std::size_t k = 0; k < n; ++k)
+    for (std::size_t m = 0; m < n; ++m)
+      for (std::size_t l = 0; l < kLanes; ++l)
+        r_ss[k * kLanes + l] += v[(kNodes * k + m) * kLanes + l] * z[m * kLanes + l];
+  for (std::size_t k = 0; k < kNodes; ++k)
+    for (std::size_t l = 0; l < kLanes; ++l) piece[k * kRowLength * kLanes + l] = r_ss[k * kLanes + l];
+  for (std::size_t k = 0; k < n; ++k)
+    for (std::size_t l = 0; l < kLanes; ++l)
+      d[k * kLanes + l] = (r_a != nullptr ? r_a[k * kLanes + l] : r_ss[k * kLanes + l]) - r_ss[k * kLanes + l];
+  for (std::size_t m = 0; m < n; ++m) {
+    for (std::size_t l = 0; l < kLanes; ++l) c[l] = 0.0;
+    for (std::size_t k = 0; k < n; ++k)
+      for (std::size_t l = 0; l < kLanes; ++l) c[l] += v_inv[(kNodes * m + k) * kLanes + l] * d[k * kLanes + l];
+    for (std::size_t k = 0; k < n; ++k)
+      for (std::size_t l = 0; l < kLanes; ++l)
+        piece[(k * kRowLength + 1 + m) * kLanes + l] = v[(kNodes * k + m) * kLanes + l] * c[l];
+  }
+}
 }  // namespace
 
 class GpuPackageResponse final : public solver::ForcedResponse {
@@ -462,7 +497,10 @@ class GpuPackageResponse final : public solver::ForcedResponse {
 
   explicit GpuPackageResponse(const GpuPackageArray& gpus)
       : gpus_(gpus), modes_(gpus.count()), pieces_(kPiece * kLanes * lane_groups(gpus.count()), 0.0),
-        lambda_(kMax * kLanes * lane_groups(gpus.count()), 0.0), node_(gpus.count(), -1),
+        lambda_(kMax * kLanes * lane_groups(gpus.count()), 0.0),
+        v_lanes_(kMax * kMax * kLanes * lane_groups(gpus.count()), 0.0),
+        v_inv_lanes_(kMax * kMax * kLanes * lane_groups(gpus.count()), 0.0), power_(gpus.count(), 0.0),
+        node_(gpus.count(), -1),
         node_capacitance_(gpus.count(), 0.0) {
     junction_ = gpus.junction_index(0);
     hbm_ = gpus.hbm_index(0);
@@ -517,16 +555,42 @@ class GpuPackageResponse final : public solver::ForcedResponse {
   }
 
   /// The integrator has r(t) of the present pieces from evaluate() (combine()'s rows, the bits
-  /// reanchor() would form from the same exponentials): the new pieces start from those.
+  /// reanchor() would form from the same exponentials): the new pieces start from those. A lane
+  /// group inside a block whose GPUs share their form takes its pieces side by side
+  /// (start_lane_group), the others GPU by GPU; the same bits either way.
   void reanchor_from(const solver::EvalContext& ctx, const double*, const double* r_now) override {
     t_anchor_ = ctx.t;
+    const auto& p = gpus_.p_;
     solver::for_each_block(gpus_.count(), [&](const solver::BlockRange& block) {
-      gpus_.for_each_power(block.first, block.last, ctx, [&](std::size_t i, bool, double power) {
+      gpus_.for_each_power(block.first, block.last, ctx, [&](std::size_t i, bool, double power) { power_[i] = power; });
+      auto start_rows = [&](std::size_t i) {
         const auto k = static_cast<solver::Index>(i);
         // A GPU in the three-node form has no fourth row (start_piece reads n rows).
-        const Vec r{r_now[junction_ + k], r_now[hbm_ + k], r_now[base_ + k], node_[i] >= 0 ? r_now[node_[i]] : 0.0};
-        start_piece(i, r, power);
-      });
+        return Vec{r_now[junction_ + k], r_now[hbm_ + k], r_now[base_ + k], node_[i] >= 0 ? r_now[node_[i]] : 0.0};
+      };
+      for (std::size_t first = block.first; first < block.last;) {
+        const std::size_t group_end = std::min(block.last, (first / kLanes + 1) * kLanes);
+        const std::size_t n = modes_[first].n;
+        bool whole = first % kLanes == 0 && group_end - first == kLanes;
+        for (std::size_t i = first; i < group_end && whole; ++i) whole = modes_[i].n == n;
+        if (!whole) {
+          for (std::size_t i = first; i < group_end; ++i) start_piece(i, start_rows(i), power_[i]);
+          first = group_end;
+          continue;
+        }
+        alignas(64) double u0[kLanes], u1[kLanes], r_a[kMax * kLanes];
+        for (std::size_t l = 0; l < kLanes; ++l) {
+          const double power = power_[first + l];
+          u0[l] = (1.0 - p.hbm_power_fraction) * power / p.junction_capacitance;
+          u1[l] = p.hbm_power_fraction * power / p.hbm_capacitance;
+          const Vec r = start_rows(first + l);
+          for (std::size_t k = 0; k < kMax; ++k) r_a[k * kLanes + l] = r[k];
+        }
+        const std::size_t g = first / kLanes;
+        start_lane_group(n, &v_lanes_[g * kMax * kMax * kLanes], &v_inv_lanes_[g * kMax * kMax * kLanes],
+                         &lambda_[g * kMax * kLanes], u0, u1, r_a, &pieces_[g * kPiece * kLanes]);
+        first = group_end;
+      }
     });
   }
 
@@ -619,6 +683,10 @@ class GpuPackageResponse final : public solver::ForcedResponse {
   /// Index of field f of GPU i's piece in pieces_.
   [[nodiscard]] static std::size_t piece_slot(std::size_t i, std::size_t f) {
     return ((i / kLanes) * kPiece + f) * kLanes + i % kLanes;
+  }
+  /// Index of entry e (kMax row + column) of GPU i's V or V^-1 in v_lanes_ or v_inv_lanes_.
+  [[nodiscard]] static std::size_t matrix_slot(std::size_t i, std::size_t e) {
+    return ((i / kLanes) * kMax * kMax + e) * kLanes + i % kLanes;
   }
   /// Index of lambda_m of GPU i in lambda_.
   [[nodiscard]] static std::size_t lambda_slot(std::size_t i, std::size_t m) {
@@ -811,6 +879,10 @@ class GpuPackageResponse final : public solver::ForcedResponse {
       }
     }
     for (std::size_t m = N; m < kMax; ++m) lambda_[lambda_slot(i, m)] = 0.0;  // unused: w = 0
+    for (std::size_t e = 0; e < kMax * kMax; ++e) {
+      v_lanes_[matrix_slot(i, e)] = modes.v[e];
+      v_inv_lanes_[matrix_slot(i, e)] = modes.v_inv[e];
+    }
     node_capacitance_[i] = N == 4 ? net.node->capacitance : 0.0;
   }
 
@@ -848,6 +920,8 @@ class GpuPackageResponse final : public solver::ForcedResponse {
   std::vector<Modes> modes_;
   std::vector<double> pieces_;            // kPiece per GPU, kLanes GPUs side by side (piece_slot)
   std::vector<double> lambda_;            // lambda_m of GPU i at lambda_slot(i, m) (0 for unused modes)
+  std::vector<double> v_lanes_, v_inv_lanes_;  // each GPU's V and V^-1 again, kLanes side by side (matrix_slot)
+  std::vector<double> power_;             // each GPU's power at the last reanchor_from, scratch
   std::vector<solver::Index> node_;       // each GPU's environment node state, or -1
   std::vector<double> node_capacitance_;  // C_e while the node is carried, else 0
   std::vector<solver::Index> node_runs_;  // the nodes as runs: first, count, first, count, ...
