@@ -163,34 +163,37 @@ namespace {
 
 /// One coolant node per GPU, heated by that GPU's base and fed at G_in,i from a stream at 0 K:
 ///   C_e dT_e,i/dt = (T_b,i - T_e,i) / R_e,i - G_in,i T_e,i.
-/// GPU 2's plate has no flow (G_in = 0).
+/// A plate with G_in,i = 0 has no flow (the GPU's three-node form; with flow, the four-node form).
 class PlateNodes final : public solver::Component, public models::thermal::GpuEnvironment {
  public:
   static constexpr double capacitance = 80.0;
-  static constexpr std::array<double, 3> resistance{0.01, 0.02, 0.004};
-  static constexpr std::array<double, 3> inlet_conductance{100.0, 60.0, 0.0};
 
-  PlateNodes(const models::thermal::GpuPackageArray& gpus) : Component("plates"), gpus_(gpus) {
-    state_ = declare_state_group({"temperature", "K", "plate coolant temperature", 3});
+  PlateNodes(const models::thermal::GpuPackageArray& gpus, std::vector<double> resistance,
+             std::vector<double> inlet_conductance)
+      : Component("plates"), gpus_(gpus), resistance_(std::move(resistance)),
+        inlet_conductance_(std::move(inlet_conductance)) {
+    REQUIRE(resistance_.size() == gpus.count());
+    REQUIRE(inlet_conductance_.size() == gpus.count());
+    state_ = declare_state_group({"temperature", "K", "plate coolant temperature", static_cast<solver::Index>(gpus.count())});
   }
   [[nodiscard]] solver::Index node(std::size_t gpu) const { return index(state_, static_cast<solver::Index>(gpu)); }
   [[nodiscard]] std::array<std::pair<solver::Index, double>, 2> environment_terms(std::size_t gpu) const override {
     return {{{node(gpu), 1.0}, {node(gpu), 0.0}}};
   }
   [[nodiscard]] double environment_resistance(std::size_t gpu, const solver::EvalContext&) const override {
-    return resistance[gpu];
+    return resistance_[gpu];
   }
   [[nodiscard]] solver::Index own_node_state(std::size_t gpu) const override { return node(gpu); }
   [[nodiscard]] OwnNode own_node(std::size_t gpu, const solver::EvalContext&) const override {
-    return {capacitance, inlet_conductance[gpu]};
+    return {capacitance, inlet_conductance_[gpu]};
   }
   void initial_state(double* x) const override {
-    for (std::size_t g = 0; g < 3; ++g) x[node(g)] = 0.0;
+    for (std::size_t g = 0; g < gpus_.count(); ++g) x[node(g)] = 0.0;
   }
   void derivatives(const solver::EvalContext&, const double* x, double* xdot) const override {
-    for (std::size_t g = 0; g < 3; ++g) {
+    for (std::size_t g = 0; g < gpus_.count(); ++g) {
       const double te = x[node(g)];
-      xdot[node(g)] += ((x[gpus_.base_index(g)] - te) / resistance[g] - inlet_conductance[g] * te) / capacitance;
+      xdot[node(g)] += ((x[gpus_.base_index(g)] - te) / resistance_[g] - inlet_conductance_[g] * te) / capacitance;
     }
   }
   void jacobian_pattern(solver::PatternSink&) const override {}
@@ -198,8 +201,13 @@ class PlateNodes final : public solver::Component, public models::thermal::GpuEn
 
  private:
   const models::thermal::GpuPackageArray& gpus_;
+  std::vector<double> resistance_, inlet_conductance_;  // R_e,i in K/W, G_in,i in W/K
   int state_ = 0;
 };
+
+/// The plates of PlateRig's three GPUs; GPU 2's plate has no flow.
+constexpr std::array<double, 3> plate_resistance{0.01, 0.02, 0.004};
+constexpr std::array<double, 3> plate_inlet_conductance{100.0, 60.0, 0.0};
 
 /// Three GPUs with leakage on PlateNodes: the four-node form with its leakage tangent.
 struct PlateRig {
@@ -217,7 +225,9 @@ struct PlateRig {
     p.leakage_temperature_coefficient = 0.02;
     spread[1].resistance_scale = 1.3;
     auto g = std::make_unique<models::thermal::GpuPackageArray>("gpus", p, spread, std::vector<std::string>{"a", "b", "c"}, 300.0);
-    auto plates = std::make_unique<PlateNodes>(*g);
+    auto plates = std::make_unique<PlateNodes>(
+        *g, std::vector<double>(plate_resistance.begin(), plate_resistance.end()),
+        std::vector<double>(plate_inlet_conductance.begin(), plate_inlet_conductance.end()));
     g->connect(*plates);
     g->connect(source);
     gpus = &system.add(std::move(g));
@@ -259,17 +269,17 @@ TEST_CASE("The GPU forced response carries the plate's coolant node and the leak
   auto network_rates = [&](const std::vector<double>& r, double power_base, std::size_t i) {
     const double power = power_base * (1.0 + 0.1 * static_cast<double>(i));
     const double g_jb = 1.0 / (spread[i].resistance_scale * p.junction_to_base_resistance);
-    const double g_hb = 1.0 / p.hbm_to_base_resistance, g_be = 1.0 / PlateNodes::resistance[i];
+    const double g_hb = 1.0 / p.hbm_to_base_resistance, g_be = 1.0 / plate_resistance[i];
     const double tj = r[static_cast<std::size_t>(gpus.junction_index(i))];
     const double th = r[static_cast<std::size_t>(gpus.hbm_index(i))];
     const double tb = r[static_cast<std::size_t>(gpus.base_index(i))];
-    const bool with_node = PlateNodes::inlet_conductance[i] > 0.0;
+    const bool with_node = plate_inlet_conductance[i] > 0.0;
     const double te = with_node ? r[static_cast<std::size_t>(nodes.node(i))] : 0.0;
     return std::array{
         ((1.0 - p.hbm_power_fraction) * power + slope * tj - g_jb * (tj - tb)) / p.junction_capacitance,
         (p.hbm_power_fraction * power - g_hb * (th - tb)) / p.hbm_capacitance,
         (g_jb * (tj - tb) + g_hb * (th - tb) - g_be * (tb - te)) / p.base_capacitance,
-        with_node ? (g_be * (tb - te) - PlateNodes::inlet_conductance[i] * te) / PlateNodes::capacitance : 0.0};
+        with_node ? (g_be * (tb - te) - plate_inlet_conductance[i] * te) / PlateNodes::capacitance : 0.0};
   };
   auto rates_of = [&](const std::vector<double>& r_dot, std::size_t i) {
     return std::array{r_dot[static_cast<std::size_t>(gpus.junction_index(i))],
@@ -283,7 +293,7 @@ TEST_CASE("The GPU forced response carries the plate's coolant node and the leak
       e += p.junction_capacitance * r[static_cast<std::size_t>(gpus.junction_index(i))] +
            p.hbm_capacitance * r[static_cast<std::size_t>(gpus.hbm_index(i))] +
            p.base_capacitance * r[static_cast<std::size_t>(gpus.base_index(i))] +
-           (PlateNodes::inlet_conductance[i] > 0.0 ? PlateNodes::capacitance * r[static_cast<std::size_t>(nodes.node(i))] : 0.0);
+           (plate_inlet_conductance[i] > 0.0 ? PlateNodes::capacitance * r[static_cast<std::size_t>(nodes.node(i))] : 0.0);
     return e;
   };
   const auto heat = static_cast<std::size_t>(gpus.heat_generated_index());
@@ -298,7 +308,7 @@ TEST_CASE("The GPU forced response carries the plate's coolant node and the leak
   CHECK(r0[static_cast<std::size_t>(nodes.node(2))] == 0.0);
   const double te0 = r0[static_cast<std::size_t>(nodes.node(0))];
   const double tj0 = r0[static_cast<std::size_t>(gpus.junction_index(0))];
-  CHECK(PlateNodes::inlet_conductance[0] * te0 == Approx(700.0 + slope * tj0).epsilon(1e-12));
+  CHECK(plate_inlet_conductance[0] * te0 == Approx(700.0 + slope * tj0).epsilon(1e-12));
   CHECK(r0[heat] == Approx(stored(r0)).epsilon(1e-14));
 
   // A power step at t = 1 s: r continuous, then r' is the network's rate and r's derivative.
@@ -409,47 +419,13 @@ TEST_CASE("A GPU forced response reanchored from r(t) at hand gives the pieces i
 
 namespace {
 
-/// PlateNodes for `count` GPUs: GPU g's plate has R_e = 0.004 + 0.002 (g mod 7) K/W and, unless
+/// ManyPlateRig's plates: GPU g's has R_e = 0.004 + 0.002 (g mod 7) K/W and, unless
 /// `without_flow(g)`, G_in = 40 + 5 (g mod 11) W/K (the four-node form; without flow the three-node form).
-class ManyPlates final : public solver::Component, public models::thermal::GpuEnvironment {
- public:
-  static constexpr double capacitance = 80.0;
-  static bool without_flow(std::size_t g) { return (g >= 200 && g % 5 == 4) || (g >= 232 && g < 240); }
-  static double resistance(std::size_t g) { return 0.004 + 0.002 * static_cast<double>(g % 7); }
-  static double inlet(std::size_t g) { return without_flow(g) ? 0.0 : 40.0 + 5.0 * static_cast<double>(g % 11); }
+bool without_flow(std::size_t g) { return (g >= 200 && g % 5 == 4) || (g >= 232 && g < 240); }
+double many_plate_resistance(std::size_t g) { return 0.004 + 0.002 * static_cast<double>(g % 7); }
+double many_plate_inlet(std::size_t g) { return without_flow(g) ? 0.0 : 40.0 + 5.0 * static_cast<double>(g % 11); }
 
-  ManyPlates(const models::thermal::GpuPackageArray& gpus) : Component("plates"), gpus_(gpus) {
-    state_ = declare_state_group({"temperature", "K", "plate coolant temperature", static_cast<solver::Index>(gpus.count())});
-  }
-  [[nodiscard]] solver::Index node(std::size_t gpu) const { return index(state_, static_cast<solver::Index>(gpu)); }
-  [[nodiscard]] std::array<std::pair<solver::Index, double>, 2> environment_terms(std::size_t gpu) const override {
-    return {{{node(gpu), 1.0}, {node(gpu), 0.0}}};
-  }
-  [[nodiscard]] double environment_resistance(std::size_t gpu, const solver::EvalContext&) const override {
-    return resistance(gpu);
-  }
-  [[nodiscard]] solver::Index own_node_state(std::size_t gpu) const override { return node(gpu); }
-  [[nodiscard]] OwnNode own_node(std::size_t gpu, const solver::EvalContext&) const override {
-    return {capacitance, inlet(gpu)};
-  }
-  void initial_state(double* x) const override {
-    for (std::size_t g = 0; g < gpus_.count(); ++g) x[node(g)] = 0.0;
-  }
-  void derivatives(const solver::EvalContext&, const double* x, double* xdot) const override {
-    for (std::size_t g = 0; g < gpus_.count(); ++g) {
-      const double te = x[node(g)];
-      xdot[node(g)] += ((x[gpus_.base_index(g)] - te) / resistance(g) - inlet(g) * te) / capacitance;
-    }
-  }
-  void jacobian_pattern(solver::PatternSink&) const override {}
-  void jacobian(const solver::EvalContext&, const double*, solver::JacobianSink&) const override {}
-
- private:
-  const models::thermal::GpuPackageArray& gpus_;
-  int state_ = 0;
-};
-
-/// 260 GPUs with leakage and spread resistances on ManyPlates: lane groups of eight in the
+/// 260 GPUs with leakage and spread resistances on PlateNodes: lane groups of eight in the
 /// four-node form, one in the three-node form (GPUs 232-239, inside the loops' block 14 of
 /// [227, 243)), groups that mix the two, and groups cut by the blocks' boundaries (260 / 16 is not
 /// a whole number of groups).
@@ -467,12 +443,15 @@ struct ManyPlateRig {
     p.leakage_temperature_coefficient = 0.02;
     std::vector<models::thermal::GpuSpread> spread(count);
     std::vector<std::string> labels;
+    std::vector<double> resistance(count), inlet(count);
     for (std::size_t g = 0; g < count; ++g) {
       spread[g].resistance_scale = 1.0 + 0.03 * static_cast<double>(g % 5);
       labels.push_back("g" + std::to_string(g));
+      resistance[g] = many_plate_resistance(g);
+      inlet[g] = many_plate_inlet(g);
     }
     auto g = std::make_unique<models::thermal::GpuPackageArray>("gpus", p, spread, labels, 300.0);
-    auto plates = std::make_unique<ManyPlates>(*g);
+    auto plates = std::make_unique<PlateNodes>(*g, std::move(resistance), std::move(inlet));
     g->connect(*plates);
     g->connect(source);
     gpus = &system.add(std::move(g));
