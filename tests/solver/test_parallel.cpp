@@ -82,17 +82,24 @@ TEST_CASE("A thread that is held up leaves its unstarted blocks to the others", 
   std::array<std::thread::id, parallel_blocks> runner{};
   std::array<int, parallel_blocks> visits{};
   std::atomic<bool> held{false};
+  std::atomic<std::size_t> run_by_caller{0};
   for_each_block(1 << 20, [&](const BlockRange& block) {
     runner[block.block] = std::this_thread::get_id();
     ++visits[block.block];
-    // The other thread stops in its first block, as one woken late would start late; the caller
-    // waits in its first block until the other has started (up to 1 s).
+    // The other thread stops in its first block, as one woken late would start late, until the
+    // caller has run every other block (up to 2 s: without taking blocks, the caller never does);
+    // the caller waits in its first block until the other has started (up to 1 s).
     if (runner[block.block] != caller) {
-      if (!held.exchange(true)) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      if (!held.exchange(true)) {
+        const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+        while (run_by_caller.load() < parallel_blocks - 1 && std::chrono::steady_clock::now() < until)
+          std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      }
     } else if (block.block == 0) {
       const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(1);
       while (!held.load() && std::chrono::steady_clock::now() < until) std::this_thread::yield();
     }
+    if (runner[block.block] == caller) ++run_by_caller;
   });
   for (std::size_t b = 0; b < parallel_blocks; ++b) CHECK(visits[b] == 1);
   if (!held.load()) {

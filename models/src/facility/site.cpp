@@ -86,7 +86,7 @@ std::unique_ptr<Site> build_site(const solver::ParameterTree& scenario, std::opt
   auto written = [&](const std::string& name) { return scenario.section(name).location.line > 0; };
   for (const std::string& name : sections_of_other_site_kind(scenario)) {
     if (written(name))
-      throw solver::InputError(std::string(name) + ": not used by a " + scenario.text("site") +
+      throw solver::InputError(name + ": not used by a " + scenario.text("site") +
                                    " site (set site: " + (facility ? "single-node" : "facility") + " or remove it)",
                                name);
   }
