@@ -241,6 +241,7 @@ struct CvodeIntegrator::Impl {
 
   static int rhs(sunrealtype t, N_Vector y, N_Vector ydot, void* user_data) {
     auto* self = static_cast<Impl*>(user_data);
+    const ImmediateVectorOperations immediate;  // reads and writes the vectors' data directly
     try {
       EvalContext ctx{t, self->eval.segment_start, self->eval.discrete};
       double* f = N_VGetArrayPointer(ydot);
@@ -264,6 +265,7 @@ struct CvodeIntegrator::Impl {
   static int jacobian(sunrealtype t, N_Vector y, N_Vector, SUNMatrix J, void* user_data, N_Vector,
                       N_Vector, N_Vector) {
     auto* self = static_cast<Impl*>(user_data);
+    const ImmediateVectorOperations immediate;
     try {
       const SparsePattern& p = self->system->jacobian_pattern();
       sunindextype* row_ptr = SUNSparseMatrix_IndexPointers(J);
@@ -281,12 +283,14 @@ struct CvodeIntegrator::Impl {
 
   static int weights(N_Vector y, N_Vector w, void* user_data) {
     const auto* self = static_cast<const Impl*>(user_data);
+    const ImmediateVectorOperations immediate;
     const double* atol = self->absolute_tolerances.empty() ? nullptr : self->absolute_tolerances.data();
     return error_weights(y, self->settings.relative_tolerance, self->settings.absolute_tolerance, atol, w);
   }
 
   static int roots_fn(sunrealtype t, N_Vector y, sunrealtype* g, void* user_data) {
     auto* self = static_cast<Impl*>(user_data);
+    const ImmediateVectorOperations immediate;
     try {
       EvalContext ctx{t, self->eval.segment_start, self->eval.discrete};
       const double* x = nullptr;
@@ -613,7 +617,13 @@ double CvodeIntegrator::step_until(double t_out, bool defer_roots) {
       throw SolverError("CVode", CV_TOO_MUCH_WORK, detail);
     }
     sunrealtype t_reached = tn;
-    const int flag = CVode(m.cvode, t_out, m.y, &t_reached, CV_ONE_STEP);
+    int flag = 0;
+    {
+      // CVODE's elementwise vector operations run in fused passes within the step (the callbacks
+      // above run theirs at once); everything is formed when CVode returns.
+      const FusedElementwisePasses fused;
+      flag = CVode(m.cvode, t_out, m.y, &t_reached, CV_ONE_STEP);
+    }
     if (flag < 0) fail(flag, t_reached);
     ++steps;
     if (flag == CV_ROOT_RETURN) {

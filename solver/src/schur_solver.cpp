@@ -14,6 +14,7 @@
 #include <stdexcept>
 
 #include "dctwin/solver/parallel.hpp"
+#include "vector_operations.hpp"
 
 namespace dctwin::solver {
 
@@ -485,6 +486,7 @@ SUNLinearSolver make_schur_solver(const SparsePattern& pattern, StatePartition p
   // analysis of S hold for the whole run.
   solver->ops->initialize = [](SUNLinearSolver) { return static_cast<int>(SUNLS_SUCCESS); };
   solver->ops->setup = [](SUNLinearSolver s, SUNMatrix a) {
+    const ImmediateVectorOperations immediate;  // CVODE's queued vector operations formed first
     try {
       return content(s).setup(a);
     } catch (...) {
@@ -492,6 +494,7 @@ SUNLinearSolver make_schur_solver(const SparsePattern& pattern, StatePartition p
     }
   };
   solver->ops->solve = [](SUNLinearSolver s, SUNMatrix a, N_Vector x, N_Vector b, sunrealtype) {
+    const ImmediateVectorOperations immediate;
     try {
       return content(s).solve(a, x, b);
     } catch (...) {

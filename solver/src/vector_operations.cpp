@@ -23,34 +23,125 @@ void for_each_element_block(std::size_t n, const Body& body) {
       n, [&](const BlockRange& block) { body(block.first, block.last); }, vector_parallel_minimum);
 }
 
+// ---- queued elementwise operations -----------------------------------------------------------------
+// CVODE's step is a run of short elementwise operations over the whole state: the rescaling of the
+// Nordsieck array (q scalings), its prediction (q (q + 1) / 2 linear sums), the corrector's zero
+// and first iterate, the Newton residual, and so on, each reading and writing vectors of the full
+// length. Element i of each result depends only on element i of its operands, so a run of them
+// may be applied run by run of elements instead of operation by operation: every element gets
+// the same operations in the same order, so the same bits, and the vectors pass through the cache
+// once instead of once per operation. The operations are queued while a FusedElementwisePasses
+// lives on the thread and run at the first operation that needs their results.
+
+struct QueuedOperation {
+  enum class Kind : unsigned char { linear_sum, scale, constant };
+  Kind kind = Kind::constant;
+  double a = 0.0, b = 0.0;
+  const double* x = nullptr;
+  const double* y = nullptr;
+  double* z = nullptr;
+};
+
+// Elements per run: the vectors of a typical queue (the Nordsieck array, the correction and the
+// iterate, up to ~8) then stay in the first-level cache from one queued operation to the next.
+constexpr std::size_t fused_run = 512;
+
+struct OperationQueue {
+  static constexpr std::size_t capacity = 32;
+  std::array<QueuedOperation, capacity> operations{};
+  std::size_t count = 0;
+  std::size_t length = 0;  // every queued operation is over this many elements
+  int fusing = 0;          // FusedElementwisePasses alive on this thread (0 under ImmediateVectorOperations)
+};
+
+thread_local OperationQueue operation_queue;
+
+// Applies the queued operations, in order, to elements [first, last), with the expressions of the
+// single operations (z = a x + b y, z = c x, z = c). Compute-bound once a run is in the cache, so
+// compiled in vector variants (the same bits in each: this file is compiled without contraction).
+DCTWIN_VECTOR_VARIANTS void apply_run(const QueuedOperation* ops, std::size_t count, std::size_t first,
+                                      std::size_t last) {
+  for (std::size_t k = 0; k < count; ++k) {
+    const QueuedOperation& op = ops[k];
+    double* z = op.z;
+    switch (op.kind) {
+      case QueuedOperation::Kind::linear_sum: {
+        const double *x = op.x, *y = op.y;
+        const double a = op.a, b = op.b;
+        for (std::size_t i = first; i < last; ++i) z[i] = a * x[i] + b * y[i];
+        break;
+      }
+      case QueuedOperation::Kind::scale: {
+        const double* x = op.x;
+        const double c = op.a;
+        for (std::size_t i = first; i < last; ++i) z[i] = c * x[i];
+        break;
+      }
+      case QueuedOperation::Kind::constant: {
+        const double c = op.a;
+        for (std::size_t i = first; i < last; ++i) z[i] = c;
+        break;
+      }
+    }
+  }
+}
+
+// Runs the queued operations over every element, block by block and in runs of fused_run elements
+// within a block; `after(block, first, last)` is called on each run once the queue has formed it
+// (in order within a block), for a reduction that reads the results in the same pass.
+template <class After>
+void run_queue_then(OperationQueue& queue, const After& after) {
+  const QueuedOperation* ops = queue.operations.data();
+  const std::size_t count = queue.count;
+  for_each_block(
+      queue.length,
+      [&](const BlockRange& block) {
+        for (std::size_t first = block.first; first < block.last; first += fused_run) {
+          const std::size_t last = std::min(first + fused_run, block.last);
+          apply_run(ops, count, first, last);
+          after(block.block, first, last);
+        }
+      },
+      vector_parallel_minimum);
+  queue.count = 0;
+}
+
+// Runs what is queued on this thread (every operation that reads or writes vector data directly
+// calls this first).
+void run_queued_operations() {
+  OperationQueue& queue = operation_queue;
+  if (queue.count == 0) return;
+  run_queue_then(queue, [](std::size_t, std::size_t, std::size_t) {});
+}
+
+// Queues op over n elements; runs it at once (with anything queued before it) when no
+// FusedElementwisePasses lives on this thread.
+void enqueue(const QueuedOperation& op, std::size_t n) {
+  OperationQueue& queue = operation_queue;
+  if (queue.count > 0 && (queue.length != n || queue.count == OperationQueue::capacity)) run_queued_operations();
+  queue.length = n;
+  queue.operations[queue.count++] = op;
+  if (queue.fusing == 0) run_queued_operations();
+}
+
 // z = a x + b y
 void linear_sum(sunrealtype a, N_Vector x, sunrealtype b, N_Vector y, N_Vector z) {
-  const double *xd = data(x), *yd = data(y);
-  double* zd = data(z);
-  for_each_element_block(length(z), [&](std::size_t first, std::size_t last) {
-    for (std::size_t i = first; i < last; ++i) zd[i] = a * xd[i] + b * yd[i];
-  });
+  enqueue({QueuedOperation::Kind::linear_sum, a, b, data(x), data(y), data(z)}, length(z));
 }
 
 // z = c x
 void scale(sunrealtype c, N_Vector x, N_Vector z) {
-  const double* xd = data(x);
-  double* zd = data(z);
-  for_each_element_block(length(z), [&](std::size_t first, std::size_t last) {
-    for (std::size_t i = first; i < last; ++i) zd[i] = c * xd[i];
-  });
+  enqueue({QueuedOperation::Kind::scale, c, 0.0, data(x), nullptr, data(z)}, length(z));
 }
 
 // z = c
 void constant(sunrealtype c, N_Vector z) {
-  double* zd = data(z);
-  for_each_element_block(length(z), [&](std::size_t first, std::size_t last) {
-    for (std::size_t i = first; i < last; ++i) zd[i] = c;
-  });
+  enqueue({QueuedOperation::Kind::constant, c, 0.0, nullptr, nullptr, data(z)}, length(z));
 }
 
 // z = |x|
 void absolute(N_Vector x, N_Vector z) {
+  run_queued_operations();
   const double* xd = data(x);
   double* zd = data(z);
   for_each_element_block(length(z), [&](std::size_t first, std::size_t last) {
@@ -60,6 +151,7 @@ void absolute(N_Vector x, N_Vector z) {
 
 // z = x + b
 void add_constant(N_Vector x, sunrealtype b, N_Vector z) {
+  run_queued_operations();
   const double* xd = data(x);
   double* zd = data(z);
   for_each_element_block(length(z), [&](std::size_t first, std::size_t last) {
@@ -69,6 +161,7 @@ void add_constant(N_Vector x, sunrealtype b, N_Vector z) {
 
 // z = 1 / x
 void inverse(N_Vector x, N_Vector z) {
+  run_queued_operations();
   const double* xd = data(x);
   double* zd = data(z);
   for_each_element_block(length(z), [&](std::size_t first, std::size_t last) {
@@ -78,6 +171,7 @@ void inverse(N_Vector x, N_Vector z) {
 
 // z = x y, element by element
 void product(N_Vector x, N_Vector y, N_Vector z) {
+  run_queued_operations();
   const double *xd = data(x), *yd = data(y);
   double* zd = data(z);
   for_each_element_block(length(z), [&](std::size_t first, std::size_t last) {
@@ -85,21 +179,29 @@ void product(N_Vector x, N_Vector y, N_Vector z) {
   });
 }
 
-// sum_i (x_i w_i)^2, per block and then in block order
+// sum_i (x_i w_i)^2, per block and then in block order; in the same pass as the queued operations
+// when there are any (each block's terms are added in element order either way).
 double weighted_square_sum(N_Vector x, N_Vector w) {
   const double *xd = data(x), *wd = data(w);
+  const std::size_t n = length(x);
+  OperationQueue& queue = operation_queue;
+  if (queue.count > 0 && queue.length != n) run_queued_operations();
   BlockSums sums{};
-  for_each_block(
-      length(x),
-      [&](const BlockRange& block) {
-        double s = 0.0;
-        for (std::size_t i = block.first; i < block.last; ++i) {
-          const double p = xd[i] * wd[i];
-          s += p * p;
-        }
-        sums[block.block] = s;
-      },
-      vector_parallel_minimum);
+  const auto accumulate = [&](std::size_t block, std::size_t first, std::size_t last) {
+    double s = sums[block];
+    for (std::size_t i = first; i < last; ++i) {
+      const double p = xd[i] * wd[i];
+      s += p * p;
+    }
+    sums[block] = s;
+  };
+  if (queue.count > 0) {
+    run_queue_then(queue, accumulate);
+  } else {
+    for_each_block(
+        n, [&](const BlockRange& block) { accumulate(block.block, block.first, block.last); },
+        vector_parallel_minimum);
+  }
   return ordered_sum(sums);
 }
 
@@ -152,6 +254,7 @@ std::array<const double*, max_compiled_terms> data_pointers(std::size_t count, N
 }
 
 int linear_combination(int nvec, sunrealtype* c, N_Vector* X, N_Vector z) {
+  run_queued_operations();
   double* zd = data(z);
   const auto count = static_cast<std::size_t>(nvec);
   if (count > max_compiled_terms) {
@@ -174,6 +277,7 @@ int linear_combination(int nvec, sunrealtype* c, N_Vector* X, N_Vector z) {
 thread_local const StateRanges* combination_ranges = nullptr;
 
 int linear_combination_in_ranges(int nvec, sunrealtype* c, N_Vector* X, N_Vector z) {
+  run_queued_operations();
   double* zd = data(z);
   const auto count = static_cast<std::size_t>(nvec);
   if (count > max_compiled_terms) {
@@ -193,17 +297,11 @@ int linear_combination_in_ranges(int nvec, sunrealtype* c, N_Vector* X, N_Vector
   return 0;
 }
 
-// Z_k = a_k x + Y_k (Z_k may be Y_k)
+// Z_k = a_k x + Y_k (Z_k may be Y_k), k = 0, 1, ...: queued as that many linear sums with b = 1
+// (1 y_i is y_i exactly).
 int scale_add_multi(int nvec, sunrealtype* a, N_Vector x, N_Vector* Y, N_Vector* Z) {
-  const double* xd = data(x);
-  const auto count = static_cast<std::size_t>(nvec);
-  for_each_element_block(length(x), [&](std::size_t first, std::size_t last) {
-    for (std::size_t k = 0; k < count; ++k) {
-      const double* yd = data(Y[k]);
-      double* zd = data(Z[k]);
-      for (std::size_t i = first; i < last; ++i) zd[i] = a[k] * xd[i] + yd[i];
-    }
-  });
+  for (int k = 0; k < nvec; ++k)
+    enqueue({QueuedOperation::Kind::linear_sum, a[k], 1.0, data(x), data(Y[k]), data(Z[k])}, length(x));
   return 0;
 }
 
@@ -296,20 +394,41 @@ void use_block_operations(SUNMatrix A) {
   A->ops->clone = matrix_clone;
 }
 
+namespace {
+// w_i = 1 / d_i, d_i = (rtol |y_i|) + atol_i over [first, last) (as CVODE's N_VScale then
+// N_VAddConst, or N_VLinearSum with 1 atol_i); true when some d_i is not positive (or NaN). A
+// division per element: compiled in vector variants (IEEE division, the same bits in each).
+DCTWIN_VECTOR_VARIANTS bool weights_run(const double* y, double rtol, double atol, const double* atol_vector,
+                                        double* w, std::size_t first, std::size_t last) {
+  unsigned bad = 0;
+  if (atol_vector != nullptr) {
+    for (std::size_t i = first; i < last; ++i) {
+      const double d = rtol * std::abs(y[i]) + atol_vector[i];
+      bad |= static_cast<unsigned>(!(d > 0.0));
+      w[i] = 1.0 / d;
+    }
+  } else {
+    for (std::size_t i = first; i < last; ++i) {
+      const double d = rtol * std::abs(y[i]) + atol;
+      bad |= static_cast<unsigned>(!(d > 0.0));
+      w[i] = 1.0 / d;
+    }
+  }
+  return bad != 0;
+}
+}  // namespace
+
 int error_weights(N_Vector y, double rtol, double atol, const double* atol_vector, N_Vector w) {
+  run_queued_operations();
   const double* yd = data(y);
   double* wd = data(w);
   std::array<bool, parallel_blocks> bad{};
-  for_each_block(length(y), [&](const BlockRange& block) {
-    bool block_bad = false;
-    for (std::size_t i = block.first; i < block.last; ++i) {
-      // (rtol |y|) + atol, as CVODE's N_VScale then N_VAddConst (or N_VLinearSum with 1 atol_i)
-      const double d = rtol * std::abs(yd[i]) + (atol_vector != nullptr ? atol_vector[i] : atol);
-      block_bad = block_bad || !(d > 0.0);
-      wd[i] = 1.0 / d;
-    }
-    bad[block.block] = block_bad;
-  }, vector_parallel_minimum);
+  for_each_block(
+      length(y),
+      [&](const BlockRange& block) {
+        bad[block.block] = weights_run(yd, rtol, atol, atol_vector, wd, block.first, block.last);
+      },
+      vector_parallel_minimum);
   return std::find(bad.begin(), bad.end(), true) != bad.end() ? -1 : 0;
 }
 
@@ -337,6 +456,7 @@ thread_local std::vector<double>* recorded_coefficients = nullptr;
 thread_local std::vector<const double*>* recorded_vectors = nullptr;
 
 int record_combination(int nvec, sunrealtype* c, N_Vector* X, N_Vector) {
+  run_queued_operations();
   const auto count = static_cast<std::size_t>(nvec);
   recorded_coefficients->assign(c, c + count);
   recorded_vectors->resize(count);
@@ -364,7 +484,46 @@ int record_linear_combination(N_Vector z, std::vector<double>& c, std::vector<co
   return form();
 }
 
+namespace {
+// The serial operation in slot Slot of the vectors' operation table, with what is queued on the
+// calling thread run first: every operation that reads or writes vector data and is not one of
+// the block operations above (norms, minima, comparisons, the array pointer, destruction, ...).
+template <auto Slot>
+struct QueuedFirst;
+
+template <class R, class... A, R (*_generic_N_Vector_Ops::*Slot)(A...)>
+struct QueuedFirst<Slot> {
+  static inline R (*serial)(A...) = nullptr;  // the same for every serial vector
+  static R call(A... args) {
+    run_queued_operations();
+    return serial(args...);
+  }
+  static void install(N_Vector v) {
+    auto& slot = v->ops->*Slot;
+    if (slot == nullptr || slot == &call) return;
+    DCTWIN_DEMAND(serial == nullptr || serial == slot, "the vectors' operations are not all the serial ones");
+    serial = slot;
+    slot = &call;
+  }
+};
+
+template <auto... Slots>
+void run_queue_first(N_Vector v) {
+  (QueuedFirst<Slots>::install(v), ...);
+}
+}  // namespace
+
 void use_block_operations(N_Vector v) {
+  using Ops = _generic_N_Vector_Ops;
+  run_queue_first<&Ops::nvdestroy, &Ops::nvgetarraypointer, &Ops::nvsetarraypointer, &Ops::nvdiv, &Ops::nvdotprod,
+                  &Ops::nvmaxnorm, &Ops::nvwrmsnormmask, &Ops::nvmin, &Ops::nvwl2norm, &Ops::nvl1norm,
+                  &Ops::nvcompare, &Ops::nvinvtest, &Ops::nvconstrmask, &Ops::nvminquotient, &Ops::nvdotprodmulti,
+                  &Ops::nvlinearsumvectorarray, &Ops::nvscalevectorarray, &Ops::nvconstvectorarray,
+                  &Ops::nvwrmsnormvectorarray, &Ops::nvwrmsnormmaskvectorarray, &Ops::nvscaleaddmultivectorarray,
+                  &Ops::nvlinearcombinationvectorarray, &Ops::nvdotprodlocal, &Ops::nvmaxnormlocal,
+                  &Ops::nvminlocal, &Ops::nvl1normlocal, &Ops::nvinvtestlocal, &Ops::nvconstrmasklocal,
+                  &Ops::nvminquotientlocal, &Ops::nvwsqrsummasklocal, &Ops::nvdotprodmultilocal, &Ops::nvbufpack,
+                  &Ops::nvbufunpack, &Ops::nvprint, &Ops::nvprintfile>(v);
   v->ops->nvlinearsum = linear_sum;
   v->ops->nvscale = scale;
   v->ops->nvwrmsnorm = weighted_rms_norm;
@@ -377,5 +536,19 @@ void use_block_operations(N_Vector v) {
   v->ops->nvinv = inverse;
   v->ops->nvprod = product;
 }
+
+FusedElementwisePasses::FusedElementwisePasses() { ++operation_queue.fusing; }
+
+FusedElementwisePasses::~FusedElementwisePasses() {
+  run_queued_operations();
+  --operation_queue.fusing;
+}
+
+ImmediateVectorOperations::ImmediateVectorOperations() : saved_(operation_queue.fusing) {
+  run_queued_operations();
+  operation_queue.fusing = 0;
+}
+
+ImmediateVectorOperations::~ImmediateVectorOperations() { operation_queue.fusing = saved_; }
 
 }  // namespace dctwin::solver

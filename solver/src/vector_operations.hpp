@@ -25,6 +25,37 @@ inline constexpr std::size_t vector_parallel_minimum = 8192;
 /// Vectors CVODE clones from this one inherit the operations.
 void use_block_operations(N_Vector v);
 
+/// While one lives on a thread, the elementwise operations the block vectors take on that thread
+/// (linear sums, scalings, constants and the fused scale-and-add) are queued, up to 32 of them, and
+/// run together in one pass over the elements, run by run of 512 elements, when something needs
+/// their results: any other operation (the weighted norm takes the queue in its own pass), a
+/// request for the data (N_VGetArrayPointer), a vector's destruction, or this object's end. Each
+/// element gets the same operations in the same order, so the results have the bits of the
+/// operations run one by one; what is saved is the vectors' trips through the cache (CVODE's step
+/// takes ~20 such operations over the whole state). Code that reads vector data through pointers
+/// it holds (NV_DATA_S, or a pointer kept from before an operation) must not run while operations
+/// may be queued: CVODE's callbacks open an ImmediateVectorOperations. Not copyable; scopes nest.
+class FusedElementwisePasses {
+ public:
+  FusedElementwisePasses();
+  ~FusedElementwisePasses();
+  FusedElementwisePasses(const FusedElementwisePasses&) = delete;
+  FusedElementwisePasses& operator=(const FusedElementwisePasses&) = delete;
+};
+
+/// Runs what is queued on this thread and, while it lives, runs every operation at once (for
+/// code that reads vector data directly, such as CVODE's callbacks inside a fused scope).
+class ImmediateVectorOperations {
+ public:
+  ImmediateVectorOperations();
+  ~ImmediateVectorOperations();
+  ImmediateVectorOperations(const ImmediateVectorOperations&) = delete;
+  ImmediateVectorOperations& operator=(const ImmediateVectorOperations&) = delete;
+
+ private:
+  int saved_;
+};
+
 /// Runs `form`, a call that forms z by N_VLinearCombination (as CVodeGetDky(cvode, t, 0, z) does),
 /// with z's linear combination restricted to the states of `ranges` (sorted, disjoint); z's other
 /// entries keep their values, and each formed entry has the bits the whole combination gives it.

@@ -116,6 +116,72 @@ TEST_CASE("Block vector operations equal SUNDIALS' serial ones to the last bit",
   SUNContext_Free(&context);
 }
 
+namespace {
+/// What CVODE does to its vectors between two right-hand sides, on plain or on block vectors:
+/// the Nordsieck array rescaled and predicted (z_{j-1} += z_j, each vector both read and
+/// written), the correction zeroed, the iterate formed, a fused scale-and-add, and then enough
+/// linear sums to run past a queue's capacity (32).
+void cvode_like_operations(N_Vector z0, N_Vector z1, N_Vector z2, N_Vector correction) {
+  N_VScale(0.8, z1, z1);
+  N_VScale(0.64, z2, z2);
+  N_Vector zn[] = {z0, z1, z2};
+  for (int k = 1; k <= 2; ++k)
+    for (int j = 2; j >= k; --j) N_VLinearSum(1.0, zn[j - 1], 1.0, zn[j], zn[j - 1]);
+  N_VConst(0.0, correction);
+  N_VLinearSum(1.0, z0, 1.0, correction, correction);
+  sunrealtype l[] = {0.5, -1.25, 2.0};
+  N_VScaleAddMulti(3, l, correction, zn, zn);
+  for (int i = 0; i < 40; ++i) N_VLinearSum(0.999, correction, 1e-3, zn[i % 3], correction);
+}
+}  // namespace
+
+TEST_CASE("Queued elementwise operations give the bits of the operations run one by one", "[solver][parallel]") {
+  BudgetGuard guard;
+  SUNContext context = nullptr;
+  REQUIRE(SUNContext_Create(nullptr, &context) == 0);
+  const auto bytes = sizeof(double) * static_cast<std::size_t>(kLength);
+  for (const int threads : {1, 2}) {
+    set_thread_budget(threads);
+    INFO(threads << " thread(s)");
+    VectorPair z0(context, 0.0), z1(context, 1.0), z2(context, 2.0), correction(context, 3.0);
+    cvode_like_operations(z0.plain, z1.plain, z2.plain, correction.plain);
+    double norm_fused = 0.0, max_norm_fused = 0.0;
+    {
+      const FusedElementwisePasses fused;
+      cvode_like_operations(z0.blocks, z1.blocks, z2.blocks, correction.blocks);
+      // The last operations are still queued: the data itself has not been formed yet.
+      CHECK(std::memcmp(NV_DATA_S(correction.plain), NV_DATA_S(correction.blocks), bytes) != 0);
+      // The weighted norm takes the queue in its own pass; a serial operation (the max norm)
+      // and the data pointer run it first.
+      norm_fused = N_VWrmsNorm(correction.blocks, z1.blocks);
+      N_VScale(-2.0, correction.blocks, z2.blocks);
+      max_norm_fused = N_VMaxNorm(z2.blocks);
+      N_VScale(0.5, z2.blocks, z2.blocks);
+      CHECK(N_VGetArrayPointer(z2.blocks) == NV_DATA_S(z2.blocks));
+      CHECK(std::memcmp(NV_DATA_S(z2.blocks), NV_DATA_S(correction.plain), bytes) != 0);  // formed: -correction
+      {
+        // Callbacks read the data directly: under ImmediateVectorOperations each runs at once.
+        const ImmediateVectorOperations immediate;
+        N_VScale(-1.0, z2.blocks, z2.blocks);
+        CHECK(std::memcmp(NV_DATA_S(z2.blocks), NV_DATA_S(correction.plain), bytes) == 0);
+      }
+      // A vector destroyed with an operation on it queued: the queue runs first.
+      N_Vector scratch = N_VClone(z0.blocks);
+      N_VConst(1.0, scratch);
+      N_VDestroy(scratch);
+      N_VScale(1.0, z2.blocks, z2.blocks);  // left queued for the scope's end
+    }
+    CHECK(z0.same());
+    CHECK(z1.same());
+    CHECK(correction.same());
+    CHECK(std::memcmp(NV_DATA_S(z2.blocks), NV_DATA_S(correction.plain), bytes) == 0);
+    N_VScale(-2.0, correction.plain, z2.plain);
+    CHECK(max_norm_fused == N_VMaxNorm(z2.plain));
+    CHECK(norm_fused == N_VWrmsNorm(correction.blocks, z1.blocks));  // the same as without a queue
+  }
+  SUNContext_Free(&context);
+}
+
 TEST_CASE("Error weights in one pass equal CVODE's own set-up to the last bit", "[solver][parallel]") {
   // CVODE's weights from scalar tolerances: |y|, times rtol, plus atol, inverted (cvEwtSetSS);
   // from a vector of absolute tolerances: |y|, rtol |y| + 1 atol, inverted (cvEwtSetSV).

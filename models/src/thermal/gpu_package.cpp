@@ -148,17 +148,10 @@ inline double exp_within_700(double x) {
   const auto n_bits = std::bit_cast<std::uint64_t>(shifted) - std::bit_cast<std::uint64_t>(shifter);
   return p * std::bit_cast<double>((n_bits + 1023) << 52);
 }
-// With GCC on x86-64, mode_exponentials and leakage_exponentials are compiled for AVX-512 and
-// AVX2 as well as the baseline and the variant the processor has is chosen at load time: the
-// passes are compute-bound once their inputs are read, and 4 or 8 doubles per instruction instead
-// of 2 took ~5 % off the 24k hall's run (docs/performance.md). This file is compiled without
-// contraction into fused multiply-adds (models/CMakeLists.txt), so that every variant gives the
-// same bits.
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
-#define DCTWIN_VECTOR_VARIANTS __attribute__((target_clones("avx512f", "avx2", "default")))
-#else
-#define DCTWIN_VECTOR_VARIANTS
-#endif
+// mode_exponentials and leakage_exponentials are compiled in vector variants
+// (DCTWIN_VECTOR_VARIANTS, solver/parallel.hpp): 4 or 8 doubles per instruction instead of 2 took
+// ~5 % off the 24k hall's run (docs/performance.md). This file is compiled without contraction
+// into fused multiply-adds (models/CMakeLists.txt), so that every variant gives the same bits.
 
 /// The leakage exponent k (T_j - T_ref), clamped to the exponential's range (NaN stays NaN).
 inline double leakage_exponent(double k, double tj, double reference) {

@@ -45,6 +45,17 @@ void for_each_block(std::size_t n, const std::function<void(const BlockRange&)>&
 void for_each_block_in(const StateRanges& ranges, const std::function<void(const BlockRange&)>& body,
                        std::size_t minimum = parallel_minimum);
 
+/// Marks a function whose loops are compute-bound once their inputs are read: with GCC on x86-64
+/// it is compiled for AVX-512 and AVX2 as well as the baseline, and the variant the processor has
+/// is chosen at load time (4 or 8 doubles per instruction instead of 2). A file that uses it must
+/// be compiled without contraction into fused multiply-adds (-ffp-contract=off), so that every
+/// variant gives the same bits.
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#define DCTWIN_VECTOR_VARIANTS __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define DCTWIN_VECTOR_VARIANTS
+#endif
+
 /// Threads the calling thread's loops may use (at most one per available CPU); 0, the default,
 /// leaves it to OpenMP: OMP_NUM_THREADS when set, else one per available CPU.
 /// It is the calling thread's own setting: a sweep that runs members on several threads gives
