@@ -11,6 +11,7 @@
 #include <exception>
 #include <limits>
 #include <set>
+#include <span>
 #include <string_view>
 #include <system_error>
 #include <utility>
@@ -122,21 +123,35 @@ h5::PropertyList chunked_dataset_properties(std::span<const hsize_t> chunk, bool
   return dcpl;
 }
 
+/// One chunk as the dataset's filters would store it, and the filter mask H5Dwrite_chunk takes.
+struct EncodedChunk {
+  std::vector<unsigned char> bytes;
+  std::uint32_t filter_mask = 0;
+};
+
 /// A float64 dataset growing along time: 1-D [time] (`width` 1, not `matrix`) or 2-D
-/// [time x width], written one chunk of rows at a time.
+/// [time x width], written one chunk of rows at a time. A chunk spans chunk_rows rows and (2-D)
+/// up to max_entity_chunk entities, so a row of the buffer spans `tiles()` chunks.
+///
+/// The rows are written as chunks already passed through the filters (H5Dwrite_chunk), encoded
+/// by encode_chunk(), which touches no HDF5 state: the chunks of several series (and the tiles
+/// of one) are encoded on the run's threads and written on the calling thread (write_buffered).
 class NumericSeries {
  public:
   NumericSeries() = default;
   NumericSeries(const h5::Object& parent, std::string_view name, hsize_t width, bool matrix,
                 hsize_t chunk_rows)
-      : width_(width), matrix_(matrix), chunk_rows_(chunk_rows) {
+      : width_(width),
+        matrix_(matrix),
+        chunk_rows_(chunk_rows),
+        chunk_width_(matrix ? std::min(width, max_entity_chunk) : 1) {
     std::vector<hsize_t> dims{0};
     std::vector<hsize_t> max_dims{H5S_UNLIMITED};
     std::vector<hsize_t> chunk{chunk_rows_};
     if (matrix_) {
       dims.push_back(width_);
       max_dims.push_back(width_);
-      chunk.push_back(std::min(width_, max_entity_chunk));
+      chunk.push_back(chunk_width_);
     }
     const auto space = h5::Dataspace::simple(dims, max_dims);
     const auto dcpl = chunked_dataset_properties(chunk, true);
@@ -146,8 +161,12 @@ class NumericSeries {
 
   h5::Dataset& dataset() { return dataset_; }
 
-  /// Whether the buffer holds a whole chunk of rows (and must be flushed before the next push).
+  /// Whether the buffer holds a whole chunk of rows (and must be written before the next push).
   [[nodiscard]] bool full() const { return buffered_ == chunk_rows_; }
+  /// Whether rows are buffered and not yet written.
+  [[nodiscard]] bool pending() const { return buffered_ > 0; }
+  /// Chunks across one row: ceil(width / max_entity_chunk) for a 2-D series, 1 for a 1-D one.
+  [[nodiscard]] std::size_t tiles() const { return static_cast<std::size_t>((width_ + chunk_width_ - 1) / chunk_width_); }
 
   /// Buffers one row (`width` values); no I/O. The buffer must not be full.
   void push(const double* row) {
@@ -157,58 +176,59 @@ class NumericSeries {
     ++buffered_;
   }
 
-  void flush_if_full() {
-    if (full()) flush();
-  }
-
-  void flush() {
-    if (buffered_ == 0) return;
-    std::vector<hsize_t> extent{written_ + buffered_};
-    std::vector<hsize_t> start{written_};
-    std::vector<hsize_t> count{buffered_};
-    if (matrix_) {
-      extent.push_back(width_);
-      start.push_back(0);
-      count.push_back(width_);
+  /// Chunk `tile` of the buffered rows (entities tile * chunk_width ...) as the bytes the
+  /// dataset's filters would store: its chunk_rows x chunk_width values in row order, those
+  /// beyond the buffered rows or the width (an edge chunk) as zeros, which no read returns;
+  /// shuffled (byte k of every value, then byte k + 1, ...: HDF5's shuffle filter) and deflated at
+  /// deflate_level (its deflate filter; the deflation skipped, as HDF5 skips an optional filter,
+  /// when it would not shrink the chunk). Reads the buffer only: safe on several threads at once.
+  [[nodiscard]] EncodedChunk encode_chunk(std::size_t tile) const {
+    const auto rows = static_cast<std::size_t>(chunk_rows_), columns = static_cast<std::size_t>(chunk_width_);
+    const auto width = static_cast<std::size_t>(width_), filled_rows = static_cast<std::size_t>(buffered_);
+    const std::size_t first_column = tile * columns;
+    const std::size_t filled_columns = std::min(columns, width - first_column);
+    const std::size_t count = rows * columns;
+    constexpr std::size_t size = sizeof(double);
+    std::vector<unsigned char> shuffled(count * size, 0);
+    for (std::size_t r = 0; r < filled_rows; ++r) {
+      const auto* row = reinterpret_cast<const unsigned char*>(&buffer_[r * width + first_column]);
+      const std::size_t i0 = r * columns;
+      for (std::size_t k = 0; k < size; ++k) {
+        unsigned char* plane = &shuffled[k * count + i0];
+        for (std::size_t c = 0; c < filled_columns; ++c) plane[c] = row[c * size + k];
+      }
     }
-    dataset_.set_extent(extent);
-    auto file_space = dataset_.space();
-    file_space.select_hyperslab(start, count);
-    const auto memory_space = h5::Dataspace::simple(count);
-    dataset_.write(H5T_NATIVE_DOUBLE, memory_space, file_space, buffer_.data());
-    written_ += buffered_;
-    buffered_ = 0;
-  }
-
-  /// A full 1-D buffer as the bytes the dataset's filters would store: shuffled (byte k of every
-  /// value, then byte k + 1, ...: HDF5's shuffle filter) and deflated at deflate_level (its
-  /// deflate filter; the deflation skipped, as HDF5 skips an optional filter, when it would not
-  /// shrink the chunk). Touches no HDF5 state, so the series of a group encode on several threads.
-  void encode_full_chunk() {
-    DCTWIN_DEMAND(full() && !matrix_, "only a full 1-D chunk is encoded");
-    const std::size_t count = static_cast<std::size_t>(chunk_rows_), size = sizeof(double);
-    const auto* bytes = reinterpret_cast<const unsigned char*>(buffer_.data());
-    shuffled_.resize(count * size);
-    for (std::size_t k = 0; k < size; ++k)
-      for (std::size_t i = 0; i < count; ++i) shuffled_[k * count + i] = bytes[i * size + k];
-    uLongf length = compressBound(static_cast<uLong>(shuffled_.size()));
-    encoded_.resize(length);
-    const int status = compress2(encoded_.data(), &length, shuffled_.data(), static_cast<uLong>(shuffled_.size()),
+    EncodedChunk chunk;
+    uLongf length = compressBound(static_cast<uLong>(shuffled.size()));
+    chunk.bytes.resize(length);
+    const int status = compress2(chunk.bytes.data(), &length, shuffled.data(), static_cast<uLong>(shuffled.size()),
                                  static_cast<int>(deflate_level));
-    if (status == Z_OK && length < shuffled_.size()) {
-      encoded_.resize(length);
-      encoded_mask_ = 0;
+    if (status == Z_OK && length < shuffled.size()) {
+      chunk.bytes.resize(length);
+      chunk.filter_mask = 0;
     } else {
-      encoded_ = shuffled_;
-      encoded_mask_ = 1U << 1;  // filter 1, deflate, not applied
+      chunk.bytes = std::move(shuffled);
+      chunk.filter_mask = 1U << 1;  // filter 1, deflate, not applied
     }
+    return chunk;
   }
 
-  /// Writes the chunk encode_full_chunk() formed, as flush() would write the buffer.
-  void write_encoded_chunk() {
-    const std::array<hsize_t, 1> extent{written_ + buffered_}, offset{written_};
+  /// Extends the dataset over the buffered rows (before their chunks are written).
+  void extend_over_buffer() {
+    std::vector<hsize_t> extent{written_ + buffered_};
+    if (matrix_) extent.push_back(width_);
     dataset_.set_extent(extent);
-    dataset_.write_chunk(offset, encoded_mask_, encoded_);
+  }
+
+  /// Writes chunk `tile` of the buffered rows, as encode_chunk(tile) formed it.
+  void write_chunk(std::size_t tile, const EncodedChunk& chunk) {
+    std::vector<hsize_t> offset{written_};
+    if (matrix_) offset.push_back(static_cast<hsize_t>(tile) * chunk_width_);
+    dataset_.write_chunk(offset, chunk.filter_mask, chunk.bytes);
+  }
+
+  /// The buffered rows have been written (every tile): the buffer starts over.
+  void mark_written() {
     written_ += buffered_;
     buffered_ = 0;
   }
@@ -221,12 +241,45 @@ class NumericSeries {
   hsize_t width_ = 1;
   bool matrix_ = false;
   hsize_t chunk_rows_ = 1;
+  hsize_t chunk_width_ = 1;
   std::vector<double> buffer_;
   hsize_t buffered_ = 0;
   hsize_t written_ = 0;
-  std::vector<unsigned char> shuffled_, encoded_;  // encode_full_chunk()'s work and result
-  std::uint32_t encoded_mask_ = 0;
 };
+
+/// Writes the buffered rows of every series given that has any: their chunks are encoded on the
+/// run's threads, up to `chunk_batch` at a time (a few MiB of encoded bytes in memory at once),
+/// and written on this thread in order (HDF5 calls stay on one thread). A series' rows count as
+/// written only once all its chunks are: after a failed write every series keeps its rows for the
+/// next try.
+void write_buffered(std::span<NumericSeries* const> series) {
+  constexpr std::size_t chunk_batch = 16;
+  struct Job {
+    NumericSeries* series;
+    std::size_t tile;
+  };
+  std::vector<Job> jobs;
+  for (NumericSeries* s : series) {
+    if (!s->pending()) continue;
+    s->extend_over_buffer();
+    for (std::size_t tile = 0; tile < s->tiles(); ++tile) jobs.push_back({s, tile});
+  }
+  if (jobs.empty()) return;
+  std::vector<EncodedChunk> encoded(std::min(chunk_batch, jobs.size()));
+  for (std::size_t first = 0; first < jobs.size(); first += chunk_batch) {
+    const std::size_t count = std::min(chunk_batch, jobs.size() - first);
+    solver::for_each_block(
+        count,
+        [&](const solver::BlockRange& block) {
+          for (std::size_t k = block.first; k < block.last; ++k)
+            encoded[k] = jobs[first + k].series->encode_chunk(jobs[first + k].tile);
+        },
+        2);
+    for (std::size_t k = 0; k < count; ++k) jobs[first + k].series->write_chunk(jobs[first + k].tile, encoded[k]);
+  }
+  for (NumericSeries* s : series)
+    if (s->pending()) s->mark_written();
+}
 
 /// A 1-D dataset of UTF-8 strings growing by appends, written `event_chunk` strings at a time.
 class StringSeries {
@@ -625,25 +678,33 @@ void ReportWriter::Impl::require_open(std::string_view operation) const {
 }
 
 void ReportWriter::Impl::flush_full_samples() {
-  time.flush_if_full();
-  for (auto& output : outputs) output.series.flush_if_full();
+  // The series' chunks span different numbers of rows (32 for a 24,576-wide one, 4,096 for time).
+  std::vector<NumericSeries*> series;
+  if (time.full()) series.push_back(&time);
+  for (auto& output : outputs)
+    if (output.series.full()) series.push_back(&output.series);
+  write_buffered(series);
 }
 
 void ReportWriter::Impl::flush_full_events() {
-  event_time.flush_if_full();
+  if (event_time.full()) {
+    NumericSeries* const series[] = {&event_time};
+    write_buffered(series);
+  }
   event_component.flush_if_full();
   event_name.flush_if_full();
   event_message.flush_if_full();
 }
 
 void ReportWriter::Impl::flush_all() {
-  time.flush();
-  for (auto& output : outputs) output.series.flush();
+  std::vector<NumericSeries*> series{&time};
+  for (auto& output : outputs) series.push_back(&output.series);
   for (auto& g : fine) {
-    g.time.flush();
-    for (auto& series : g.series) series.flush();
+    series.push_back(&g.time);
+    for (auto& fine_series : g.series) series.push_back(&fine_series);
   }
-  event_time.flush();
+  series.push_back(&event_time);
+  write_buffered(series);
   event_component.flush();
   event_name.flush();
   event_message.flush();
@@ -816,17 +877,10 @@ void ReportWriter::append_fine_sample(std::size_t group, double t, std::span<con
   if (g.time.full()) {
     for (const auto& series : g.series) DCTWIN_DEMAND(series.full(), "a fine series group's series fill together");
     // The group's series fill their chunks together (8,192 samples each): they are shuffled and
-    // deflated side by side on the run's threads, then written one after the other (HDF5 calls
-    // stay on this thread). The stored bytes are what HDF5's own filters would store.
-    const std::size_t count = g.series.size() + 1;
-    auto series_at = [&g](std::size_t k) -> NumericSeries& { return k == 0 ? g.time : g.series[k - 1]; };
-    solver::for_each_block(
-        count,
-        [&](const solver::BlockRange& block) {
-          for (std::size_t k = block.first; k < block.last; ++k) series_at(k).encode_full_chunk();
-        },
-        2);
-    for (std::size_t k = 0; k < count; ++k) series_at(k).write_encoded_chunk();
+    // deflated side by side on the run's threads, then written one after the other.
+    std::vector<NumericSeries*> series{&g.time};
+    for (auto& fine_series : g.series) series.push_back(&fine_series);
+    write_buffered(series);
   }
   g.time.push(&t);
   for (std::size_t k = 0; k < g.series.size(); ++k) g.series[k].push(&values[k]);

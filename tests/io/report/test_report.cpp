@@ -345,6 +345,44 @@ TEST_CASE("a facility-wide [time x 24576] series crosses chunks in both dimensio
             .find("time index 70 is out of range") != std::string::npos);
 }
 
+TEST_CASE("a series whose width ends inside a chunk reads back bit for bit, full and partial rows", "[report]") {
+  // 5,000 entities: chunks of 4,096 and an edge chunk of 904 (stored padded); 40 samples: one
+  // whole chunk of 32 rows written during the run, 8 rows in edge chunks written at the finish.
+  // The chunks are encoded on the run's threads and stored with H5Dwrite_chunk; HDF5's own
+  // reader must give every value back.
+  const fs::path path = scratch_dir("edge") / "edge.h5";
+  constexpr std::size_t entities = 5000;
+  constexpr std::size_t samples = 40;
+  ReportLayout layout;
+  layout.outputs = {{OutputSpec{"gpu", "power", "W", "GPU board power", "gpu",
+                                static_cast<dctwin::solver::Index>(entities)},
+                     0}};
+  layout.entities = {EntityTable{"gpu", labels("gpu", entities)}};
+  auto value = [](std::size_t row, std::size_t entity) {
+    // Many mantissas, some values that deflate (repeats) and some that do not.
+    return entity % 3 == 0 ? 700.0 : std::sin(0.37 * static_cast<double>(entity) + static_cast<double>(row)) * 1e3;
+  };
+  {
+    ReportWriter writer(path, layout);
+    std::vector<double> values(entities);
+    for (std::size_t i = 0; i < samples; ++i) {
+      for (std::size_t g = 0; g < entities; ++g) values[g] = value(i, g);
+      writer.append_sample(static_cast<double>(i), values);
+    }
+    writer.finish(finished_run(static_cast<double>(samples - 1)), {});
+  }
+  const ReportReader reader(path);
+  const auto all = reader.read("/gpu/power");
+  REQUIRE(all.size() == entities * samples);
+  std::size_t exact = 0;
+  for (std::size_t i = 0; i < samples; ++i)
+    for (std::size_t g = 0; g < entities; ++g) exact += all[i * entities + g] == value(i, g) ? 1 : 0;
+  CHECK(exact == entities * samples);
+  const auto time = reader.read("/time");
+  REQUIRE(time.size() == samples);
+  CHECK(time.back() == static_cast<double>(samples - 1));
+}
+
 TEST_CASE("a run that ended early is marked incomplete with the status description",
           "[report]") {
   const fs::path path = scratch_dir("ended_early") / "run.h5";
