@@ -229,21 +229,27 @@ void RackCoolantLoop::pod_air_heat_jacobian(std::size_t pod, const solver::EvalC
 
 void RackCoolantLoop::derivatives(const solver::EvalContext& ctx, const double* x, double* xdot) const {
   const FlowPhase& phase = flows_.at(ctx.segment_start);
+  const double* conductance = door_ ? door_conductance_[flows_.phase_index(ctx.segment_start)].data() : nullptr;
   const std::size_t n = layout_.gpus_per_rack();
   xdot[server_heat_index()] +=
       static_cast<double>(layout_.racks()) * (air_.server_air_heat + door_fan_power());
-  for (std::size_t r = 0; r < layout_.racks(); ++r) {
-    const double c_r = coolant_.capacity_rate(phase.rack_flow[r]);
-    const double t_rm = x[return_index(r)];
-    double inflow = 0.0;
-    for (std::size_t g = r * n; g < (r + 1) * n; ++g)
-      inflow += coolant_.capacity_rate(phase.plate_flow[g]) * (x[plates_.temperature_index(g)] - t_rm);
-    xdot[return_index(r)] += inflow / manifold_capacitance_;
-    if (door_) {
-      const double t_dw = x[outlet_index(r)];
-      xdot[outlet_index(r)] += (c_r * (t_rm - t_dw) - door_heat_to_air(r, ctx, x)) / door_capacitance_;
+  // Each rack's return manifold and door water, rack by rack on the run's threads (each rack
+  // writes its own two states only).
+  solver::for_each_block(layout_.racks(), [&](const solver::BlockRange& block) {
+    for (std::size_t r = block.first; r < block.last; ++r) {
+      const double c_r = coolant_.capacity_rate(phase.rack_flow[r]);
+      const double t_rm = x[return_index(r)];
+      double inflow = 0.0;
+      for (std::size_t g = r * n; g < (r + 1) * n; ++g)
+        inflow += coolant_.capacity_rate(phase.plate_flow[g]) * (x[plates_.temperature_index(g)] - t_rm);
+      xdot[return_index(r)] += inflow / manifold_capacitance_;
+      if (conductance != nullptr) {
+        const double t_dw = x[outlet_index(r)];
+        const double door_heat = conductance[r] * (t_rm - door_air_inlet_temperature(r, x));  // door_heat_to_air
+        xdot[outlet_index(r)] += (c_r * (t_rm - t_dw) - door_heat) / door_capacitance_;
+      }
     }
-  }
+  });
 }
 
 void RackCoolantLoop::jacobian_pattern(solver::PatternSink& pattern) const {

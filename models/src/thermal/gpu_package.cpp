@@ -352,8 +352,16 @@ void GpuPackageArray::compute_outputs(const solver::EvalContext& ctx, const doub
 
 void GpuPackageArray::event_functions(const solver::EvalContext&, const double* x, double* g) const {
   const double* tj = x + junction_index(0);  // the junction states are one contiguous group
+  // The hottest junction, block by block on the run's threads: the same value as one pass of
+  // std::max from tj[0] (a NaN counts only as the first entry, as there).
+  solver::BlockSums block_hottest{};
+  solver::for_each_block(count(), [&](const solver::BlockRange& block) {
+    double hottest = -std::numeric_limits<double>::infinity();
+    for (std::size_t i = block.first; i < block.last; ++i) hottest = std::max(hottest, tj[i]);
+    block_hottest[block.block] = hottest;
+  });
   double hottest = tj[0];
-  for (std::size_t i = 1; i < count(); ++i) hottest = std::max(hottest, tj[i]);
+  for (const double h : block_hottest) hottest = std::max(hottest, h);
   g[0] = hottest - p_.shutdown_temperature;
 }
 
