@@ -22,7 +22,9 @@ inline constexpr std::size_t vector_parallel_minimum = 8192;
 /// added constant, inverse and product that set the error weights) by ones that run on the calling
 /// thread's thread budget for long vectors. Elementwise results are those of one thread; the
 /// norm is summed per block and then in block order, so it does not depend on the thread count.
-/// Vectors CVODE clones from this one inherit the operations.
+/// Every other operation that touches the data (the serial ones kept, N_VGetArrayPointer,
+/// N_VDestroy) first runs what FusedElementwisePasses queued. Vectors CVODE clones from this one
+/// inherit the operations.
 void use_block_operations(N_Vector v);
 
 /// While one lives on a thread, the elementwise operations the block vectors take on that thread
