@@ -621,8 +621,9 @@ double CvodeIntegrator::step_until(double t_out, bool defer_roots) {
     {
       // CVODE's elementwise vector operations run in fused passes within the step (the callbacks
       // above run theirs at once); everything is formed when CVode returns.
-      const FusedElementwisePasses fused;
+      FusedElementwisePasses fused;
       flag = CVode(m.cvode, t_out, m.y, &t_reached, CV_ONE_STEP);
+      fused.complete();
     }
     if (flag < 0) fail(flag, t_reached);
     ++steps;

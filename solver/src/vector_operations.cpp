@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cmath>
 
 #include "dctwin/solver/check.hpp"
@@ -493,16 +494,20 @@ struct QueuedFirst;
 
 template <class R, class... A, R (*_generic_N_Vector_Ops::*Slot)(A...)>
 struct QueuedFirst<Slot> {
-  static inline R (*serial)(A...) = nullptr;  // the same for every serial vector
+  using Function = R (*)(A...);
+  // The same for every serial vector; set once, by whichever thread installs first (the members
+  // of a sweep build their integrators on several threads).
+  static inline std::atomic<Function> serial{nullptr};
   static R call(A... args) {
     run_queued_operations();
-    return serial(args...);
+    return serial.load(std::memory_order_acquire)(args...);
   }
   static void install(N_Vector v) {
     auto& slot = v->ops->*Slot;
     if (slot == nullptr || slot == &call) return;
-    DCTWIN_DEMAND(serial == nullptr || serial == slot, "the vectors' operations are not all the serial ones");
-    serial = slot;
+    Function expected = nullptr;
+    if (!serial.compare_exchange_strong(expected, slot, std::memory_order_acq_rel))
+      DCTWIN_DEMAND(expected == slot, "the vectors' operations are not all the serial ones");
     slot = &call;
   }
 };
@@ -539,8 +544,17 @@ void use_block_operations(N_Vector v) {
 
 FusedElementwisePasses::FusedElementwisePasses() { ++operation_queue.fusing; }
 
+void FusedElementwisePasses::complete() { run_queued_operations(); }
+
 FusedElementwisePasses::~FusedElementwisePasses() {
-  run_queued_operations();
+  // complete() has run the queue unless an exception is on its way out of the scope; then the
+  // queue is run here, and if that fails too it is dropped (the integrator's state is lost
+  // with the exception anyway) rather than thrown from a destructor.
+  try {
+    run_queued_operations();
+  } catch (...) {
+    operation_queue.count = 0;
+  }
   --operation_queue.fusing;
 }
 

@@ -31,7 +31,8 @@ void use_block_operations(N_Vector v);
 /// (linear sums, scalings, constants and the fused scale-and-add) are queued, up to 32 of them, and
 /// run together in one pass over the elements, run by run of 512 elements, when something needs
 /// their results: any other operation (the weighted norm takes the queue in its own pass), a
-/// request for the data (N_VGetArrayPointer), a vector's destruction, or this object's end. Each
+/// request for the data (N_VGetArrayPointer), a vector's destruction, complete(), or this
+/// object's end. Each
 /// element gets the same operations in the same order, so the results have the bits of the
 /// operations run one by one; what is saved is the vectors' trips through the cache (CVODE's step
 /// takes ~20 such operations over the whole state). Code that reads vector data through pointers
@@ -40,6 +41,8 @@ void use_block_operations(N_Vector v);
 class FusedElementwisePasses {
  public:
   FusedElementwisePasses();
+  /// Runs what is queued (call it at the scope's end: it may throw, the destructor does not).
+  void complete();
   ~FusedElementwisePasses();
   FusedElementwisePasses(const FusedElementwisePasses&) = delete;
   FusedElementwisePasses& operator=(const FusedElementwisePasses&) = delete;
