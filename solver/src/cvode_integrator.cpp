@@ -241,8 +241,8 @@ struct CvodeIntegrator::Impl {
 
   static int rhs(sunrealtype t, N_Vector y, N_Vector ydot, void* user_data) {
     auto* self = static_cast<Impl*>(user_data);
-    const ImmediateVectorOperations immediate;  // reads and writes the vectors' data directly
     try {
+      const ImmediateVectorOperations immediate;  // reads and writes the vectors' data directly
       EvalContext ctx{t, self->eval.segment_start, self->eval.discrete};
       double* f = N_VGetArrayPointer(ydot);
       self->system->derivatives(ctx, self->physical(t, N_VGetArrayPointer(y), true), f);
@@ -265,8 +265,8 @@ struct CvodeIntegrator::Impl {
   static int jacobian(sunrealtype t, N_Vector y, N_Vector, SUNMatrix J, void* user_data, N_Vector,
                       N_Vector, N_Vector) {
     auto* self = static_cast<Impl*>(user_data);
-    const ImmediateVectorOperations immediate;
     try {
+      const ImmediateVectorOperations immediate;
       const SparsePattern& p = self->system->jacobian_pattern();
       sunindextype* row_ptr = SUNSparseMatrix_IndexPointers(J);
       sunindextype* col_idx = SUNSparseMatrix_IndexValues(J);
@@ -283,15 +283,19 @@ struct CvodeIntegrator::Impl {
 
   static int weights(N_Vector y, N_Vector w, void* user_data) {
     const auto* self = static_cast<const Impl*>(user_data);
-    const ImmediateVectorOperations immediate;
-    const double* atol = self->absolute_tolerances.empty() ? nullptr : self->absolute_tolerances.data();
-    return error_weights(y, self->settings.relative_tolerance, self->settings.absolute_tolerance, atol, w);
+    try {
+      const ImmediateVectorOperations immediate;
+      const double* atol = self->absolute_tolerances.empty() ? nullptr : self->absolute_tolerances.data();
+      return error_weights(y, self->settings.relative_tolerance, self->settings.absolute_tolerance, atol, w);
+    } catch (...) {
+      return -1;  // CVODE reports the weights as failed
+    }
   }
 
   static int roots_fn(sunrealtype t, N_Vector y, sunrealtype* g, void* user_data) {
     auto* self = static_cast<Impl*>(user_data);
-    const ImmediateVectorOperations immediate;
     try {
+      const ImmediateVectorOperations immediate;
       EvalContext ctx{t, self->eval.segment_start, self->eval.discrete};
       const double* x = nullptr;
       if (self->shifted && self->event_reads) {  // only the states the event functions read

@@ -486,16 +486,16 @@ SUNLinearSolver make_schur_solver(const SparsePattern& pattern, StatePartition p
   // analysis of S hold for the whole run.
   solver->ops->initialize = [](SUNLinearSolver) { return static_cast<int>(SUNLS_SUCCESS); };
   solver->ops->setup = [](SUNLinearSolver s, SUNMatrix a) {
-    const ImmediateVectorOperations immediate;  // CVODE's queued vector operations formed first
     try {
+      const ImmediateVectorOperations immediate;  // CVODE's queued vector operations formed first
       return content(s).setup(a);
     } catch (...) {
       return content(s).last_flag = SUNLS_PACKAGE_FAIL_UNREC;
     }
   };
   solver->ops->solve = [](SUNLinearSolver s, SUNMatrix a, N_Vector x, N_Vector b, sunrealtype) {
-    const ImmediateVectorOperations immediate;
     try {
+      const ImmediateVectorOperations immediate;
       return content(s).solve(a, x, b);
     } catch (...) {
       return content(s).last_flag = SUNLS_PACKAGE_FAIL_UNREC;
