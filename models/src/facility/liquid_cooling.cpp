@@ -245,8 +245,7 @@ void RackCoolantLoop::derivatives(const solver::EvalContext& ctx, const double* 
       xdot[return_index(r)] += inflow / manifold_capacitance_;
       if (conductance != nullptr) {
         const double t_dw = x[outlet_index(r)];
-        const double door_heat = conductance[r] * (t_rm - door_air_inlet_temperature(r, x));  // door_heat_to_air
-        xdot[outlet_index(r)] += (c_r * (t_rm - t_dw) - door_heat) / door_capacitance_;
+        xdot[outlet_index(r)] += (c_r * (t_rm - t_dw) - door_heat(r, conductance[r], x)) / door_capacitance_;
       }
     }
   });
@@ -295,9 +294,13 @@ double RackCoolantLoop::door_air_inlet_temperature(std::size_t r, const double* 
   return t_cold + air_.server_air_heat / (air_.server_air_flow * air_.specific_heat);
 }
 
+double RackCoolantLoop::door_heat(std::size_t r, double conductance, const double* x) const {
+  return conductance * (x[return_index(r)] - door_air_inlet_temperature(r, x));
+}
+
 double RackCoolantLoop::door_heat_to_air(std::size_t r, const solver::EvalContext& ctx, const double* x) const {
   if (!door_) return 0.0;
-  return door_conductance(r, ctx.segment_start) * (x[return_index(r)] - door_air_inlet_temperature(r, x));
+  return door_heat(r, door_conductance(r, ctx.segment_start), x);
 }
 
 void RackCoolantLoop::compute_outputs(const solver::EvalContext& ctx, const double* x, double* const* values) const {

@@ -162,6 +162,8 @@ class RackCoolantLoop final : public solver::Component, public HallAirSource {
   void compute_outputs(const solver::EvalContext& ctx, const double* x, double* const* values) const override;
 
  private:
+  /// k_r (T_rm,r - T_ai,r): door_heat_to_air with the door conductance k_r given.
+  [[nodiscard]] double door_heat(std::size_t r, double conductance, const double* x) const;
   const FacilityLayout& layout_;
   CoolantConstants coolant_;
   const FlowPlan& flows_;
