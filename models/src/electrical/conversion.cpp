@@ -414,8 +414,10 @@ const std::vector<EfficiencyPoint>& UpsParameters::curve() const {
   return mode == "eco" ? eco_efficiency : double_conversion_efficiency;
 }
 
-double UpsParameters::input_power(double output_power) const {
-  return output_power / interpolate_efficiency(curve(), output_power / rated_power);
+double UpsParameters::input_power(double output_power) const { return input_power(output_power, curve()); }
+
+double UpsParameters::input_power(double output_power, const std::vector<EfficiencyPoint>& curve) const {
+  return output_power / interpolate_efficiency(curve, output_power / rated_power);
 }
 
 // ---- switchboard --------------------------------------------------------------------------------

@@ -202,6 +202,8 @@ struct ElectricalFeed::Impl {
   TransformerDecay full_step_decay;  // the transformers' decay over a whole grid step (dt)
   double mechanical_units = 1.0;
   double lineup_reactive_ratio, mechanical_reactive_ratio;
+  const std::vector<EfficiencyPoint>& ups_curve;  // the UPS mode's curve, looked up once
+  double bbu_loss;                                // W per lineup, constant (standby)
   std::vector<PsuState> psu_state;
   std::vector<TransformerThermalState> thermal;
   TransformerThermalState mechanical_thermal;
@@ -224,7 +226,9 @@ struct ElectricalFeed::Impl {
 
   double grid = 0.0, load = 0.0, storage_change = 0.0;
   std::array<double, stage_count> losses{};
-  double bulk_voltage_min;
+  // The least PSU bulk energy of any lineup after a piece; the least bulk voltage is the nominal
+  // one or the voltage at that energy, whichever is lower (the voltage rises with the energy).
+  double bulk_energy_min = std::numeric_limits<double>::infinity();
   std::vector<GridSample> samples;
 
   // Scratch loads of the current piece's ends.
@@ -262,10 +266,11 @@ struct ElectricalFeed::Impl {
         full_step_decay(transformer.decay(params.time_step)),
         lineup_reactive_ratio(reactive_ratio(params.ups.input_power_factor)),
         mechanical_reactive_ratio(reactive_ratio(params.mechanical_power_factor)),
+        ups_curve(p.ups.curve()),
+        bbu_loss(p.bbu.loss(racks_per_lineup)),
         feeder(params.feeder, params.utility, params.time_step),
         utility(params.utility, params.time_step),
-        recorder(params.time_step, params.spectrum_interval, params.limits.ramp_window),
-        bulk_voltage_min(params.psu.bulk_voltage_nominal) {
+        recorder(params.time_step, params.spectrum_interval, params.limits.ramp_window) {
     DCTWIN_DEMAND(lineups > 0, "electrical feed: at least one lineup");
     DCTWIN_DEMAND(std::isfinite(ambient) && ambient > 0.0, "electrical feed: ambient must be a temperature in K");
     DCTWIN_DEMAND(std::isfinite(t0), "electrical feed: start time must be finite");
@@ -326,9 +331,9 @@ struct ElectricalFeed::Impl {
 
   /// Busbar (PSU input) power to the MV side, static stages at that power (no accounting).
   Upstream lineup_upstream(double psu_input) const {
-    const double pdu_output = psu_input + p.bbu.loss(racks);
+    const double pdu_output = psu_input + bbu_loss;
     const double ups_output = pdu_output + p.pdu.loss(pdu_output);
-    const double ups_input = p.ups.input_power(ups_output);
+    const double ups_input = p.ups.input_power(ups_output, ups_curve);
     const double lv = ups_input + p.switchboard.loss(ups_input);
     const double units = p.transformer.units_per_lineup;
     const double k = lv / (units * p.transformer.rated_power * p.ups.input_power_factor);
@@ -379,13 +384,13 @@ struct ElectricalFeed::Impl {
     double demand = 0.0, reactive = 0.0;
     for (std::size_t l = 0; l < lineups; ++l) {
       const PsuStep ps = psu.step(psu_state[l], h, a.it[l], b.it[l], step_efficiency[l]);
-      bulk_voltage_min = std::min(bulk_voltage_min, psu.bulk_voltage(psu_state[l].bulk_energy));
+      bulk_energy_min = std::min(bulk_energy_min, psu_state[l].bulk_energy);
       const double psu_input = ps.input_energy / h;
-      const double bbu = p.bbu.loss(racks);
+      const double bbu = bbu_loss;
       const double pdu_output = psu_input + bbu;
       const double pdu = p.pdu.loss(pdu_output);
       const double ups_output = pdu_output + pdu;
-      const double ups_input = p.ups.input_power(ups_output);
+      const double ups_input = p.ups.input_power(ups_output, ups_curve);
       const double switchboard = p.switchboard.loss(ups_input);
       const double lv = ups_input + switchboard;
       const double units = p.transformer.units_per_lineup;
@@ -540,6 +545,10 @@ struct ElectricalFeed::Impl {
     return e;
   }
 
+  [[nodiscard]] double bulk_voltage_min() const {
+    return std::min(p.psu.bulk_voltage_nominal, psu.bulk_voltage(bulk_energy_min));
+  }
+
   [[nodiscard]] double loss_of_life() const {
     double most = mechanical_thermal.ageing_hours;
     for (const auto& s : thermal) most = std::max(most, s.ageing_hours);
@@ -578,7 +587,7 @@ GridMetrics ElectricalFeed::metrics() const { return impl_->recorder.metrics(); 
 
 std::vector<LimitCheck> ElectricalFeed::limit_checks() const { return check_limits(impl_->p.limits, metrics()); }
 
-double ElectricalFeed::psu_bulk_voltage_min() const { return impl_->bulk_voltage_min; }
+double ElectricalFeed::psu_bulk_voltage_min() const { return impl_->bulk_voltage_min(); }
 
 double ElectricalFeed::hot_spot() const { return impl_->hot_spot(); }
 
@@ -621,7 +630,7 @@ std::vector<solver::SummaryFigure> ElectricalFeed::summary() const {
       "Capacitor bank energy used (max - min)");
   add("battery_energy_swing", f.battery ? f.battery->energy_high() - f.battery->energy_low() : 0.0, "J",
       "Battery energy used (max - min)");
-  add("psu_bulk_voltage_min", f.bulk_voltage_min, "V", "Least PSU bulk capacitor voltage (hold-up margin)");
+  add("psu_bulk_voltage_min", f.bulk_voltage_min(), "V", "Least PSU bulk capacitor voltage (hold-up margin)");
   add("torsional_amplitude_max", f.utility.torsional_amplitude_max(), "1",
       "Largest torsional twist of the nearby unit, per unit of its rated static twist");
   const auto checks = limit_checks();

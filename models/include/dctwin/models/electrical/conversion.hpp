@@ -190,6 +190,9 @@ struct UpsParameters {
   [[nodiscard]] const std::vector<EfficiencyPoint>& curve() const;
   /// Input power [W] for output P_out, P_out / eta(P_out / P_rated).
   [[nodiscard]] double input_power(double output_power) const;
+  /// The same on `curve`, which must be curve() (for callers that convert at every step and look
+  /// the mode's curve up once).
+  [[nodiscard]] double input_power(double output_power, const std::vector<EfficiencyPoint>& curve) const;
 };
 
 // ---- LV switchboard ---------------------------------------------------------------------------
