@@ -43,6 +43,7 @@ IntegratorSettings IntegratorSettings::reference() {
   s.max_order = 5;
   s.max_steps_per_output = 10000000;
   s.max_gamma_change = 0.3;  // CVODE's own default
+  s.min_step_growth = 1.5;   // CVODE's own default
   s.forced_responses = false;
   s.accumulator_error_control = true;
   s.structured_linear_solver = false;
@@ -372,6 +373,7 @@ CvodeIntegrator::CvodeIntegrator(const System& system, IntegratorSettings settin
     : impl_(std::make_unique<Impl>()) {
   DCTWIN_DEMAND(system.assembled(), "assemble the system before creating an integrator");
   DCTWIN_DEMAND(system.size() > 0, "the system has no states");
+  DCTWIN_DEMAND(settings.min_step_growth > 1.0, "the smallest step growth taken must be > 1");
   Impl& m = *impl_;
   m.system = &system;
   m.settings = settings;
@@ -477,6 +479,8 @@ void CvodeIntegrator::restart(double t, const std::vector<double>& x, double seg
     m.check(CVodeSetMaxNumSteps(m.cvode, m.settings.max_steps_per_output), "CVodeSetMaxNumSteps");
     if (m.settings.max_step > 0.0) m.check(CVodeSetMaxStep(m.cvode, m.settings.max_step), "CVodeSetMaxStep");
     m.check(CVodeSetDeltaGammaMaxLSetup(m.cvode, m.settings.max_gamma_change), "CVodeSetDeltaGammaMaxLSetup");
+    // Decreases are always taken (0); increases from min_step_growth on.
+    m.check(CVodeSetEtaFixedStepBounds(m.cvode, 0.0, m.settings.min_step_growth), "CVodeSetEtaFixedStepBounds");
     if (m.system->event_count() > 0)
       m.check(CVodeRootInit(m.cvode, m.system->event_count(), Impl::roots_fn), "CVodeRootInit");
     m.initialised = true;

@@ -24,6 +24,13 @@ solver::SectionSchema simulation_schema() {
   s.parameters.push_back(greater_than(p, 0.0));
   p = real_parameter("max_step", "s", "Largest integrator step; 0 = no limit", 0.0);
   s.parameters.push_back(at_least(p, 0.0));
+  p = real_parameter("min_step_growth", "1",
+                     "Smallest growth of the step size the integrator takes; below it the step is kept (fast mode; "
+                     "the reference mode takes CVODE's 1.5)",
+                     1.1,
+                     "After a short phase clips the step, 1.1 lets it grow back within a few steps (docs/solver.md)");
+  greater_than(p, 1.0);
+  s.parameters.push_back(at_most(p, 10.0));
   s.parameters.push_back(boolean_parameter(
       "skip_ticks_at_rest",
       "Leave out the governors' ticks inside an integrator step over which every GPU provably rests, all but the "
@@ -47,6 +54,7 @@ solver::SimulationSettings simulation_settings(const solver::ParameterTree& sim)
   } else {
     settings.integrator.relative_tolerance = sim.number("relative_tolerance");
     settings.integrator.absolute_tolerance = sim.number("absolute_tolerance");
+    settings.integrator.min_step_growth = sim.number("min_step_growth");
   }
   settings.integrator.max_step = sim.number("max_step");
   if (sim.text("mode") != "reference") settings.integrator.skip_ticks_at_rest = sim.boolean("skip_ticks_at_rest");

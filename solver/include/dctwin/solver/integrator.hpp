@@ -24,6 +24,15 @@ struct IntegratorSettings {
   /// fast, and at 0.3 KLU refactored at most steps (20 % of a 3,072-GPU pod's run time). At 1.0
   /// Newton needs about as many iterations and the pod runs ~13 % faster (docs/performance.md).
   double max_gamma_change = 1.0;
+  /// The smallest growth of the step size CVODE takes: when its error test would let the next
+  /// step grow by less, it keeps h (CVodeSetEtaFixedStepBounds' upper bound; CVODE's default 1.5,
+  /// which saves a rescaling of the Nordsieck array and possibly a new Newton matrix). Must be
+  /// > 1. The sites' fast mode takes 1.1 (`simulation: min_step_growth`): every forcing edge ends
+  /// a step, so a short phase (0.2 s) clips h, and at 1.5 the step stayed at that length for
+  /// seconds after it, up to 11 steps in a row while the error test allowed ~1.3x more each time;
+  /// at 1.1 it grows back within a few steps: 14 % fewer steps on the 24,576-GPU hall and closer
+  /// to the reference mode there (docs/solver.md, "Step size after a short phase").
+  double min_step_growth = 1.5;
   /// Let components carry the closed-form part of their states (forced_response.hpp), so that
   /// forcing steps those parts absorb do not restart the integrator. Off in the reference mode.
   bool forced_responses = true;
