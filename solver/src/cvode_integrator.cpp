@@ -374,6 +374,7 @@ CvodeIntegrator::CvodeIntegrator(const System& system, IntegratorSettings settin
   DCTWIN_DEMAND(system.assembled(), "assemble the system before creating an integrator");
   DCTWIN_DEMAND(system.size() > 0, "the system has no states");
   DCTWIN_DEMAND(settings.min_step_growth > 1.0, "the smallest step growth taken must be > 1");
+  DCTWIN_DEMAND(settings.max_order >= 1 && settings.max_order <= 5, "the BDF order limit must be 1..5");
   Impl& m = *impl_;
   m.system = &system;
   m.settings = settings;

@@ -16,7 +16,10 @@ struct IntegratorSettings {
   double absolute_tolerance = 1e-6;  ///< in the states' SI units (K, J, ...)
   double max_step = 0.0;             ///< [s]; 0 = no limit
   double initial_step = 0.0;         ///< [s]; 0 = let CVODE choose
-  int max_order = 5;                 ///< BDF order limit (1..5)
+  /// BDF order limit (1..5). The sites' fast mode takes 3 (`simulation: max_order`): after every
+  /// forcing edge the Nordsieck history's higher derivatives are out of date, and orders 4 and 5
+  /// took more steps there (docs/solver.md, "Step size and order after a short phase").
+  int max_order = 5;
   long max_steps_per_output = 100000;
   /// Largest relative change of h/l_0 (CVODE's gamma) before the Newton matrix I - gamma J is
   /// factored again (CVodeSetDeltaGammaMaxLSetup; CVODE's default 0.3). The error test is not
@@ -31,7 +34,7 @@ struct IntegratorSettings {
   /// a step, so a short phase (0.2 s) clips h, and at 1.5 the step stayed at that length for
   /// seconds after it, up to 11 steps in a row while the error test allowed ~1.3x more each time;
   /// at 1.1 it grows back within a few steps: 14 % fewer steps on the 24,576-GPU hall and closer
-  /// to the reference mode there (docs/solver.md, "Step size after a short phase").
+  /// to the reference mode there (docs/solver.md, "Step size and order after a short phase").
   double min_step_growth = 1.5;
   /// Let components carry the closed-form part of their states (forced_response.hpp), so that
   /// forcing steps those parts absorb do not restart the integrator. Off in the reference mode.
