@@ -327,7 +327,8 @@ TEST_CASE("After a short phase the step grows back: fewer steps than at CVODE's 
   INFO(cvode << " steps at CVODE's defaults, " << growth << " growing from 1.1x, " << fast << " with orders up to 3");
   CHECK(growth < 0.92 * cvode);
   CHECK(fast < 0.97 * growth);
-  // CVODE would take a value <= 1 as its default without a word: the scenario refuses it.
+  // The scenario refuses a growth of 1 or less (CVODE would take its default without a word) and
+  // an order outside 1-5.
   for (const auto& [line, message] : std::vector<std::pair<std::string, std::string>>{
            {"  min_step_growth: 1\n", "pod-l2a.yaml:17:20: simulation.min_step_growth = 1 (must be in (1, 10])"},
            {"  max_order: 6\n", "pod-l2a.yaml:17:14: simulation.max_order = 6 (must be in [1, 5])"}}) {
