@@ -70,6 +70,14 @@ std::string pod_scenario(const std::string& duration) {
   return text;
 }
 
+/// `scenario` with `lines` (each "  key: value\n") added at the top of its simulation section.
+std::string with_simulation_keys(std::string scenario, const std::string& lines) {
+  const auto at = scenario.find("simulation:\n");
+  REQUIRE(at != std::string::npos);
+  scenario.insert(at + 12, lines);
+  return scenario;
+}
+
 }  // namespace
 
 TEST_CASE("Facility energy balance closes in every cooling configuration", "[models][facility]") {
@@ -255,8 +263,7 @@ TEST_CASE("The fast mode equals the reference mode on the pod scenario", "[model
     std::vector<std::vector<double>> junction;  // per sample, every GPU's junction temperature [K]
   };
   auto run_mode = [&](const std::string& mode) {
-    std::string scenario = text;
-    scenario.replace(scenario.find("simulation:\n"), 12, "simulation:\n  mode: " + mode + "\n");
+    const std::string scenario = with_simulation_keys(text, "  mode: " + mode + "\n");
     const auto doc = dctwin::io::parse_scenario(scenario, "pod-l2a.yaml", dctwin::models::facility::scenario_schema());
     FacilitySite site(doc.tree, std::nullopt);
     std::vector<dctwin::solver::Index> junction;
@@ -307,9 +314,8 @@ TEST_CASE("After a short phase the step grows back: fewer steps than at CVODE's 
   // step by step; and with BDF orders up to 3 (not 5) the history that every forcing edge leaves
   // out of date costs fewer steps still. The step counts are deterministic.
   auto steps_with = [](const std::string& growth, const std::string& order) {
-    std::string scenario = pod_scenario("2 min");
-    scenario.replace(scenario.find("simulation:\n"), 12,
-                     "simulation:\n  min_step_growth: " + growth + "\n  max_order: " + order + "\n");
+    const std::string scenario =
+        with_simulation_keys(pod_scenario("2 min"), "  min_step_growth: " + growth + "\n  max_order: " + order + "\n");
     const auto doc = dctwin::io::parse_scenario(scenario, "pod-l2a.yaml", dctwin::models::facility::scenario_schema());
     FacilitySite site(doc.tree, std::nullopt);
     CHECK(site.settings().integrator.min_step_growth == std::stod(growth));
@@ -332,9 +338,8 @@ TEST_CASE("After a short phase the step grows back: fewer steps than at CVODE's 
   for (const auto& [line, message] : std::vector<std::pair<std::string, std::string>>{
            {"  min_step_growth: 1\n", "pod-l2a.yaml:17:20: simulation.min_step_growth = 1 (must be in (1, 10])"},
            {"  max_order: 6\n", "pod-l2a.yaml:17:14: simulation.max_order = 6 (must be in [1, 5])"}}) {
-    std::string scenario = pod_scenario("60 s");
-    scenario.replace(scenario.find("simulation:\n"), 12, "simulation:\n" + line);
-    CHECK_THROWS_WITH(dctwin::io::parse_scenario(scenario, "pod-l2a.yaml", dctwin::models::facility::scenario_schema()),
+    CHECK_THROWS_WITH(dctwin::io::parse_scenario(with_simulation_keys(pod_scenario("60 s"), line), "pod-l2a.yaml",
+                                                 dctwin::models::facility::scenario_schema()),
                       message);
   }
 }

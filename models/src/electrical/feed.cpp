@@ -193,7 +193,7 @@ void ElectricalParameters::check(const std::string& section) const {
 
 struct ElectricalFeed::Impl {
   ElectricalParameters p;
-  std::size_t lineups, servers, racks;
+  std::size_t lineups;
   double ambient;
   double t0, dt;
   std::size_t steps_per_output;
@@ -255,8 +255,6 @@ struct ElectricalFeed::Impl {
        std::size_t racks_per_lineup, double ambient_temperature, double start, const FeedLoad& initial)
       : p(checked(params)),
         lineups(lineup_count),
-        servers(servers_per_lineup),
-        racks(racks_per_lineup),
         ambient(ambient_temperature),
         t0(start),
         dt(params.time_step),
@@ -386,8 +384,7 @@ struct ElectricalFeed::Impl {
       const PsuStep ps = psu.step(psu_state[l], h, a.it[l], b.it[l], step_efficiency[l]);
       bulk_energy_min = std::min(bulk_energy_min, psu_state[l].bulk_energy);
       const double psu_input = ps.input_energy / h;
-      const double bbu = bbu_loss;
-      const double pdu_output = psu_input + bbu;
+      const double pdu_output = psu_input + bbu_loss;
       const double pdu = p.pdu.loss(pdu_output);
       const double ups_output = pdu_output + pdu;
       const double ups_input = p.ups.input_power(ups_output, ups_curve);
@@ -402,7 +399,7 @@ struct ElectricalFeed::Impl {
       load += ps.output_energy;
       storage_change += ps.bulk_energy_change;
       losses[psu_stage] += ps.loss;
-      losses[bbu_stage] += bbu * h;
+      losses[bbu_stage] += bbu_loss * h;
       losses[pdu_stage] += pdu * h;
       losses[ups_stage] += (ups_input - ups_output) * h;
       losses[switchboard_stage] += switchboard * h;
