@@ -17,7 +17,9 @@ solver::SectionSchema simulation_schema() {
   s.parameters.push_back(choice_parameter("mode", {"fast", "reference"},
                                           "fast: the tolerances below; reference: tight tolerances (1e-10), no shortcuts",
                                           std::string("fast")));
-  p = real_parameter("relative_tolerance", "1", "Relative tolerance of the integrator (fast mode)", 1e-6);
+  p = real_parameter("relative_tolerance", "1", "Relative tolerance of the integrator (fast mode)", 2.5e-6,
+                     "With step growth from 1.1x and orders up to 3 the fast mode at 2.5e-6 is as close to the "
+                     "reference as it was at 1e-6 before them, in a fifth fewer steps (docs/performance.md)");
   greater_than(p, 0.0);
   s.parameters.push_back(at_most(p, 1e-2));
   p = real_parameter("absolute_tolerance", "1", "Absolute tolerance of the integrator in state units (K, J) (fast mode)", 1e-6);
