@@ -315,25 +315,38 @@ void GpuPackageArray::jacobian_pattern(solver::PatternSink& pattern) const {
 
 void GpuPackageArray::jacobian(const solver::EvalContext& ctx, const double* x, solver::JacobianSink& jac) const {
   const Index e = heat_generated_index();
-  for (std::size_t i = 0; i < count(); ++i) {
-    const Index j = junction_index(i), h = hbm_index(i), b = base_index(i);
-    const double g_jb = 1.0 / (spread_[i].resistance_scale * p_.junction_to_base_resistance);
-    const double g_hb = 1.0 / p_.hbm_to_base_resistance;
-    const double g_be = 1.0 / environment_->environment_resistance(i, ctx);
-    // dL/dT_j = k L.
-    const double dleak =
-        source_->powered(i, ctx) ? p_.leakage_temperature_coefficient * leakage_power(i, x[j]) : 0.0;
-    jac.add(j, j, (dleak - g_jb) / p_.junction_capacitance);
-    jac.add(j, b, g_jb / p_.junction_capacitance);
-    jac.add(h, h, -g_hb / p_.hbm_capacitance);
-    jac.add(h, b, g_hb / p_.hbm_capacitance);
-    jac.add(b, j, g_jb / p_.base_capacitance);
-    jac.add(b, h, g_hb / p_.base_capacitance);
-    jac.add(b, b, -(g_jb + g_hb + g_be) / p_.base_capacitance);
-    for (const auto& [index, weight] : environment_->environment_terms(i))
-      if (weight != 0.0) jac.add(b, index, weight * g_be / p_.base_capacitance);
-    if (p_.leakage_power_at_reference != 0.0) jac.add(e, j, dleak);
-  }
+  // Each GPU's entries are its own (its rows, and its column of the heat accumulator's row), so
+  // blocks of GPUs add them on the run's threads (JacobianSink: distinct entries may come from
+  // different threads); the leakage and the environment's coefficients a chunk at a time, as in
+  // derivatives(). The same values as one GPU at a time.
+  solver::for_each_block(count(), [&](const solver::BlockRange& block) {
+    std::array<double, power_chunk> leakage;
+    std::array<GpuEnvironment::Coefficients, power_chunk> environment;
+    for (std::size_t c = block.first; c < block.last; c += power_chunk) {
+      const std::size_t c_last = std::min(c + power_chunk, block.last);
+      leakage_powers(c, c_last, x, leakage.data());
+      environment_->environment_coefficients(c, c_last, ctx, environment.data());
+      for (std::size_t i = c; i < c_last; ++i) {
+        const Index j = junction_index(i), h = hbm_index(i), b = base_index(i);
+        const GpuEnvironment::Coefficients& env = environment[i - c];
+        const double g_jb = 1.0 / (spread_[i].resistance_scale * p_.junction_to_base_resistance);
+        const double g_hb = 1.0 / p_.hbm_to_base_resistance;
+        const double g_be = 1.0 / env.resistance;
+        // dL/dT_j = k L.
+        const double dleak = source_->powered(i, ctx) ? p_.leakage_temperature_coefficient * leakage[i - c] : 0.0;
+        jac.add(j, j, (dleak - g_jb) / p_.junction_capacitance);
+        jac.add(j, b, g_jb / p_.junction_capacitance);
+        jac.add(h, h, -g_hb / p_.hbm_capacitance);
+        jac.add(h, b, g_hb / p_.hbm_capacitance);
+        jac.add(b, j, g_jb / p_.base_capacitance);
+        jac.add(b, h, g_hb / p_.base_capacitance);
+        jac.add(b, b, -(g_jb + g_hb + g_be) / p_.base_capacitance);
+        for (const auto& [index, weight] : env.terms)
+          if (weight != 0.0) jac.add(b, index, weight * g_be / p_.base_capacitance);
+        if (p_.leakage_power_at_reference != 0.0) jac.add(e, j, dleak);
+      }
+    }
+  });
 }
 
 double GpuPackageArray::next_discontinuity(double t) const { return source_->next_change(t); }

@@ -53,7 +53,9 @@ class PatternSink {
 };
 
 /// Receives Jacobian values; entries add up, like derivatives. Writing a position that was not
-/// declared in `jacobian_pattern` is an internal error (aborts).
+/// declared in `jacobian_pattern` is an internal error (aborts). A component may add from several
+/// threads at once (solver/parallel.hpp's blocks) as long as no entry is added from two of them:
+/// each entry has its own slot.
 class JacobianSink {
  public:
   virtual ~JacobianSink() = default;
