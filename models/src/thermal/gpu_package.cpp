@@ -165,6 +165,24 @@ DCTWIN_VECTOR_VARIANTS void leakage_exponentials(const double* coefficient, cons
   for (std::size_t i = 0; i < count; ++i) leakage[i] = leakage_exponent(k, tj[i], reference);
   for (std::size_t i = 0; i < count; ++i) leakage[i] = coefficient[i] * exp_within_700(leakage[i]);
 }
+/// GPUs [block.first, block.last) a chunk at a time: the chunk's leakage in one vectorised pass
+/// and its environment's coefficients in one call, then f(first, last, leakage, coefficients)
+/// (derivatives and Jacobian alike).
+template <class F>
+void for_each_chunk_with_environment(const GpuPackageArray& gpus, const GpuEnvironment& environment,
+                                     const solver::BlockRange& block, const solver::EvalContext& ctx, const double* x,
+                                     F&& f) {
+  constexpr std::size_t chunk = GpuPackageArray::power_chunk;
+  std::array<double, chunk> leakage;
+  std::array<GpuEnvironment::Coefficients, chunk> coefficients;
+  for (std::size_t c = block.first; c < block.last; c += chunk) {
+    const std::size_t c_last = std::min(c + chunk, block.last);
+    gpus.leakage_powers(c, c_last, x, leakage.data());
+    environment.environment_coefficients(c, c_last, ctx, coefficients.data());
+    f(c, c_last, leakage.data(), coefficients.data());
+  }
+}
+
 }  // namespace
 
 GpuPackageArray::GpuPackageArray(std::string name, GpuPackageParameters parameters,
@@ -269,28 +287,25 @@ void GpuPackageArray::derivatives(const solver::EvalContext& ctx, const double* 
              b0 = static_cast<std::size_t>(base_index(0));
   solver::for_each_block(count(), [&](const solver::BlockRange& block) {
     double block_total = 0.0;
-    // The leakage of a chunk of GPUs in one vectorised pass, then the chunk's derivatives.
-    // The environment's coefficients of the chunk too, in one call.
-    std::array<double, power_chunk> leakage;
-    std::array<GpuEnvironment::Coefficients, power_chunk> environment;
-    for (std::size_t c = block.first; c < block.last; c += power_chunk) {
-      const std::size_t c_last = std::min(c + power_chunk, block.last);
-      leakage_powers(c, c_last, x, leakage.data());
-      environment_->environment_coefficients(c, c_last, ctx, environment.data());
-      for_each_power(c, c_last, ctx, [&](std::size_t i, bool on, double p) {
-        const double tj = x[j0 + i], th = x[h0 + i], tb = x[b0 + i];
-        const GpuEnvironment::Coefficients& e = environment[i - c];
-        const double te = e.terms[0].second * x[e.terms[0].first] + e.terms[1].second * x[e.terms[1].first];
-        const double leak = on ? leakage[i - c] : 0.0;
-        const double q_jb = (tj - tb) / (spread_[i].resistance_scale * p_.junction_to_base_resistance);
-        const double q_hb = (th - tb) / p_.hbm_to_base_resistance;
-        const double q_be = (tb - te) / e.resistance;
-        xdot[j0 + i] += ((1.0 - f_h) * p + leak - q_jb) / p_.junction_capacitance;
-        xdot[h0 + i] += (f_h * p - q_hb) / p_.hbm_capacitance;
-        xdot[b0 + i] += (q_jb + q_hb - q_be) / p_.base_capacitance;
-        block_total += p + leak;
-      });
-    }
+    // The leakage and the environment's coefficients of a chunk of GPUs at once, then the
+    // chunk's derivatives.
+    for_each_chunk_with_environment(
+        *this, *environment_, block, ctx, x,
+        [&](std::size_t c, std::size_t c_last, const double* leakage, const GpuEnvironment::Coefficients* environment) {
+          for_each_power(c, c_last, ctx, [&](std::size_t i, bool on, double p) {
+            const double tj = x[j0 + i], th = x[h0 + i], tb = x[b0 + i];
+            const GpuEnvironment::Coefficients& e = environment[i - c];
+            const double te = e.terms[0].second * x[e.terms[0].first] + e.terms[1].second * x[e.terms[1].first];
+            const double leak = on ? leakage[i - c] : 0.0;
+            const double q_jb = (tj - tb) / (spread_[i].resistance_scale * p_.junction_to_base_resistance);
+            const double q_hb = (th - tb) / p_.hbm_to_base_resistance;
+            const double q_be = (tb - te) / e.resistance;
+            xdot[j0 + i] += ((1.0 - f_h) * p + leak - q_jb) / p_.junction_capacitance;
+            xdot[h0 + i] += (f_h * p - q_hb) / p_.hbm_capacitance;
+            xdot[b0 + i] += (q_jb + q_hb - q_be) / p_.base_capacitance;
+            block_total += p + leak;
+          });
+        });
     total[block.block] = block_total;
   });
   xdot[heat_generated_index()] += solver::ordered_sum(total);
@@ -320,32 +335,29 @@ void GpuPackageArray::jacobian(const solver::EvalContext& ctx, const double* x, 
   // different threads); the leakage and the environment's coefficients a chunk at a time, as in
   // derivatives(). The same values as one GPU at a time.
   solver::for_each_block(count(), [&](const solver::BlockRange& block) {
-    std::array<double, power_chunk> leakage;
-    std::array<GpuEnvironment::Coefficients, power_chunk> environment;
-    for (std::size_t c = block.first; c < block.last; c += power_chunk) {
-      const std::size_t c_last = std::min(c + power_chunk, block.last);
-      leakage_powers(c, c_last, x, leakage.data());
-      environment_->environment_coefficients(c, c_last, ctx, environment.data());
-      for (std::size_t i = c; i < c_last; ++i) {
-        const Index j = junction_index(i), h = hbm_index(i), b = base_index(i);
-        const GpuEnvironment::Coefficients& env = environment[i - c];
-        const double g_jb = 1.0 / (spread_[i].resistance_scale * p_.junction_to_base_resistance);
-        const double g_hb = 1.0 / p_.hbm_to_base_resistance;
-        const double g_be = 1.0 / env.resistance;
-        // dL/dT_j = k L.
-        const double dleak = source_->powered(i, ctx) ? p_.leakage_temperature_coefficient * leakage[i - c] : 0.0;
-        jac.add(j, j, (dleak - g_jb) / p_.junction_capacitance);
-        jac.add(j, b, g_jb / p_.junction_capacitance);
-        jac.add(h, h, -g_hb / p_.hbm_capacitance);
-        jac.add(h, b, g_hb / p_.hbm_capacitance);
-        jac.add(b, j, g_jb / p_.base_capacitance);
-        jac.add(b, h, g_hb / p_.base_capacitance);
-        jac.add(b, b, -(g_jb + g_hb + g_be) / p_.base_capacitance);
-        for (const auto& [index, weight] : env.terms)
-          if (weight != 0.0) jac.add(b, index, weight * g_be / p_.base_capacitance);
-        if (p_.leakage_power_at_reference != 0.0) jac.add(e, j, dleak);
-      }
-    }
+    for_each_chunk_with_environment(
+        *this, *environment_, block, ctx, x,
+        [&](std::size_t c, std::size_t c_last, const double* leakage, const GpuEnvironment::Coefficients* environment) {
+          for (std::size_t i = c; i < c_last; ++i) {
+            const Index j = junction_index(i), h = hbm_index(i), b = base_index(i);
+            const GpuEnvironment::Coefficients& env = environment[i - c];
+            const double g_jb = 1.0 / (spread_[i].resistance_scale * p_.junction_to_base_resistance);
+            const double g_hb = 1.0 / p_.hbm_to_base_resistance;
+            const double g_be = 1.0 / env.resistance;
+            // dL/dT_j = k L.
+            const double dleak = source_->powered(i, ctx) ? p_.leakage_temperature_coefficient * leakage[i - c] : 0.0;
+            jac.add(j, j, (dleak - g_jb) / p_.junction_capacitance);
+            jac.add(j, b, g_jb / p_.junction_capacitance);
+            jac.add(h, h, -g_hb / p_.hbm_capacitance);
+            jac.add(h, b, g_hb / p_.hbm_capacitance);
+            jac.add(b, j, g_jb / p_.base_capacitance);
+            jac.add(b, h, g_hb / p_.base_capacitance);
+            jac.add(b, b, -(g_jb + g_hb + g_be) / p_.base_capacitance);
+            for (const auto& [index, weight] : env.terms)
+              if (weight != 0.0) jac.add(b, index, weight * g_be / p_.base_capacitance);
+            if (p_.leakage_power_at_reference != 0.0) jac.add(e, j, dleak);
+          }
+        });
   });
 }
 
