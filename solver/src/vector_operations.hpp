@@ -34,9 +34,10 @@ void use_block_operations(N_Vector v);
 /// request for the data (N_VGetArrayPointer), a vector's destruction, complete(), or this
 /// object's end. Each element gets the same operations in the same order, so the results have the
 /// bits of the operations run one by one; what is saved is the vectors' trips through the cache
-/// (CVODE's step takes ~20 such operations over the whole state). Code that reads vector data through pointers
-/// it holds (NV_DATA_S, or a pointer kept from before an operation) must not run while operations
-/// may be queued: CVODE's callbacks open an ImmediateVectorOperations. Not copyable; scopes nest.
+/// (CVODE's step takes ~20 such operations over the whole state). Code that reads vector data
+/// through pointers it holds (NV_DATA_S, or a pointer kept from before an operation) must not run
+/// while operations may be queued: CVODE's callbacks open an ImmediateVectorOperations. Not
+/// copyable; scopes nest.
 class FusedElementwisePasses {
  public:
   FusedElementwisePasses();

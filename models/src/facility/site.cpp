@@ -33,9 +33,10 @@ solver::SectionSchema simulation_schema() {
                      "After a short phase clips the step, 1.1 lets it grow back within a few steps (docs/solver.md)");
   greater_than(p, 1.0);
   s.parameters.push_back(at_most(p, 10.0));
-  p = integer_parameter("max_order", "Highest order of the integrator's BDF formulas (fast mode; the reference mode takes 5)",
-                        3.0, "Every forcing edge leaves the history's higher derivatives out of date: order 3 takes fewer "
-                        "steps than 4 or 5 here, and is closer to the reference (docs/solver.md)");
+  p = integer_parameter("max_order",
+                        "Highest order of the integrator's BDF formulas (fast mode; the reference mode takes 5)", 3.0,
+                        "Every forcing edge leaves the history's higher derivatives out of date: order 3 takes "
+                        "fewer steps than 4 or 5 here, and is closer to the reference (docs/solver.md)");
   at_least(p, 1.0);
   s.parameters.push_back(at_most(p, 5.0));
   s.parameters.push_back(boolean_parameter(
