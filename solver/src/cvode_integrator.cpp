@@ -110,22 +110,25 @@ struct CvodeIntegrator::Impl {
   // directions in `roots`; returned by the advance() whose t_out reaches it. NaN: none.
   double pending_root = std::numeric_limits<double>::quiet_NaN();
 
-  /// r(t) into r, and r'(t) into r_dot when `with_rate` (kept for the last t asked). The state at
-  /// a requested time, the Jacobian and the event functions need r alone; only the right-hand
-  /// side needs r'.
+  /// r(t) into r, and r'(t) into r_dot when `with_rate`, each kept for the last t it was formed
+  /// at. The state at a requested time, the Jacobian and the event functions need r alone; only
+  /// the right-hand side needs r'. Forming r alone leaves r_dot as it was: a continuation at the
+  /// end of a step (continue_across) finds there r' at that time from the step's last right-hand
+  /// side, after the states at the ticks inside the step and at its end have overwritten r.
   void shift_at(double t, bool with_rate = true) {
-    if (t == r_time && (!with_rate || t == r_dot_time)) return;
-    for (const auto& response : responses) response->evaluate(t, r.data(), with_rate ? r_dot.data() : nullptr);
+    const bool rate = with_rate && t != r_dot_time;
+    if (t == r_time && !rate) return;
+    for (const auto& response : responses) response->evaluate(t, r.data(), rate ? r_dot.data() : nullptr);
     for (std::size_t k = 0; k < accumulators.size(); ++k) {
       const auto i = static_cast<std::size_t>(accumulators[k]);
       r[i] = accumulator_base[k] + accumulator_slope[k] * (t - anchor_time);
       r_dot[i] = accumulator_slope[k];
     }
     r_time = t;
-    r_dot_time = with_rate ? t : std::numeric_limits<double>::quiet_NaN();
+    if (rate) r_dot_time = t;
   }
-  /// r(t) at least on the states of `ranges` (r then holds values of several times: the cache
-  /// is dropped unless r already held r(t) everywhere).
+  /// r(t) at least on the states of `ranges` (r then holds values of several times: its cache
+  /// is dropped unless r already held r(t) everywhere; r_dot is not touched).
   void shift_in(double t, const StateRanges& ranges) {
     if (t == r_time) return;
     for (const auto& response : responses) response->evaluate_in(t, r.data(), ranges);
@@ -133,7 +136,7 @@ struct CvodeIntegrator::Impl {
       const auto i = static_cast<std::size_t>(accumulators[k]);
       r[i] = accumulator_base[k] + accumulator_slope[k] * (t - anchor_time);
     }
-    forget_shift();
+    r_time = std::numeric_limits<double>::quiet_NaN();
   }
   /// The responses' coefficients changed: r and r_dot are out of date.
   void forget_shift() {
@@ -533,7 +536,8 @@ bool CvodeIntegrator::continue_across(double t, const std::vector<double>& x, co
   m.f_after.resize(n);
   m.system->derivatives(EvalContext{t, m.eval.segment_start, discrete_before}, x.data(), m.f_before.data());
   m.system->derivatives(EvalContext{t, t, discrete_after}, x.data(), m.f_after.data());
-  m.forget_shift();
+  // r and r' of the old pieces at t: both usually at hand (the state at t formed r, and CVODE's
+  // step ended at t with a right-hand side there, which formed r').
   m.shift_at(t);
   m.r_dot_before = m.r_dot;
   // New pieces from t: the responses keep r continuous (starting from r(t) just formed) and take
