@@ -2,7 +2,12 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <cstdint>
 #include <exception>
+#include <memory>
+#include <thread>
+#include <vector>
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -39,19 +44,118 @@ int threads_in_use() {
 #endif
 }
 
+namespace {
+/// Whether this thread runs a block of a loop now (a helper always does): a loop inside it runs
+/// on this thread alone, as OpenMP runs a nested region.
+thread_local bool inside_loop = false;
+
+/// The helper threads of one calling thread's loops: they wait for a loop, run their part of it,
+/// and wait again. A loop costs a few atomic operations when the helpers are awake; OpenMP's
+/// `parallel` region cost ~3 us here (two futex system calls per region on this VM, one of them
+/// on the calling thread's path: libgomp's barriers wake unconditionally). A helper spins for
+/// `spin_time` after its last loop before it sleeps; the caller wakes a sleeping helper with one
+/// system call.
+class Team {
+ public:
+  explicit Team(int threads) : size_(static_cast<std::size_t>(threads)) {
+    helpers_.reserve(size_ - 1);
+    for (std::size_t index = 1; index < size_; ++index) helpers_.emplace_back([this, index] { serve(index); });
+  }
+  ~Team() {
+    stop_ = true;
+    generation_.fetch_add(1, std::memory_order_release);
+    generation_.notify_all();
+    for (auto& helper : helpers_) helper.join();
+  }
+  Team(const Team&) = delete;
+  Team& operator=(const Team&) = delete;
+
+  [[nodiscard]] std::size_t size() const noexcept { return size_; }
+
+  /// job(i) on the calling thread (i = 0) and on each helper (i = 1 .. size - 1); returns when all
+  /// have returned. The job must not throw.
+  void run(const std::function<void(std::size_t)>& job) {
+    struct Inside {
+      Inside() { inside_loop = true; }
+      ~Inside() { inside_loop = false; }
+    } inside;
+    job_ = &job;
+    pending_.store(size_ - 1, std::memory_order_relaxed);
+    generation_.fetch_add(1, std::memory_order_release);
+    if (sleepers_.load(std::memory_order_seq_cst) > 0) generation_.notify_all();
+    job(0);
+    for (std::uint32_t spins = 0; pending_.load(std::memory_order_acquire) != 0; ++spins) {
+      if (spins < 4096) pause();
+      else std::this_thread::yield();  // a helper was descheduled: let it run
+    }
+  }
+
+ private:
+  static constexpr auto spin_time = std::chrono::milliseconds(2);
+
+  static void pause() noexcept {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+  }
+
+  void serve(std::size_t index) {
+    inside_loop = true;
+    std::uint32_t seen = 0;
+    while (true) {
+      std::uint32_t now = generation_.load(std::memory_order_acquire);
+      if (now == seen) {
+        const auto give_up = std::chrono::steady_clock::now() + spin_time;
+        for (std::uint32_t spins = 1; now == seen; ++spins) {
+          pause();
+          now = generation_.load(std::memory_order_acquire);
+          if (now == seen && spins % 1024 == 0 && std::chrono::steady_clock::now() > give_up) {
+            sleepers_.fetch_add(1, std::memory_order_seq_cst);
+            generation_.wait(seen, std::memory_order_acquire);  // returns at once if it moved
+            sleepers_.fetch_sub(1, std::memory_order_relaxed);
+            now = generation_.load(std::memory_order_acquire);
+          }
+        }
+      }
+      seen = now;
+      if (stop_) return;
+      (*job_)(index);
+      pending_.fetch_sub(1, std::memory_order_release);
+    }
+  }
+
+  const std::size_t size_;
+  std::vector<std::thread> helpers_;
+  const std::function<void(std::size_t)>* job_ = nullptr;  // published by generation_
+  bool stop_ = false;                                       // published by generation_
+  alignas(64) std::atomic<std::uint32_t> generation_{0};    // bumped once per loop
+  alignas(64) std::atomic<std::size_t> pending_{0};         // helpers still in the current loop
+  alignas(64) std::atomic<int> sleepers_{0};
+};
+
+/// The calling thread's team of `threads`, made (or remade, when the count changed) on first use.
+Team& team_of(int threads) {
+  thread_local std::unique_ptr<Team> team;
+  if (!team || team->size() != static_cast<std::size_t>(threads)) {
+    team.reset();
+    team = std::make_unique<Team>(threads);
+  }
+  return *team;
+}
+}  // namespace
+
 void for_each_block(std::size_t n, const std::function<void(const BlockRange&)>& body, std::size_t minimum) {
   auto range = [n](std::size_t b) { return block_range(n, b); };
-  const int threads = n >= minimum ? threads_in_use() : 1;
+  const int threads = n >= minimum && !inside_loop ? threads_in_use() : 1;
   if (threads <= 1) {
     for (std::size_t b = 0; b < parallel_blocks; ++b) body(range(b));
     return;
   }
-#ifdef _OPENMP
-  // Each thread first runs its own contiguous share of the blocks (OpenMP's static cut: the same
-  // part of every array each time, which its core's cache keeps), in ascending order; then it
-  // takes, from the far end, the blocks of the others that nobody has started. A thread that
-  // starts late (woken from sleep after a serial stretch) thus no longer holds the others at the
-  // loop's end. Which thread runs a block does not change what the block computes.
+  // Each thread first runs its own contiguous share of the blocks (the same part of every array
+  // each time, which its core's cache keeps), in ascending order; then it takes, from the far
+  // end, the blocks of the others that nobody has started. A thread that starts late (woken
+  // from sleep after a serial stretch) thus does not hold the others at the loop's end. Which
+  // thread runs a block does not change what the block computes.
   struct alignas(64) Claim {
     std::atomic<bool> taken{false};
   };
@@ -67,20 +171,18 @@ void for_each_block(std::size_t n, const std::function<void(const BlockRange&)>&
       errors[block] = std::current_exception();
     }
   };
-#pragma omp parallel num_threads(threads)
-  {
-    const auto team = static_cast<std::size_t>(omp_get_num_threads());
-    const auto me = static_cast<std::size_t>(omp_get_thread_num());
-    auto share_begin = [team](std::size_t t) { return parallel_blocks * t / team; };
+  Team& team = team_of(threads);
+  const std::size_t size = team.size();
+  auto share_begin = [size](std::size_t t) { return parallel_blocks * t / size; };
+  team.run([&](std::size_t me) {
     for (std::size_t b = share_begin(me); b < share_begin(me + 1); ++b) run(b);
-    for (std::size_t k = 1; k < team; ++k) {
-      const std::size_t other = (me + k) % team;
+    for (std::size_t k = 1; k < size; ++k) {
+      const std::size_t other = (me + k) % size;
       for (std::size_t b = share_begin(other + 1); b-- > share_begin(other);) run(b);
     }
-  }
+  });
   for (const auto& error : errors)
     if (error) std::rethrow_exception(error);
-#endif
 }
 
 void for_each_block_in(const StateRanges& ranges, const std::function<void(const BlockRange&)>& body,
