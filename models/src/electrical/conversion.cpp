@@ -8,6 +8,7 @@
 
 #include "dctwin/models/hx/checks.hpp"
 #include "dctwin/solver/check.hpp"
+#include "dctwin/solver/parallel.hpp"
 
 namespace dctwin::models::electrical {
 
@@ -91,14 +92,57 @@ void check_efficiency_curve(const std::vector<EfficiencyPoint>& points, const st
   }
 }
 
+namespace {
+/// Lanes a conversion kernel forms side by side (buffers on the stack).
+constexpr std::size_t kLanes = 16;
+
+/// eta at the m <= kLanes load fractions x, as interpolate_efficiency's definition reads: the
+/// segment (i - 1, i) with i the first point at or beyond x, found by a pass over the points that
+/// keeps, lane by lane, the last segment whose start lies below x (the points increase), so
+/// that the lanes take the same operations; the ends held. The same bits as a search per value.
+DCTWIN_VECTOR_VARIANTS void interpolate_lanes(const EfficiencyPoint* c, std::size_t points, std::size_t m,
+                                              const double* __restrict x, double* __restrict eta) {
+  if (points == 1) {
+    for (std::size_t l = 0; l < m; ++l) eta[l] = c[0].efficiency;
+    return;
+  }
+  double x0[kLanes], x1[kLanes], e0[kLanes], e1[kLanes];
+  for (std::size_t l = 0; l < m; ++l) {
+    x0[l] = c[0].load_fraction;
+    x1[l] = c[1].load_fraction;
+    e0[l] = c[0].efficiency;
+    e1[l] = c[1].efficiency;
+  }
+  for (std::size_t s = 1; s + 1 < points; ++s) {
+    const double xs = c[s].load_fraction, xn = c[s + 1].load_fraction, es = c[s].efficiency, en = c[s + 1].efficiency;
+    for (std::size_t l = 0; l < m; ++l) {
+      const bool beyond = xs < x[l];
+      x0[l] = beyond ? xs : x0[l];
+      x1[l] = beyond ? xn : x1[l];
+      e0[l] = beyond ? es : e0[l];
+      e1[l] = beyond ? en : e1[l];
+    }
+  }
+  const double first_x = c[0].load_fraction, first_eta = c[0].efficiency;
+  const double last_x = c[points - 1].load_fraction, last_eta = c[points - 1].efficiency;
+  for (std::size_t l = 0; l < m; ++l) {
+    const double w = (x[l] - x0[l]) / (x1[l] - x0[l]);
+    const double inner = e0[l] + w * (e1[l] - e0[l]);
+    eta[l] = !(x[l] > first_x) ? first_eta : x[l] >= last_x ? last_eta : inner;
+  }
+}
+}  // namespace
+
 double interpolate_efficiency(const std::vector<EfficiencyPoint>& c, double x) {
+  double eta = 0.0;
+  interpolate_efficiencies(c, 1, &x, &eta);
+  return eta;
+}
+
+void interpolate_efficiencies(const std::vector<EfficiencyPoint>& c, std::size_t n, const double* x, double* eta) {
   DCTWIN_DEMAND(!c.empty(), "efficiency curve without points");
-  if (!(x > c.front().load_fraction)) return c.front().efficiency;
-  if (x >= c.back().load_fraction) return c.back().efficiency;
-  std::size_t i = 1;
-  while (c[i].load_fraction < x) ++i;
-  const double w = (x - c[i - 1].load_fraction) / (c[i].load_fraction - c[i - 1].load_fraction);
-  return c[i - 1].efficiency + w * (c[i].efficiency - c[i - 1].efficiency);
+  for (std::size_t first = 0; first < n; first += kLanes)
+    interpolate_lanes(c.data(), c.size(), std::min(kLanes, n - first), x + first, eta + first);
 }
 
 // ---- PSUs ---------------------------------------------------------------------------------------
@@ -199,6 +243,15 @@ double PsuBank::efficiency(double output_power) const {
   return interpolate_efficiency(p_.efficiency, load_fraction(output_power));
 }
 
+void PsuBank::efficiencies(std::size_t n, const double* output_power, double* eta) const {
+  double fraction[kLanes];
+  for (std::size_t first = 0; first < n; first += kLanes) {
+    const std::size_t m = std::min(kLanes, n - first);
+    for (std::size_t l = 0; l < m; ++l) fraction[l] = load_fraction(output_power[first + l]);
+    interpolate_efficiencies(p_.efficiency, m, fraction, eta + first);
+  }
+}
+
 double PsuBank::bulk_energy_at(double voltage) const {
   return carrying_ * 0.5 * p_.bulk_capacitance * voltage * voltage;
 }
@@ -215,11 +268,53 @@ PsuStep PsuBank::step(PsuState& state, double h, double output_start, double out
   return step(state, h, output_start, output_end, efficiency(0.5 * (output_start + output_end)));
 }
 
+namespace {
+/// PsuBank::step for the m <= kLanes lineups of a pass, with the propagator P over h formed:
+///   z0 = (E - E_nom, eta P_in, 0, P_out(0), dP_out/dt),  z1 = P z0,
+///   W_in = z1_2 / eta, W_out = mean P_out h, dE = z1_2 - W_out, loss = W_in - W_out - dE,
+///   P_in <- z1_1 / eta, E <- E + dE
+/// (z1_0, z1_3 and z1_4 are not needed). Lane by lane the operations of one lineup's step.
+DCTWIN_VECTOR_VARIANTS void psu_lanes(const double* __restrict propagator, double nominal_bulk_energy, double h,
+                                      std::size_t m, const double* __restrict output_start,
+                                      const double* __restrict output_end, const double* __restrict eta,
+                                      double* __restrict input_power, double* __restrict bulk_energy,
+                                      double* __restrict input_energy, double* __restrict output_energy,
+                                      double* __restrict loss, double* __restrict bulk_energy_change) {
+  for (std::size_t l = 0; l < m; ++l) {
+    const double mean_output = 0.5 * (output_start[l] + output_end[l]);
+    const double z0[5] = {bulk_energy[l] - nominal_bulk_energy, eta[l] * input_power[l], 0.0, output_start[l],
+                          (output_end[l] - output_start[l]) / h};
+    double z1_1 = 0.0, z1_2 = 0.0;
+    for (std::size_t j = 0; j < 5; ++j) z1_1 += propagator[5 + j] * z0[j];
+    for (std::size_t j = 0; j < 5; ++j) z1_2 += propagator[10 + j] * z0[j];
+    input_energy[l] = z1_2 / eta[l];
+    output_energy[l] = mean_output * h;
+    bulk_energy_change[l] = z1_2 - output_energy[l];
+    loss[l] = input_energy[l] - output_energy[l] - bulk_energy_change[l];
+    input_power[l] = z1_1 / eta[l];
+    bulk_energy[l] += bulk_energy_change[l];
+  }
+}
+}  // namespace
+
 PsuStep PsuBank::step(PsuState& state, double h, double output_start, double output_end, double eta) const {
-  DCTWIN_DEMAND(h >= 0.0, "PSU step length must be >= 0");
-  DCTWIN_DEMAND(eta > 0.0 && eta <= 1.0, "PSU efficiency must be in (0, 1]");
   PsuStep out;
-  if (h == 0.0) return out;
+  step_each(1, h, &output_start, &output_end, &eta, &state.input_power, &state.bulk_energy, &out.input_energy,
+            &out.output_energy, &out.loss, &out.bulk_energy_change);
+  return out;
+}
+
+void PsuBank::step_each(std::size_t n, double h, const double* output_start, const double* output_end,
+                        const double* eta, double* input_power, double* bulk_energy, double* input_energy,
+                        double* output_energy, double* loss, double* bulk_energy_change) const {
+  DCTWIN_DEMAND(h >= 0.0, "PSU step length must be >= 0");
+  bool eta_valid = true;
+  for (std::size_t l = 0; l < n; ++l) eta_valid &= eta[l] > 0.0 && eta[l] <= 1.0;
+  DCTWIN_DEMAND(eta_valid, "PSU efficiency must be in (0, 1]");
+  if (h == 0.0) {
+    for (std::size_t l = 0; l < n; ++l) input_energy[l] = output_energy[l] = loss[l] = bulk_energy_change[l] = 0.0;
+    return;
+  }
   if (h != cached_step_) {
     // z = (e, y, q, P, s) with y = eta P_in, q = integral of y, P = P_out, s = dP_out/dt:
     //   e' = y - P,  y' = (P - y - e / T_r) / tau,  q' = y,  P' = s,  s' = 0.
@@ -238,22 +333,12 @@ PsuStep PsuBank::step(PsuState& state, double h, double output_start, double out
       for (int j = 0; j < 5; ++j) propagator_[static_cast<std::size_t>(5 * i + j)] = e(i, j);
     cached_step_ = h;
   }
-  const double mean_output = 0.5 * (output_start + output_end);
-  const std::array<double, 5> z0 = {state.bulk_energy - nominal_bulk_energy(), eta * state.input_power, 0.0,
-                                    output_start, (output_end - output_start) / h};
-  std::array<double, 5> z1{};
-  for (std::size_t i = 0; i < 5; ++i) {
-    double sum = 0.0;
-    for (std::size_t j = 0; j < 5; ++j) sum += propagator_[5 * i + j] * z0[j];
-    z1[i] = sum;
+  const double nominal = nominal_bulk_energy();
+  for (std::size_t first = 0; first < n; first += kLanes) {
+    psu_lanes(propagator_.data(), nominal, h, std::min(kLanes, n - first), output_start + first, output_end + first,
+              eta + first, input_power + first, bulk_energy + first, input_energy + first, output_energy + first,
+              loss + first, bulk_energy_change + first);
   }
-  out.input_energy = z1[2] / eta;
-  out.output_energy = mean_output * h;
-  out.bulk_energy_change = z1[2] - out.output_energy;
-  out.loss = out.input_energy - out.output_energy - out.bulk_energy_change;
-  state.input_power = z1[1] / eta;
-  state.bulk_energy += out.bulk_energy_change;
-  return out;
 }
 
 // ---- BBUs ---------------------------------------------------------------------------------------
@@ -338,10 +423,6 @@ void PduParameters::check(const std::string& section) const {
   finite(check, "no_load_loss", no_load_loss);
 }
 
-double PduParameters::loss(double output_power) const {
-  return no_load_loss + loss_fraction_at_rated * output_power * output_power / rated_power;
-}
-
 // ---- UPS ----------------------------------------------------------------------------------------
 
 std::vector<EfficiencyPoint> UpsParameters::default_double_conversion() {
@@ -417,7 +498,20 @@ const std::vector<EfficiencyPoint>& UpsParameters::curve() const {
 double UpsParameters::input_power(double output_power) const { return input_power(output_power, curve()); }
 
 double UpsParameters::input_power(double output_power, const std::vector<EfficiencyPoint>& curve) const {
-  return output_power / interpolate_efficiency(curve, output_power / rated_power);
+  double input = 0.0;
+  input_powers(1, &output_power, curve, &input);
+  return input;
+}
+
+void UpsParameters::input_powers(std::size_t n, const double* output_power, const std::vector<EfficiencyPoint>& curve,
+                                 double* input_power) const {
+  double fraction[kLanes], eta[kLanes];
+  for (std::size_t first = 0; first < n; first += kLanes) {
+    const std::size_t m = std::min(kLanes, n - first);
+    for (std::size_t l = 0; l < m; ++l) fraction[l] = output_power[first + l] / rated_power;
+    interpolate_efficiencies(curve, m, fraction, eta);
+    for (std::size_t l = 0; l < m; ++l) input_power[first + l] = output_power[first + l] / eta[l];
+  }
 }
 
 // ---- switchboard --------------------------------------------------------------------------------
@@ -451,10 +545,6 @@ void SwitchboardParameters::check(const std::string& section) const {
   positive_finite(check, "rated_power", rated_power, "W");
   check.at_least("loss_fraction_at_rated", loss_fraction_at_rated, 0.0, "");
   check.less_than("loss_fraction_at_rated", loss_fraction_at_rated, 1.0, "");
-}
-
-double SwitchboardParameters::loss(double output_power) const {
-  return loss_fraction_at_rated * output_power * output_power / rated_power;
 }
 
 }  // namespace dctwin::models::electrical

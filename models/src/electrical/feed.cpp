@@ -58,6 +58,50 @@ constexpr std::array<const char*, stage_count> stage_names = {
     "psu",         "bbu",         "pdu", "ups", "switchboard", "transformer", "mechanical_transformer",
     "capacitor_storage", "battery_storage", "feeder"};
 
+/// Each lineup's values in a piece of length h, side by side (one entry per lineup).
+struct LineupPiece {
+  std::vector<double> input_energy, output_energy, psu_loss, bulk_energy_change;  // PSUs [J]
+  std::vector<double> pdu_output, pdu_loss, ups_output, ups_input, switchboard_loss;  // [W]
+  std::vector<double> low_voltage, load_factor, transformer_loss, reactive;  // [W], [1], [W], [var]
+  void resize(std::size_t n) {
+    for (auto* v : {&input_energy, &output_energy, &psu_loss, &bulk_energy_change, &pdu_output, &pdu_loss,
+                    &ups_output, &ups_input, &switchboard_loss, &low_voltage, &load_factor, &transformer_loss,
+                    &reactive})
+      v->assign(n, 0.0);
+  }
+};
+
+/// From the PSUs' input energy over h to the UPS output, lineup by lineup side by side:
+/// P_busbar = W_in / h, P_PDU,out = P_busbar + P_BBU, P_UPS,out = P_PDU,out + P_PDU,loss.
+DCTWIN_VECTOR_VARIANTS void busbar_to_ups(std::size_t n, double h, double bbu_loss, const PduParameters& pdu,
+                                          const double* __restrict input_energy, double* __restrict pdu_output,
+                                          double* __restrict pdu_loss, double* __restrict ups_output) {
+  for (std::size_t l = 0; l < n; ++l) {
+    const double psu_input = input_energy[l] / h;
+    pdu_output[l] = psu_input + bbu_loss;
+    pdu_loss[l] = pdu.loss(pdu_output[l]);
+    ups_output[l] = pdu_output[l] + pdu_loss[l];
+  }
+}
+
+/// From the UPS input to the MV side, lineup by lineup side by side: P_LV = P_UPS,in +
+/// P_switchboard, K = P_LV / (units S_rated pf), the bank's loss units P_loss(K) and its reactive
+/// demand P_LV q + units Q_loss(K). `rating` = units S_rated pf.
+DCTWIN_VECTOR_VARIANTS void ups_to_transformers(std::size_t n, const SwitchboardParameters& switchboard,
+                                                const Transformer& transformer, double units, double rating,
+                                                double reactive_ratio, const double* __restrict ups_input,
+                                                double* __restrict switchboard_loss, double* __restrict low_voltage,
+                                                double* __restrict load_factor, double* __restrict transformer_loss,
+                                                double* __restrict reactive) {
+  for (std::size_t l = 0; l < n; ++l) {
+    switchboard_loss[l] = switchboard.loss(ups_input[l]);
+    low_voltage[l] = ups_input[l] + switchboard_loss[l];
+    load_factor[l] = low_voltage[l] / rating;
+    transformer_loss[l] = units * transformer.loss(load_factor[l]);
+    reactive[l] = low_voltage[l] * reactive_ratio + units * transformer.reactive_loss(load_factor[l]);
+  }
+}
+
 /// The values of the `electrical:` section itself and their combinations.
 void check_top_level(const ElectricalParameters& p, const std::string& section) {
   const hx::ParameterCheck check(section);
@@ -204,7 +248,8 @@ struct ElectricalFeed::Impl {
   double lineup_reactive_ratio, mechanical_reactive_ratio;
   const std::vector<EfficiencyPoint>& ups_curve;  // the UPS mode's curve, looked up once
   double bbu_loss;                                // W per lineup, constant (standby)
-  std::vector<PsuState> psu_state;
+  std::vector<double> psu_input_power, psu_bulk_energy;  // each lineup's PsuState, side by side
+  LineupPiece lineup;                                    // scratch of piece()
   std::vector<TransformerThermalState> thermal;
   TransformerThermalState mechanical_thermal;
   std::optional<CapacitorStorage> capacitor;
@@ -281,13 +326,16 @@ struct ElectricalFeed::Impl {
       mechanical_units = std::max(1.0, std::ceil(initial.mechanical / per_unit));
     }
     // Steady state of the initial load, stage by stage.
-    psu_state.resize(lineups);
+    psu_input_power.resize(lineups);
+    psu_bulk_energy.resize(lineups);
+    lineup.resize(lineups);
     thermal.resize(lineups);
     double demand = 0.0, reactive = 0.0;
     for (std::size_t l = 0; l < lineups; ++l) {
-      psu_state[l] = psu.steady_state(initial.it[l]);
-      const auto [transformer_input, transformer_reactive, load_factor] =
-          lineup_upstream(psu_state[l].input_power);
+      const PsuState steady = psu.steady_state(initial.it[l]);
+      psu_input_power[l] = steady.input_power;
+      psu_bulk_energy[l] = steady.bulk_energy;
+      const auto [transformer_input, transformer_reactive, load_factor] = lineup_upstream(steady.input_power);
       demand += transformer_input;
       reactive += transformer_reactive;
       thermal[l] = tp.start_at_steady_state ? transformer.steady_state(load_factor) : TransformerThermalState{};
@@ -371,7 +419,7 @@ struct ElectricalFeed::Impl {
   /// of the step just completed (one step of delay, as a digital controller running at 1/dt has).
   /// Their flow over the step is applied to their state now; the accounts take it piece by piece.
   void begin_step(const FeedLoad& a) {
-    for (std::size_t l = 0; l < lineups; ++l) step_efficiency[l] = psu.efficiency(a.it[l]);
+    psu.efficiencies(lineups, a.it.data(), step_efficiency.data());
     if (capacitor) capacitor_flow = capacitor->step(dt, previous_step_demand);
     if (battery) battery_flow = battery->step(dt, previous_step_demand - capacitor_flow.bus_power);
   }
@@ -379,31 +427,34 @@ struct ElectricalFeed::Impl {
   /// One step or partial step of length h with the loads linear from `a` to `b`.
   void piece(double h, const FeedLoad& a, const FeedLoad& b) {
     if (into_step == 0.0) begin_step(a);
+    // The lineups' conversion chains side by side, then their sums in lineup order.
+    const std::size_t n = lineups;
+    LineupPiece& q = lineup;
+    psu.step_each(n, h, a.it.data(), b.it.data(), step_efficiency.data(), psu_input_power.data(),
+                  psu_bulk_energy.data(), q.input_energy.data(), q.output_energy.data(), q.psu_loss.data(),
+                  q.bulk_energy_change.data());
+    busbar_to_ups(n, h, bbu_loss, p.pdu, q.input_energy.data(), q.pdu_output.data(), q.pdu_loss.data(),
+                  q.ups_output.data());
+    p.ups.input_powers(n, q.ups_output.data(), ups_curve, q.ups_input.data());
+    const double units = p.transformer.units_per_lineup;
+    ups_to_transformers(n, p.switchboard, transformer, units,
+                        units * p.transformer.rated_power * p.ups.input_power_factor, lineup_reactive_ratio,
+                        q.ups_input.data(), q.switchboard_loss.data(), q.low_voltage.data(), q.load_factor.data(),
+                        q.transformer_loss.data(), q.reactive.data());
     double demand = 0.0, reactive = 0.0;
-    for (std::size_t l = 0; l < lineups; ++l) {
-      const PsuStep ps = psu.step(psu_state[l], h, a.it[l], b.it[l], step_efficiency[l]);
-      bulk_energy_min = std::min(bulk_energy_min, psu_state[l].bulk_energy);
-      const double psu_input = ps.input_energy / h;
-      const double pdu_output = psu_input + bbu_loss;
-      const double pdu = p.pdu.loss(pdu_output);
-      const double ups_output = pdu_output + pdu;
-      const double ups_input = p.ups.input_power(ups_output, ups_curve);
-      const double switchboard = p.switchboard.loss(ups_input);
-      const double lv = ups_input + switchboard;
-      const double units = p.transformer.units_per_lineup;
-      const double k = lv / (units * p.transformer.rated_power * p.ups.input_power_factor);
-      const double transformer_loss = units * transformer.loss(k);
-      pending_load_factors.push_back(k);
-      demand += lv + transformer_loss;
-      reactive += lv * lineup_reactive_ratio + units * transformer.reactive_loss(k);
-      load += ps.output_energy;
-      storage_change += ps.bulk_energy_change;
-      losses[psu_stage] += ps.loss;
+    for (std::size_t l = 0; l < n; ++l) {
+      bulk_energy_min = std::min(bulk_energy_min, psu_bulk_energy[l]);
+      pending_load_factors.push_back(q.load_factor[l]);
+      demand += q.low_voltage[l] + q.transformer_loss[l];
+      reactive += q.reactive[l];
+      load += q.output_energy[l];
+      storage_change += q.bulk_energy_change[l];
+      losses[psu_stage] += q.psu_loss[l];
       losses[bbu_stage] += bbu_loss * h;
-      losses[pdu_stage] += pdu * h;
-      losses[ups_stage] += (ups_input - ups_output) * h;
-      losses[switchboard_stage] += switchboard * h;
-      losses[transformer_stage] += transformer_loss * h;
+      losses[pdu_stage] += q.pdu_loss[l] * h;
+      losses[ups_stage] += (q.ups_input[l] - q.ups_output[l]) * h;
+      losses[switchboard_stage] += q.switchboard_loss[l] * h;
+      losses[transformer_stage] += q.transformer_loss[l] * h;
     }
     const double mechanical = 0.5 * (a.mechanical + b.mechanical);
     const Upstream m = mechanical_upstream(mechanical);

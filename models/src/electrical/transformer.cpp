@@ -136,15 +136,13 @@ double ageing_acceleration(double hot_spot_kelvin) {
   return std::exp(15000.0 / 383.0 - 15000.0 / (celsius + kelvin_offset));
 }
 
-Transformer::Transformer(const TransformerParameters& p) : p_(p) { p_.check("electrical.transformer"); }
-
-double Transformer::loss(double k) const { return p_.no_load_loss + p_.load_loss * k * k; }
+Transformer::Transformer(const TransformerParameters& p) : p_(p), reactance_pu_(p.reactance_pu()) {
+  p_.check("electrical.transformer");
+}
 
 double Transformer::voltage_drop(double active_power, double reactive_power) const {
   return (p_.resistance_pu() * active_power + p_.reactance_pu() * reactive_power) / p_.rated_power;
 }
-
-double Transformer::reactive_loss(double k) const { return p_.reactance_pu() * k * k * p_.rated_power; }
 
 double Transformer::ultimate_top_oil_rise(double k) const {
   const double r = p_.loss_ratio();

@@ -77,6 +77,10 @@ void check_efficiency_curve(const std::vector<EfficiencyPoint>& points, const st
 
 /// eta(x), piecewise linear through the points, held constant outside them.
 [[nodiscard]] double interpolate_efficiency(const std::vector<EfficiencyPoint>& points, double load_fraction);
+/// The same at n load fractions side by side: efficiency[i] = interpolate_efficiency(points,
+/// load_fraction[i]), to the bit (the electrical feed converts its lineups' power at every step).
+void interpolate_efficiencies(const std::vector<EfficiencyPoint>& points, std::size_t n, const double* load_fraction,
+                              double* efficiency);
 
 // ---- server PSUs -------------------------------------------------------------------------------
 
@@ -123,11 +127,20 @@ class PsuBank {
   /// Load fraction of one active supply at lineup output P_out.
   [[nodiscard]] double load_fraction(double output_power) const;
   [[nodiscard]] double efficiency(double output_power) const;
+  /// efficiency(output_power[l]) into eta[l] for n lineups side by side, to the bit.
+  void efficiencies(std::size_t n, const double* output_power, double* eta) const;
   /// Advances `state` over h [s] with the output linear from p0 to p1 [W], eta at the step's mean output.
   PsuStep step(PsuState& state, double h, double output_start, double output_end) const;
   /// The same with eta given (the feed freezes it per grid step, so that splitting a step into
   /// pieces does not change the result).
   PsuStep step(PsuState& state, double h, double output_start, double output_end, double eta) const;
+  /// step() with eta given for n lineups side by side: lineup l's state is (input_power[l],
+  /// bulk_energy[l]), its output linear from output_start[l] to output_end[l] at efficiency eta[l],
+  /// and its PsuStep goes into input_energy[l], output_energy[l], loss[l], bulk_energy_change[l].
+  /// The same bits as step() on each lineup in turn.
+  void step_each(std::size_t n, double h, const double* output_start, const double* output_end, const double* eta,
+                 double* input_power, double* bulk_energy, double* input_energy, double* output_energy, double* loss,
+                 double* bulk_energy_change) const;
   /// Bulk voltage of one supply at bulk energy E [V].
   [[nodiscard]] double bulk_voltage(double bulk_energy) const;
   [[nodiscard]] double bulk_energy_at(double voltage) const;
@@ -167,7 +180,9 @@ struct PduParameters {
   static PduParameters from(const solver::ParameterTree& section);
   void check(const std::string& section) const;
   /// P_0 + k P^2 [W] at output power P.
-  [[nodiscard]] double loss(double output_power) const;
+  [[nodiscard]] double loss(double output_power) const {
+    return no_load_loss + loss_fraction_at_rated * output_power * output_power / rated_power;
+  }
 };
 
 // ---- UPS ---------------------------------------------------------------------------------------
@@ -193,6 +208,9 @@ struct UpsParameters {
   /// The same on `curve`, which must be curve() (for callers that convert at every step and look
   /// the mode's curve up once).
   [[nodiscard]] double input_power(double output_power, const std::vector<EfficiencyPoint>& curve) const;
+  /// input_power(output_power[i], curve) into input_power[i] for n outputs side by side, to the bit.
+  void input_powers(std::size_t n, const double* output_power, const std::vector<EfficiencyPoint>& curve,
+                    double* input_power) const;
 };
 
 // ---- LV switchboard ---------------------------------------------------------------------------
@@ -205,7 +223,9 @@ struct SwitchboardParameters {
   static SwitchboardParameters from(const solver::ParameterTree& section);
   void check(const std::string& section) const;
   /// k P^2 [W] at output power P.
-  [[nodiscard]] double loss(double output_power) const;
+  [[nodiscard]] double loss(double output_power) const {
+    return loss_fraction_at_rated * output_power * output_power / rated_power;
+  }
 };
 
 }  // namespace dctwin::models::electrical

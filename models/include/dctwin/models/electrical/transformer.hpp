@@ -95,11 +95,13 @@ class Transformer {
   /// Checks the parameters (section "electrical.transformer").
   explicit Transformer(const TransformerParameters& p);
   /// Losses of one unit at load factor K [W].
-  [[nodiscard]] double loss(double load_factor) const;
+  [[nodiscard]] double loss(double load_factor) const { return p_.no_load_loss + p_.load_loss * load_factor * load_factor; }
   /// Relative voltage drop r p + x q of one unit carrying P [W], Q [var].
   [[nodiscard]] double voltage_drop(double active_power, double reactive_power) const;
   /// Reactive power absorbed by one unit at load factor K [var].
-  [[nodiscard]] double reactive_loss(double load_factor) const;
+  [[nodiscard]] double reactive_loss(double load_factor) const {
+    return reactance_pu_ * load_factor * load_factor * p_.rated_power;
+  }
   [[nodiscard]] double ultimate_top_oil_rise(double load_factor) const;
   [[nodiscard]] double ultimate_hot_spot_rise(double load_factor) const;
   /// The steady state at load factor K (ageing 0).
@@ -116,6 +118,7 @@ class Transformer {
 
  private:
   TransformerParameters p_;
+  double reactance_pu_;  // p_.reactance_pu(), formed once
 };
 
 }  // namespace dctwin::models::electrical
