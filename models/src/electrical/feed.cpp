@@ -294,7 +294,7 @@ struct ElectricalFeed::Impl {
   std::vector<PendingPiece> pending_pieces;
   std::vector<double> pending_load_factors;  // (lineups + 1) per piece: the lineups', then the mechanical
   std::vector<PendingGridPoint> pending_points;
-  std::vector<double> pending_hot_spots;     // (lineups + 1) per grid point, scratch
+  TransformerThermalStates unit_states;      // the units' states while they step, scratch
 
   Impl(const ElectricalParameters& params, std::size_t lineup_count, std::size_t servers_per_lineup,
        std::size_t racks_per_lineup, double ambient_temperature, double start, const FeedLoad& initial)
@@ -540,42 +540,39 @@ struct ElectricalFeed::Impl {
         {pending_pieces.size(), ambient, sampled ? static_cast<std::ptrdiff_t>(samples.size()) - 1 : -1});
   }
 
-  /// Steps each transformer through the pending pieces (one unit per task, in piece order; one
-  /// pair of decay factors per piece, the whole grid step's formed once), then hands the hottest
-  /// hot spot at each pending grid point to the recorder and to the sample taken there.
+  /// Steps the transformers through the pending pieces, all units side by side piece by piece
+  /// (Transformer::step_each; one pair of decay factors per piece, the whole grid step's formed
+  /// once), then hands the hottest hot spot at each pending grid point to the recorder and to the
+  /// sample taken there.
   void step_transformers() {
     if (pending_pieces.empty() && pending_points.empty()) return;
-    const std::size_t units = lineups + 1;
-    pending_hot_spots.resize(pending_points.size() * units);
-    solver::for_each_block(
-        units,
-        [&](const solver::BlockRange& block) {
-          for (std::size_t u = block.first; u < block.last; ++u) {
-            TransformerThermalState& state = u < lineups ? thermal[u] : mechanical_thermal;
-            std::size_t point = 0;
-            auto note_points = [&](std::size_t pieces_done) {
-              for (; point < pending_points.size() && pending_points[point].pieces == pieces_done; ++point)
-                pending_hot_spots[point * units + u] = transformer.hot_spot(state, pending_points[point].ambient);
-            };
-            note_points(0);
-            for (std::size_t j = 0; j < pending_pieces.size(); ++j) {
-              const PendingPiece& piece = pending_pieces[j];
-              const TransformerDecay decay = piece.h == dt ? full_step_decay : transformer.decay(piece.h);
-              transformer.step(state, decay, pending_load_factors[j * units + u], piece.ambient);
-              note_points(j + 1);
-            }
-          }
-        },
-        1);
-    for (std::size_t point = 0; point < pending_points.size(); ++point) {
-      // The same maximum as hot_spot(): the mechanical unit's, then the lineups' in order.
-      const double* hot = &pending_hot_spots[point * units];
-      double hottest = hot[lineups];
-      for (std::size_t l = 0; l < lineups; ++l) hottest = std::max(hottest, hot[l]);
-      recorder.note_hot_spot(hottest);
-      if (pending_points[point].sample >= 0)
-        samples[static_cast<std::size_t>(pending_points[point].sample)].hot_spot = hottest;
+    const std::size_t units = lineups + 1;  // the lineups' banks, then the mechanical bank
+    std::vector<const TransformerThermalState*> states;
+    for (const auto& s : thermal) states.push_back(&s);
+    states.push_back(&mechanical_thermal);
+    unit_states.assign(states);
+    std::size_t point = 0;
+    auto note_points = [&](std::size_t pieces_done) {
+      for (; point < pending_points.size() && pending_points[point].pieces == pieces_done; ++point) {
+        // The same maximum as hot_spot(): the mechanical unit's, then the lineups' in order.
+        const double ambient_at_point = pending_points[point].ambient;
+        double hottest = transformer.hot_spot(unit_states[lineups], ambient_at_point);
+        for (std::size_t l = 0; l < lineups; ++l)
+          hottest = std::max(hottest, transformer.hot_spot(unit_states[l], ambient_at_point));
+        recorder.note_hot_spot(hottest);
+        if (pending_points[point].sample >= 0)
+          samples[static_cast<std::size_t>(pending_points[point].sample)].hot_spot = hottest;
+      }
+    };
+    note_points(0);
+    for (std::size_t j = 0; j < pending_pieces.size(); ++j) {
+      const PendingPiece& piece = pending_pieces[j];
+      const TransformerDecay decay = piece.h == dt ? full_step_decay : transformer.decay(piece.h);
+      transformer.step_each(unit_states, decay, &pending_load_factors[j * units], piece.ambient);
+      note_points(j + 1);
     }
+    for (std::size_t l = 0; l < lineups; ++l) thermal[l] = unit_states[l];
+    mechanical_thermal = unit_states[lineups];
     pending_pieces.clear();
     pending_load_factors.clear();
     pending_points.clear();

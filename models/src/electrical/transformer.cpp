@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cmath>
 
+#include "../vector_math.hpp"
 #include "dctwin/models/hx/checks.hpp"
 #include "dctwin/solver/check.hpp"
+#include "dctwin/solver/parallel.hpp"
 
 namespace dctwin::models::electrical {
 
@@ -131,10 +133,76 @@ double TransformerParameters::resistance_pu() const { return impedance / std::sq
 
 double TransformerParameters::reactance_pu() const { return resistance_pu() * x_over_r; }
 
-double ageing_acceleration(double hot_spot_kelvin) {
+// The exponentials and powers below are vector_math.hpp's (within a few ulps of libm's), so
+// that the feed's units step side by side in vectorised passes with the bits of a unit stepped
+// alone.
+namespace {
+/// The exponent of F_AA at theta_H [K], clamped to [-700, 700].
+inline double ageing_exponent(double hot_spot_kelvin) {
   const double celsius = hot_spot_kelvin - 273.15;
-  return std::exp(15000.0 / 383.0 - 15000.0 / (celsius + kelvin_offset));
+  return detail::clamp_exponent(15000.0 / 383.0 - 15000.0 / (celsius + kelvin_offset));
 }
+
+inline double ageing_factor(double hot_spot_kelvin) { return detail::exp_within_700(ageing_exponent(hot_spot_kelvin)); }
+
+/// F_AA at n <= 16 hot spots, in passes the compiler vectorises; the bits of ageing_factor.
+inline void ageing_factors(std::size_t n, const double* hot_spot, double* factor) {
+  for (std::size_t u = 0; u < n; ++u) factor[u] = ageing_exponent(hot_spot[u]);
+  for (std::size_t u = 0; u < n; ++u) factor[u] = detail::exp_within_700(factor[u]);
+}
+
+/// What one unit's step needs of the parameters.
+struct StepConstants {
+  double ambient_rise, loss_ratio, top_oil_rise, hot_spot_rise, oil_exponent, winding_exponent;
+};
+
+/// [(K^2 R + 1) / (R + 1)] and K^2, the bases of the ultimate rises' powers.
+inline double top_oil_base(const StepConstants& c, double k) { return (k * k * c.loss_ratio + 1.0) / (c.loss_ratio + 1.0); }
+inline double hot_spot_base(double k) { return k * k; }
+
+/// Transformer::step for n <= 16 units side by side (clause 7's exponential form with K held,
+/// the ageing by the trapezoidal rule), in passes the compiler vectorises; F_AA at the start is
+/// the last step's end value when the hot spot has not moved since (it is a function of the hot
+/// spot alone).
+DCTWIN_VECTOR_VARIANTS void step_lanes(const StepConstants& c, std::size_t n, double h, double top_oil_decay,
+                                       double winding_decay, const double* __restrict load_factor, double ambient,
+                                       double* __restrict top_oil, double* __restrict hot_spot_rise,
+                                       double* __restrict ageing_hours, double* __restrict rate_hot_spot,
+                                       double* __restrict rate) {
+  double hot_spot[16], before[16], after[16], oil[16], winding[16];
+  bool moved = false;
+  for (std::size_t u = 0; u < n; ++u) {
+    hot_spot[u] = ambient + c.ambient_rise + top_oil[u] + hot_spot_rise[u];
+    moved |= hot_spot[u] != rate_hot_spot[u];
+  }
+  if (moved) {
+    ageing_factors(n, hot_spot, before);
+    for (std::size_t u = 0; u < n; ++u) before[u] = hot_spot[u] == rate_hot_spot[u] ? rate[u] : before[u];
+  } else {
+    for (std::size_t u = 0; u < n; ++u) before[u] = rate[u];
+  }
+  for (std::size_t u = 0; u < n; ++u) {
+    oil[u] = top_oil_base(c, load_factor[u]);
+    winding[u] = hot_spot_base(load_factor[u]);
+  }
+  detail::powers_of_non_negative(n, oil, c.oil_exponent, oil);
+  detail::powers_of_non_negative(n, winding, c.winding_exponent, winding);
+  for (std::size_t u = 0; u < n; ++u) {
+    const double top_oil_ultimate = c.top_oil_rise * oil[u], hot_spot_ultimate = c.hot_spot_rise * winding[u];
+    top_oil[u] = top_oil_ultimate + (top_oil[u] - top_oil_ultimate) * top_oil_decay;
+    hot_spot_rise[u] = hot_spot_ultimate + (hot_spot_rise[u] - hot_spot_ultimate) * winding_decay;
+    hot_spot[u] = ambient + c.ambient_rise + top_oil[u] + hot_spot_rise[u];
+  }
+  ageing_factors(n, hot_spot, after);
+  for (std::size_t u = 0; u < n; ++u) {
+    ageing_hours[u] += 0.5 * (before[u] + after[u]) * h / seconds_per_hour;
+    rate_hot_spot[u] = hot_spot[u];
+    rate[u] = after[u];
+  }
+}
+}  // namespace
+
+double ageing_acceleration(double hot_spot_kelvin) { return ageing_factor(hot_spot_kelvin); }
 
 Transformer::Transformer(const TransformerParameters& p) : p_(p), reactance_pu_(p.reactance_pu()) {
   p_.check("electrical.transformer");
@@ -144,13 +212,18 @@ double Transformer::voltage_drop(double active_power, double reactive_power) con
   return (p_.resistance_pu() * active_power + p_.reactance_pu() * reactive_power) / p_.rated_power;
 }
 
+namespace {
+StepConstants step_constants(const TransformerParameters& p) {
+  return {p.ambient_rise, p.loss_ratio(), p.top_oil_rise, p.hot_spot_rise, p.oil_exponent, p.winding_exponent};
+}
+}  // namespace
+
 double Transformer::ultimate_top_oil_rise(double k) const {
-  const double r = p_.loss_ratio();
-  return p_.top_oil_rise * std::pow((k * k * r + 1.0) / (r + 1.0), p_.oil_exponent);
+  return p_.top_oil_rise * detail::power_of_non_negative(top_oil_base(step_constants(p_), k), p_.oil_exponent);
 }
 
 double Transformer::ultimate_hot_spot_rise(double k) const {
-  return p_.hot_spot_rise * std::pow(k * k, p_.winding_exponent);
+  return p_.hot_spot_rise * detail::power_of_non_negative(hot_spot_base(k), p_.winding_exponent);
 }
 
 TransformerThermalState Transformer::steady_state(double k) const {
@@ -171,22 +244,39 @@ TransformerDecay Transformer::decay(double h) const {
 }
 
 void Transformer::step(TransformerThermalState& s, const TransformerDecay& decay, double k, double ambient) const {
-  const double h = decay.h;
-  DCTWIN_DEMAND(h >= 0.0, "transformer step length must be >= 0");
-  if (h == 0.0) return;
-  // F_AA at the start: the last step's end value when the hot spot has not moved since (F_AA is a
-  // function of the hot spot alone, so this is the value a fresh exponential would give).
-  const double start = hot_spot(s, ambient);
-  const double before = start == s.ageing_rate_hot_spot ? s.ageing_rate : ageing_acceleration(start);
-  const double top_oil_target = ultimate_top_oil_rise(k);
-  const double hot_spot_target = ultimate_hot_spot_rise(k);
-  s.top_oil_rise = top_oil_target + (s.top_oil_rise - top_oil_target) * decay.top_oil;
-  s.hot_spot_rise = hot_spot_target + (s.hot_spot_rise - hot_spot_target) * decay.winding;
-  const double end = hot_spot(s, ambient);
-  const double after = ageing_acceleration(end);
-  s.ageing_hours += 0.5 * (before + after) * h / seconds_per_hour;
-  s.ageing_rate_hot_spot = end;
-  s.ageing_rate = after;
+  DCTWIN_DEMAND(decay.h >= 0.0, "transformer step length must be >= 0");
+  if (decay.h == 0.0) return;
+  step_lanes(step_constants(p_), 1, decay.h, decay.top_oil, decay.winding, &k, ambient, &s.top_oil_rise,
+             &s.hot_spot_rise, &s.ageing_hours, &s.ageing_rate_hot_spot, &s.ageing_rate);
+}
+
+void Transformer::step_each(TransformerThermalStates& s, const TransformerDecay& decay, const double* load_factor,
+                            double ambient) const {
+  DCTWIN_DEMAND(decay.h >= 0.0, "transformer step length must be >= 0");
+  if (decay.h == 0.0) return;
+  const StepConstants c = step_constants(p_);
+  const std::size_t n = s.top_oil_rise.size();
+  for (std::size_t first = 0; first < n; first += 16) {
+    step_lanes(c, std::min<std::size_t>(16, n - first), decay.h, decay.top_oil, decay.winding, load_factor + first,
+               ambient, &s.top_oil_rise[first], &s.hot_spot_rise[first], &s.ageing_hours[first],
+               &s.ageing_rate_hot_spot[first], &s.ageing_rate[first]);
+  }
+}
+
+void TransformerThermalStates::assign(const std::vector<const TransformerThermalState*>& states) {
+  const std::size_t n = states.size();
+  for (auto* v : {&top_oil_rise, &hot_spot_rise, &ageing_hours, &ageing_rate_hot_spot, &ageing_rate}) v->resize(n);
+  for (std::size_t u = 0; u < n; ++u) {
+    top_oil_rise[u] = states[u]->top_oil_rise;
+    hot_spot_rise[u] = states[u]->hot_spot_rise;
+    ageing_hours[u] = states[u]->ageing_hours;
+    ageing_rate_hot_spot[u] = states[u]->ageing_rate_hot_spot;
+    ageing_rate[u] = states[u]->ageing_rate;
+  }
+}
+
+TransformerThermalState TransformerThermalStates::operator[](std::size_t u) const {
+  return {top_oil_rise[u], hot_spot_rise[u], ageing_hours[u], ageing_rate_hot_spot[u], ageing_rate[u]};
 }
 
 }  // namespace dctwin::models::electrical

@@ -11,6 +11,7 @@
 
 #include <Eigen/Dense>
 
+#include "../vector_math.hpp"
 #include "dctwin/solver/check.hpp"
 #include "dctwin/solver/parallel.hpp"
 
@@ -114,40 +115,10 @@ GpuSpread GpuSpread::from(const solver::ParameterTree& s) {
 }
 
 namespace {
-/// Exponents are taken within [-700, 700] (e^-700 ~ 1e-304, e^700 ~ 1e304; 2^n stays a normal number).
-constexpr double min_exponent = -700.0;
-constexpr double max_exponent = 700.0;
+using detail::exp_within_700;
+using detail::max_exponent;
+using detail::min_exponent;
 
-/// e^x for -700 <= x <= 700, within a few ulps: x = n ln 2 + r with
-/// |r| <= ln 2 / 2, 2^n built in the exponent bits, e^r by its Taylor series to r^13 (remainder
-/// < 1e-17). Plain arithmetic, so the compiler vectorises loops over it; libm's exp took ~17 %
-/// of a pod run here. Any accuracy is admissible for the forced response (it only needs
-/// r' = dr/dt, which holds to rounding); this one matches libm to ~1e-15, and the leakage power
-/// takes it as its exponential too (the same bits in scalar and vectorised loops).
-inline double exp_within_700(double x) {
-  constexpr double shifter = 0x1.8p52;  // adding it rounds to an integer held in the low mantissa bits
-  const double shifted = x * 1.4426950408889634 + shifter;
-  const double n = shifted - shifter;
-  const double r = (x - n * 0x1.62e42fefa3800p-1) - n * 0x1.ef35793c76730p-45;  // ln 2 in two parts
-  double p = 1.0 / 6227020800.0;  // 1/13!
-  p = p * r + 1.0 / 479001600.0;
-  p = p * r + 1.0 / 39916800.0;
-  p = p * r + 1.0 / 3628800.0;
-  p = p * r + 1.0 / 362880.0;
-  p = p * r + 1.0 / 40320.0;
-  p = p * r + 1.0 / 5040.0;
-  p = p * r + 1.0 / 720.0;
-  p = p * r + 1.0 / 120.0;
-  p = p * r + 1.0 / 24.0;
-  p = p * r + 1.0 / 6.0;
-  p = p * r + 0.5;
-  p = p * r + 1.0;
-  p = p * r + 1.0;
-  // n + 1023 in the exponent bits, in unsigned arithmetic (any input, NaN included, wraps instead
-  // of overflowing; a NaN's p is NaN whatever the exponent).
-  const auto n_bits = std::bit_cast<std::uint64_t>(shifted) - std::bit_cast<std::uint64_t>(shifter);
-  return p * std::bit_cast<double>((n_bits + 1023) << 52);
-}
 // mode_exponentials and leakage_exponentials are compiled in vector variants
 // (DCTWIN_VECTOR_VARIANTS, solver/parallel.hpp): 4 or 8 doubles per instruction instead of 2 took
 // ~5 % off the 24k hall's run (docs/performance.md). This file is compiled without contraction

@@ -34,6 +34,7 @@
 
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "dctwin/solver/parameters.hpp"
 
@@ -81,6 +82,16 @@ struct TransformerThermalState {
   double ageing_rate = 0.0;
 };
 
+/// The thermal states of several units side by side (one entry per unit in each field), for
+/// stepping them together (Transformer::step_each).
+struct TransformerThermalStates {
+  std::vector<double> top_oil_rise, hot_spot_rise, ageing_hours, ageing_rate_hot_spot, ageing_rate;
+  /// Takes the states given, in their order.
+  void assign(const std::vector<const TransformerThermalState*>& states);
+  [[nodiscard]] TransformerThermalState operator[](std::size_t unit) const;
+  [[nodiscard]] std::size_t size() const noexcept { return top_oil_rise.size(); }
+};
+
 /// The factors exp(-h / tau_TO) and exp(-h / tau_W) of a step of h [s]: the same for every unit
 /// of a type, so a feed stepping many units at one h forms them once (Transformer::decay).
 struct TransformerDecay {
@@ -112,6 +123,10 @@ class Transformer {
   void step(TransformerThermalState& state, double h, double load_factor, double ambient) const;
   /// The same step with its decay factors formed beforehand (decay(h)): the same bits.
   void step(TransformerThermalState& state, const TransformerDecay& decay, double load_factor, double ambient) const;
+  /// step() with `decay` for every unit of `states`, unit u at load factor load_factor[u], in
+  /// vectorised passes: the same bits as step() on each unit in turn.
+  void step_each(TransformerThermalStates& states, const TransformerDecay& decay, const double* load_factor,
+                 double ambient) const;
   /// exp(-h / tau) of the top oil and the winding for a step of h >= 0 [s].
   [[nodiscard]] TransformerDecay decay(double h) const;
   [[nodiscard]] const TransformerParameters& parameters() const { return p_; }
