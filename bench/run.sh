@@ -6,7 +6,7 @@
 #                                                 pods (3,072 / 6,144 / 12,288 / 24,576 GPUs)
 #   bash bench/run.sh --hour [BUILD_DIR] [RUNS]   the 24k hall for one simulated hour (RUNS default 3)
 #   bash bench/run.sh --day [BUILD_DIR] [RUNS]    the 24k hall for a simulated day (RUNS default 1;
-#                                                 each run takes ~20-25 min on 2 cores)
+#                                                 each run takes ~10 min on 2 cores)
 #
 # Each run prints simulated time, wall time, speed (simulated / wall), CVODE's steps, right-hand
 # side and Jacobian evaluations, segments (integrator restarts) and continued segments (forcing
