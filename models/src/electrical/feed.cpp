@@ -279,9 +279,9 @@ struct ElectricalFeed::Impl {
   // Scratch loads of the current piece's ends.
   FeedLoad piece_start, piece_end;
 
-  // The transformers' thermal models are stepped after each advance(), unit by unit on the run's
-  // threads: nothing else in a piece reads them (their losses depend on the load factor only), so
-  // a piece records each unit's load factor and the hot spots due at grid points are filled in
+  // The transformers' thermal models are stepped after each advance(), all units side by side:
+  // nothing else in a piece reads them (their losses depend on the load factor only), so a piece
+  // records each unit's load factor and the hot spots due at grid points are filled in
   // afterwards, each unit stepping through the same pieces in the same order as before.
   struct PendingPiece {
     double h, ambient;

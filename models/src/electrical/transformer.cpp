@@ -157,7 +157,9 @@ struct StepConstants {
 };
 
 /// [(K^2 R + 1) / (R + 1)] and K^2, the bases of the ultimate rises' powers.
-inline double top_oil_base(const StepConstants& c, double k) { return (k * k * c.loss_ratio + 1.0) / (c.loss_ratio + 1.0); }
+inline double top_oil_base(const StepConstants& c, double k) {
+  return (k * k * c.loss_ratio + 1.0) / (c.loss_ratio + 1.0);
+}
 inline double hot_spot_base(double k) { return k * k; }
 
 /// Transformer::step for n <= 16 units side by side (clause 7's exponential form with K held,

@@ -249,11 +249,21 @@ void TrainingJob::averaged_discrete(double* d) const {
 }
 
 double TrainingJob::gate_ratio(const double* d) const {
-  const double f_max = p_.power.max_clock;
-  double r = 1.0;
-  for (std::size_t i = 0; i < gpus_.count(); ++i)
-    if (value(d, off_, i) == 0.0) r = std::min(r, value(d, clock_, i) / f_max);
-  return r;
+  // min_i (f_i / f_max) over the powered GPUs, as (min_i f_i) / f_max: dividing by a positive
+  // number keeps the order (rounding included), so the least quotient is the quotient of the
+  // least clock, with one division instead of one per GPU; the minimum in a pass without
+  // branches, block by block.
+  const double* off = d + discrete_index(off_);
+  const double* clock = d + discrete_index(clock_);
+  constexpr double none = std::numeric_limits<double>::infinity();
+  solver::BlockSums block_least{};
+  solver::for_each_block(gpus_.count(), [&](const solver::BlockRange& block) {
+    double least = none;
+    for (std::size_t i = block.first; i < block.last; ++i) least = std::min(least, off[i] == 0.0 ? clock[i] : none);
+    block_least[block.block] = least;
+  });
+  const double least = *std::min_element(block_least.begin(), block_least.end());
+  return least == none ? 1.0 : std::min(1.0, least / p_.power.max_clock);
 }
 
 double TrainingJob::activity(const double* d, std::size_t gpu, bool mitigated) const {

@@ -106,7 +106,9 @@ class Transformer {
   /// Checks the parameters (section "electrical.transformer").
   explicit Transformer(const TransformerParameters& p);
   /// Losses of one unit at load factor K [W].
-  [[nodiscard]] double loss(double load_factor) const { return p_.no_load_loss + p_.load_loss * load_factor * load_factor; }
+  [[nodiscard]] double loss(double load_factor) const {
+    return p_.no_load_loss + p_.load_loss * load_factor * load_factor;
+  }
   /// Relative voltage drop r p + x q of one unit carrying P [W], Q [var].
   [[nodiscard]] double voltage_drop(double active_power, double reactive_power) const;
   /// Reactive power absorbed by one unit at load factor K [var].
