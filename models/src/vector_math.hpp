@@ -82,16 +82,10 @@ inline double log_of_normal(double x) {
 /// GCC vectorises where it keeps std::min/std::max of references scalar).
 inline double clamp_exponent(double x) { return x < min_exponent ? min_exponent : x > max_exponent ? max_exponent : x; }
 
-/// x^a = e^(a ln x) for x >= 0 and a > 0: 0 below the least normal number (libm's pow gives 0
-/// or a subnormal there), NaN for NaN; the exponent clamped to [-700, 700].
-inline double power_of_non_negative(double x, double a) {
-  const bool tiny = x < std::numeric_limits<double>::min();
-  const double exponent = clamp_exponent(a * log_of_normal(tiny ? 1.0 : x));
-  return tiny ? 0.0 : exp_within_700(exponent);
-}
-
-/// power_of_non_negative(x[i], a) into out[i] for n values, in passes the compiler vectorises
-/// (GCC 12 keeps a loop scalar when a clamp or a select sits next to the polynomials); out may be x.
+/// out[i] = x[i]^a = e^(a ln x[i]) for n values x[i] >= 0 and a > 0, in passes the compiler
+/// vectorises (GCC 12 keeps a loop scalar when a clamp or a select sits next to the polynomials);
+/// out may be x. 0 below the least normal number (libm's pow gives 0 or a subnormal there), NaN
+/// for NaN; the exponent clamped to [-700, 700].
 inline void powers_of_non_negative(std::size_t n, const double* x, double a, double* out) {
   constexpr std::size_t lanes = 16;
   double t[lanes];
@@ -104,6 +98,13 @@ inline void powers_of_non_negative(std::size_t n, const double* x, double a, dou
     for (std::size_t i = 0; i < m; ++i) t[i] = exp_within_700(t[i]);
     for (std::size_t i = 0; i < m; ++i) out[first + i] = xs[i] < std::numeric_limits<double>::min() ? 0.0 : t[i];
   }
+}
+
+/// x^a for one value: the pass with one lane.
+inline double power_of_non_negative(double x, double a) {
+  double out = 0.0;
+  powers_of_non_negative(1, &x, a, &out);
+  return out;
 }
 
 }  // namespace dctwin::models::detail

@@ -269,7 +269,7 @@ PsuStep PsuBank::step(PsuState& state, double h, double output_start, double out
 }
 
 namespace {
-/// PsuBank::step for the m <= kLanes lineups of a pass, with the propagator P over h formed:
+/// PsuBank::step for m lineups side by side, with the propagator P over h formed:
 ///   z0 = (E - E_nom, eta P_in, 0, P_out(0), dP_out/dt),  z1 = P z0,
 ///   W_in = z1_2 / eta, W_out = mean P_out h, dE = z1_2 - W_out, loss = W_in - W_out - dE,
 ///   P_in <- z1_1 / eta, E <- E + dE
@@ -333,12 +333,8 @@ void PsuBank::step_each(std::size_t n, double h, const double* output_start, con
       for (int j = 0; j < 5; ++j) propagator_[static_cast<std::size_t>(5 * i + j)] = e(i, j);
     cached_step_ = h;
   }
-  const double nominal = nominal_bulk_energy();
-  for (std::size_t first = 0; first < n; first += kLanes) {
-    psu_lanes(propagator_.data(), nominal, h, std::min(kLanes, n - first), output_start + first, output_end + first,
-              eta + first, input_power + first, bulk_energy + first, input_energy + first, output_energy + first,
-              loss + first, bulk_energy_change + first);
-  }
+  psu_lanes(propagator_.data(), nominal_bulk_energy(), h, n, output_start, output_end, eta, input_power, bulk_energy,
+            input_energy, output_energy, loss, bulk_energy_change);
 }
 
 // ---- BBUs ---------------------------------------------------------------------------------------
