@@ -18,6 +18,7 @@
 
 #include "dctwin/io/units.hpp"
 #include "dctwin/solver/check.hpp"
+#include "dctwin/solver/printable.hpp"
 #include "sweep_internal.hpp"
 #include "yaml_documents.hpp"
 
@@ -578,15 +579,8 @@ std::string error_path(const solver::InputError& error) {
   return error.key_path();
 }
 
-std::string escape_comment(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    if (c == '\n') out += "\\n";
-    else if (c == '\r') out += "\\r";
-    else out += c;
-  }
-  return out;
-}
+/// Text for a comment line of a member scenario: no line break (it would end the comment) and no
+/// other control character (the scenario checker refuses them anywhere in the file).
 
 /// Base scenario with the `set:` values and `values` (one per parameter, or none) applied.
 std::string compose(const SweepPlan& plan, const std::vector<std::string>* values, const std::string& header) {

@@ -15,6 +15,7 @@
 #include "dctwin/io/scenario.hpp"
 #include "dctwin/io/units.hpp"
 #include "dctwin/io/weather_csv.hpp"
+#include "dctwin/solver/printable.hpp"
 #include "telemetry_internal.hpp"
 
 namespace dctwin::io {
@@ -273,7 +274,9 @@ void TraceBuilder::declare(std::size_t quantity) {
 void TraceBuilder::bad_line(std::size_t line, const std::string& problem) {
   if (!skip_) fail(label_, line, problem);
   ++skipped_count_;
-  if (skipped_.size() < 10) skipped_.push_back(fmt::format("{}: {}", line, problem));
+  // Printed and stored as they are: the cell quoted in the problem is made printable here, as the
+  // exception would have made it.
+  if (skipped_.size() < 10) skipped_.push_back(solver::printable(fmt::format("{}: {}", line, problem)));
 }
 
 bool TraceBuilder::add(const GpuKey& gpu, const std::string& uuid, double time, const std::vector<double>& values,

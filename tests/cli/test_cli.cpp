@@ -287,3 +287,20 @@ TEST_CASE("Output errors: an uncreatable report exits 73; info on a broken file 
   CHECK(info.err == "text.h5: not an HDF5 file or truncated\n");
   CHECK(run_dctwin({"info", "absent.h5"}, dir).code == 66);
 }
+
+TEST_CASE("File names and values the command did not produce are printed as escapes", "[cli][messages]") {
+  const auto dir = scratch("escapes");
+  const Outcome missing = run_dctwin({"check", "a\x1b]0;title\x07.yaml"}, dir);
+  CHECK(missing.code == 66);
+  CHECK(missing.err == "a\\x1b]0;title\\x07.yaml: cannot open scenario file (No such file or directory)\n");
+  const Outcome absent = run_dctwin({"info", "r\x1b[2J.h5"}, dir);
+  CHECK(absent.code == 66);
+  CHECK(absent.err == "r\\x1b[2J.h5: no such report file\n");
+  std::ofstream(dir / "t\x1b[8m.h5") << "not a report\n";
+  const Outcome text = run_dctwin({"info", "t\x1b[8m.h5"}, dir);
+  CHECK(text.code == 65);
+  CHECK(text.err == "t\\x1b[8m.h5: not an HDF5 file or truncated\n");
+  const Outcome format = run_dctwin({"import", "x.csv", "--format", "\x1b[31mcsv"}, dir);
+  CHECK(format.code == 64);
+  CHECK(format.err.rfind("dctwin import: unknown format '\\x1b[31mcsv'", 0) == 0);
+}

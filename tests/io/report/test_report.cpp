@@ -853,3 +853,16 @@ TEST_CASE("fine series have their own time axis, cross chunks and are refused ou
     }
   CHECK(found);
 }
+
+TEST_CASE("report errors show control characters in file names as escapes", "[report][messages]") {
+  const fs::path dir = scratch_dir("escapes");
+  const fs::path text = dir / "notes\x1b[2J.h5";
+  { std::ofstream(text) << "not a report\n"; }
+  try {
+    ReportReader reader(text);
+    FAIL("no error");
+  } catch (const ReportError& e) {
+    CHECK(std::string(e.what()) == (dir / "notes\\x1b[2J.h5").string() + ": not an HDF5 file or truncated");
+  }
+  CHECK(std::string(ReportError("a\nb\x07").what()) == "a\\nb\\x07");
+}

@@ -685,3 +685,23 @@ TEST_CASE("HDF5 telemetry file round trip", "[telemetry][hdf5]") {
     }
   }
 }
+
+TEST_CASE("Control characters in cells, headers and labels reach messages as escapes", "[telemetry][messages]") {
+  // ESC is valid UTF-8, so the line reader lets it through; the message shows it.
+  CHECK(error_of("esc.csv", "timestamp, index, power.draw [W]\n2025/07/26 23:32:09, 0, \x1b]0;pwned\x07\n") ==
+        "esc.csv:2: power.draw: '\\x1b]0;pwned\\x07' is not a number");
+  CHECK(error_of("esc.csv", "timestamp, index, power.draw [\x1b" "8mW]\n") ==
+        "esc.csv:1: column 'power.draw': unknown unit '\\x1b8mW'");
+  // A JSON label with an escaped control character, and a C1 control.
+  CHECK(error_of("esc.json",
+                 "{\"status\":\"error\",\"error\":\"bad \\u001b[2J query \\u009b\"}") ==
+        "esc.json:1: query failed (status 'error': bad \\x1b[2J query \\u009b)");
+  // Skipped lines are recorded and printed as escapes too.
+  TelemetryImportOptions options;
+  options.skip_bad_lines = true;
+  const auto trace = load("esc-skip.csv",
+                          "timestamp, index, power.draw [W]\n2025/07/26 23:32:09, 0, \x1b[31m\n"
+                          "2025/07/26 23:32:10, 0, 540 W\n",
+                          options);
+  CHECK(trace.provenance.skipped == std::vector<std::string>{"2: power.draw: '\\x1b[31m' is not a number"});
+}

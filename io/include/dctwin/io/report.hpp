@@ -28,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "dctwin/solver/printable.hpp"
 #include "dctwin/solver/status.hpp"
 #include "dctwin/solver/types.hpp"
 
@@ -35,9 +36,12 @@ namespace dctwin::io {
 
 /// Any failure to create, write, read or interpret a report. The message names the operation, the
 /// file or the object inside it, and the cause.
+/// Messages name files and objects that may come from outside, so they are stored through
+/// `solver::printable()`: control characters appear as visible escapes.
 class ReportError : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit ReportError(const std::string& message) : std::runtime_error(solver::printable(message)) {}
+  explicit ReportError(const char* message) : ReportError(std::string(message)) {}
 };
 
 /// One recorded output and where its values sit in a sample vector: values
