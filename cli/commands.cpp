@@ -3,6 +3,8 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <charconv>
+#include <cstdint>
 #include <cmath>
 #include <cstdio>
 #include <exception>
@@ -47,6 +49,15 @@ double parse_time_option(const std::string& text, const char* option) {
 }
 
 }  // namespace
+
+std::string seed_problem(const std::string& text) {
+  const bool digits = !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
+  if (!digits) return "must be a whole number >= 0, not '" + solver::printable(text) + "'";
+  std::uint64_t value = 0;
+  if (std::from_chars(text.data(), text.data() + text.size(), value).ec != std::errc{})
+    return "must be <= 18446744073709551615, not " + text;
+  return {};
+}
 
 int run_command(const RunArguments& arguments, const std::atomic<bool>& stop_requested) {
   io::ScenarioOverrides overrides;
@@ -160,6 +171,8 @@ int info_command(const std::string& path, bool all_attributes) {
         std::printf("  %s = %s\n", solver::printable(key).c_str(), solver::printable(value).c_str());
       for (const auto& [key, value] : report.integer_attributes())
         std::printf("  %s = %lld\n", solver::printable(key).c_str(), value);
+      for (const auto& [key, value] : report.unsigned_attributes())
+        std::printf("  %s = %llu\n", solver::printable(key).c_str(), static_cast<unsigned long long>(value));
       for (const auto& [key, value] : report.double_attributes())
         std::printf("  %s = %.9g\n", solver::printable(key).c_str(), value);
     }
