@@ -138,7 +138,10 @@ int import_command(const ImportArguments& a) {
                 std::isfinite(first) ? span_text(last - first).c_str() : "0 s",
                 std::isfinite(first) ? (io::format_utc_time(first) + " to " + io::format_utc_time(last)).c_str() : "-");
     std::printf("quantities: %s\n", quantities.c_str());
-    std::printf("skipped lines: %zu\n", p.skipped_count);
+    if (p.impossible_count > 0)
+      std::printf("skipped lines: %zu (%zu with a physically impossible value)\n", p.skipped_count, p.impossible_count);
+    else
+      std::printf("skipped lines: %zu\n", p.skipped_count);
     // Notes name the file's columns and metrics.
     for (const auto& n : p.notes) std::printf("note: %s\n", solver::printable(n).c_str());
     std::printf("wrote %s\n", solver::printable(a.output).c_str());
