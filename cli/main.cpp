@@ -50,14 +50,9 @@ int main(int argc, char** argv) {
   run_cmd->add_option("-o,--output", run.report, "Report file (HDF5)")->capture_default_str();
   run_cmd->add_option("--duration", run.duration, "Simulated time, e.g. 600, '10 min', '24 h'");
   run_cmd->add_option("--output-interval", run.output_interval, "Sampling interval, e.g. 1, '0.5 s', '1 min'");
-  // A seed is a whole number >= 0 (CLI11's NonNegativeNumber would print the largest double in full).
-  const CLI::Validator whole_number(
-      [](const std::string& text) -> std::string {
-        const bool digits = !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
-        return digits ? std::string() : "must be a whole number >= 0, not '" + text + "'";
-      },
-      "INT>=0");
-  run_cmd->add_option("--seed", run.seed, "Seed of the random draws")->check(whole_number);
+  // A seed is a whole number 0 to 2^64-1 (seed_problem, commands.cpp).
+  const CLI::Validator seed_number(seed_problem, "INT>=0");
+  run_cmd->add_option("--seed", run.seed, "Seed of the random draws, 0 to 18446744073709551615")->check(seed_number);
   run_cmd->add_option("--threads", run.threads,
                       "Threads for the loops over GPUs (0: OMP_NUM_THREADS if set, else one per CPU); results do not "
                       "depend on it")

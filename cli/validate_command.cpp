@@ -14,6 +14,7 @@
 #include "dctwin/io/units.hpp"
 #include "dctwin/io/validation.hpp"
 #include "dctwin/solver/integrator.hpp"
+#include "dctwin/solver/printable.hpp"
 #include "exit_codes.hpp"
 
 namespace dctwin::cli {
@@ -63,6 +64,18 @@ struct Inputs {
   io::ValidationOptions options;
 };
 
+/// Prints a table line by line, each made printable (GPU labels carry the trace's host names).
+void print_lines(const std::string& text) {
+  std::size_t start = 0;
+  while (start < text.size()) {
+    const auto end = text.find('\n', start);
+    const std::string line = text.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    std::printf("%s\n", solver::printable(line).c_str());
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+}
+
 /// Reads the inputs; returns an exit code when that failed.
 std::optional<int> read_inputs(const char* command, const ReplayArguments& a, Inputs& in) {
   io::TelemetryImportOptions options;
@@ -72,7 +85,7 @@ std::optional<int> read_inputs(const char* command, const ReplayArguments& a, In
       std::fprintf(stderr,
                    "dctwin %s: unknown format '%s' (auto, nvidia-smi-csv, nvidia-smi-dmon, dcgmi-dmon, prometheus, "
                    "prometheus-json, csv)\n",
-                   command, a.format.c_str());
+                   command, solver::printable(a.format).c_str());
       return exit_usage;
     }
     options.format = *format;
@@ -84,7 +97,8 @@ std::optional<int> read_inputs(const char* command, const ReplayArguments& a, In
     (void)io::parse_utc_offset(a.timezone);
     options.interval = io::parse_duration(a.interval);
     if (!(options.interval > 0.0)) {
-      std::fprintf(stderr, "dctwin %s: invalid interval '%s' (must be > 0)\n", command, a.interval.c_str());
+      std::fprintf(stderr, "dctwin %s: invalid interval '%s' (must be > 0)\n", command,
+                   solver::printable(a.interval).c_str());
       return exit_usage;
     }
     if (!a.columns.empty()) options.columns = split(a.columns);
@@ -101,7 +115,7 @@ std::optional<int> read_inputs(const char* command, const ReplayArguments& a, In
         }
         if (used != part.size() || part.empty() || value < 0) {
           std::fprintf(stderr, "dctwin %s: invalid --gpu-map '%s' (model GPU indices separated by commas, e.g. 4,5)\n",
-                       command, a.gpu_map.c_str());
+                       command, solver::printable(a.gpu_map).c_str());
           return exit_usage;
         }
         in.options.gpu_map.push_back(static_cast<std::size_t>(value));
@@ -125,7 +139,7 @@ std::optional<int> read_inputs(const char* command, const ReplayArguments& a, In
     std::fprintf(stderr, "%s\n", e.what());
     return exit_data_error;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "dctwin %s: internal error: %s\n", command, e.what());
+    std::fprintf(stderr, "dctwin %s: internal error: %s\n", command, solver::printable(e.what()).c_str());
     return exit_internal;
   }
   return std::nullopt;
@@ -150,7 +164,7 @@ std::optional<int> guarded(const char* command, Work&& work) {
     const std::string message = e.what();
     return message.find("cannot create") != std::string::npos ? exit_cannot_create : exit_io_error;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "dctwin %s: internal error: %s\n", command, e.what());
+    std::fprintf(stderr, "dctwin %s: internal error: %s\n", command, solver::printable(e.what()).c_str());
     return exit_internal;
   }
   return std::nullopt;
@@ -198,9 +212,9 @@ int validate_command(const ValidateArguments& a) {
     return *code;
   if (const auto code = guarded("validate", [&] { io::write_validation_hdf5(result, a.output); })) return *code;
   if (!a.replay.quiet) {
-    std::printf("%s", io::format_validation_table(result).c_str());
-    for (const auto& note : result.notes) std::printf("note: %s\n", note.c_str());
-    std::printf("wrote %s\n", a.output.c_str());
+    print_lines(io::format_validation_table(result));
+    for (const auto& note : result.notes) std::printf("note: %s\n", solver::printable(note).c_str());
+    std::printf("wrote %s\n", solver::printable(a.output).c_str());
   }
   return exit_ok;
 }
@@ -237,9 +251,9 @@ int calibrate_command(const CalibrateArguments& a) {
       std::printf("%-48s %14.6g %14.6g %10s\n", (p.section + "." + p.key).c_str(), p.initial, p.value, p.unit.c_str());
     std::printf("fit on the first %g s of the trace (%d thermal replays); held-out metrics:\n", result.split_time,
                 result.evaluations);
-    std::printf("%s", io::format_validation_table(result.held_out).c_str());
-    for (const auto& note : result.notes) std::printf("note: %s\n", note.c_str());
-    std::printf("wrote %s\n", a.output.c_str());
+    print_lines(io::format_validation_table(result.held_out));
+    for (const auto& note : result.notes) std::printf("note: %s\n", solver::printable(note).c_str());
+    std::printf("wrote %s\n", solver::printable(a.output).c_str());
   }
   return exit_ok;
 }

@@ -15,6 +15,7 @@
 #include "charts_view.hpp"
 #include "compare_view.hpp"
 #include "dctwin/io/units.hpp"
+#include "dctwin/solver/printable.hpp"
 #include "hall_view.hpp"
 #include "main_window.hpp"
 #include "rack_panel.hpp"
@@ -31,7 +32,10 @@ constexpr int exit_no_input = 66;
 constexpr int exit_unavailable = 69;
 constexpr int exit_cannot_create = 73;
 
-void fail(const QString& message) { std::fprintf(stderr, "dctwin-gui: %s\n", message.toLocal8Bit().constData()); }
+/// Messages quote file names, options and report contents: control characters are shown as escapes.
+void fail(const QString& message) {
+  std::fprintf(stderr, "dctwin-gui: %s\n", dctwin::solver::printable(message.toStdString()).c_str());
+}
 
 /// Waits until every visible VTK view has rendered once (or cannot render), at most `ms`.
 void wait_for_frames(QWidget& window, int ms) {

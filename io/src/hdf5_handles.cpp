@@ -142,6 +142,13 @@ Datatype Datatype::adopt(hid_t id, std::string_view operation, std::string_view 
   return Datatype(check(id, operation, what), H5Tclose, "datatype of " + std::string(what));
 }
 
+bool Datatype::is_unsigned_integer() const {
+  if (type_class() != H5T_INTEGER) return false;
+  const H5T_sign_t sign = H5Tget_sign(id());
+  if (sign == H5T_SGN_ERROR) fail("cannot get the sign of", what());
+  return sign == H5T_SGN_NONE;
+}
+
 H5T_class_t Datatype::type_class() const {
   const H5T_class_t cls = H5Tget_class(id());
   if (cls == H5T_NO_CLASS) fail("cannot get the class of", what());
@@ -304,6 +311,10 @@ void Object::set_attribute(std::string_view name, long long value) {
   replace_attribute(name, H5T_STD_I64LE, H5T_NATIVE_LLONG, &value);
 }
 
+void Object::set_unsigned_attribute(std::string_view name, std::uint64_t value) {
+  replace_attribute(name, H5T_STD_U64LE, H5T_NATIVE_UINT64, &value);
+}
+
 namespace {
 
 /// Reads a one-element numeric attribute as `memory_type`.
@@ -341,6 +352,17 @@ long long Object::integer_attribute(std::string_view name) const {
     throw ReportError(attribute.what() + " is not an integer");
   }
   return numeric_attribute<long long>(*this, name, H5T_NATIVE_LLONG);
+}
+
+std::uint64_t Object::unsigned_attribute(std::string_view name) const {
+  const Attribute attribute = open_attribute(name);
+  if (attribute.type().type_class() != H5T_INTEGER) {
+    throw ReportError(attribute.what() + " is not an integer");
+  }
+  if (!attribute.type().is_unsigned_integer() && integer_attribute(name) < 0) {
+    throw ReportError(attribute.what() + " is negative");
+  }
+  return numeric_attribute<std::uint64_t>(*this, name, H5T_NATIVE_UINT64);
 }
 
 bool Object::exists(std::string_view path) const {

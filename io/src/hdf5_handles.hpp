@@ -95,6 +95,8 @@ class Datatype : public Handle {
 
   [[nodiscard]] H5T_class_t type_class() const;
   [[nodiscard]] bool is_variable_string() const;
+  /// An integer type without sign.
+  [[nodiscard]] bool is_unsigned_integer() const;
   [[nodiscard]] std::size_t size() const;
 
  private:
@@ -148,9 +150,13 @@ class Object : public Handle {
   void set_attribute(std::string_view name, std::string_view value);
   void set_attribute(std::string_view name, double value);
   void set_attribute(std::string_view name, long long value);
+  /// Writes (or replaces) a scalar unsigned 64-bit attribute (H5T_STD_U64LE).
+  void set_unsigned_attribute(std::string_view name, std::uint64_t value);
   [[nodiscard]] std::string string_attribute(std::string_view name) const;
   [[nodiscard]] double double_attribute(std::string_view name) const;
   [[nodiscard]] long long integer_attribute(std::string_view name) const;
+  /// An integer attribute read exactly as unsigned 64 bits; a negative value is an error.
+  [[nodiscard]] std::uint64_t unsigned_attribute(std::string_view name) const;
 
   /// Whether `path` (relative to this object, or absolute) names an existing object.
   [[nodiscard]] bool exists(std::string_view path) const;

@@ -439,6 +439,14 @@ std::size_t check_layout(const ReportLayout& layout) {
       layout_error(fmt::format("attribute '{}' is written by the report itself", name));
     }
   }
+  for (const auto& [name, value] : layout.unsigned_attributes) {
+    if (name.empty()) layout_error("an extra attribute has an empty name");
+    if (std::find(reserved_attributes.begin(), reserved_attributes.end(), name) !=
+            reserved_attributes.end() ||
+        layout.attributes.count(name) != 0) {
+      layout_error(fmt::format("attribute '{}' is written twice", name));
+    }
+  }
   return required;
 }
 
@@ -537,6 +545,7 @@ void ReportWriter::Impl::create(const ReportLayout& layout) {
   file.set_attribute("end_time", 0.0);
   file.set_attribute("wall_time", 0.0);
   for (const auto& [name, value] : layout.attributes) file.set_attribute(name, value);
+  for (const auto& [name, value] : layout.unsigned_attributes) file.set_unsigned_attribute(name, value);
 
   // The scenario as written and resolved.
   {

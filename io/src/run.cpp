@@ -98,9 +98,11 @@ ScenarioDocument load_scenario_file(const std::filesystem::path& file, const Sce
   if (overrides.output_interval)
     override_value(simulation, "output_interval", *overrides.output_interval,
                    format_number(*overrides.output_interval) + " s (--output-interval)");
-  if (overrides.seed)
+  if (overrides.seed) {
     override_value(simulation, "seed", static_cast<double>(*overrides.seed),
                    std::to_string(*overrides.seed) + " (--seed)");
+    simulation.values.at("seed").unsigned_number = *overrides.seed;
+  }
   return document;
 }
 
@@ -147,7 +149,7 @@ RunResult run_scenario(const ScenarioDocument& document, const std::filesystem::
   for (const std::string& name : models::facility::sections_of_other_site_kind(resolved)) resolved.sections.erase(name);
   layout.resolved_scenario = emit_resolved_yaml(resolved, models::facility::scenario_schema());
   layout.attributes["dctwin_version"] = version();
-  layout.attributes["seed"] = std::to_string(document.tree.section("simulation").integer("seed"));
+  layout.unsigned_attributes["seed"] = document.tree.section("simulation").unsigned_integer("seed");
   layout.attributes["integrator"] = "CVODE BDF + KLU, analytic sparse Jacobian";
   layout.attributes["simulation_mode"] = document.tree.section("simulation").text("mode");
 

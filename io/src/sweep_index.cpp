@@ -1,6 +1,7 @@
 // The sweep index: one HDF5 table of every member's parameters, status and summary figures,
 // rebuilt from the member reports (see sweep_run.hpp for the layout).
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <map>
 #include <system_error>
@@ -8,6 +9,7 @@
 #include "dctwin/io/sweep_run.hpp"
 #include "dctwin/io/version.hpp"
 #include "hdf5_handles.hpp"
+#include "parameter_rules.hpp"
 #include "sweep_internal.hpp"
 
 namespace dctwin::io {
@@ -75,6 +77,17 @@ class IndexFile {
     return dataset;
   }
 
+  /// Unsigned 64-bit integers (H5T_STD_U64LE), exact over their whole range (seeds).
+  h5::Dataset unsigned_numbers(const h5::Object& parent, const std::string& name, const std::vector<std::uint64_t>& values,
+                               const std::string& long_name) {
+    const hsize_t dims[1] = {rows_};
+    const auto space = h5::Dataspace::simple(dims);
+    auto dataset = h5::Dataset::create(parent, name, H5T_STD_U64LE, space, dcpl_.id());
+    if (!values.empty()) dataset.write_all(H5T_NATIVE_UINT64, values.data());
+    describe(dataset, "1", long_name);
+    return dataset;
+  }
+
   void text(const h5::Object& parent, const std::string& name, const std::string& value, const std::string& long_name,
             const std::string& file_label) {
     const auto space = h5::Dataspace::scalar();
@@ -115,7 +128,7 @@ void write_index_file(const fs::path& path, const SweepPlan& plan, const std::ve
   file.set_attribute("base_scenario", plan.base_file);
   file.set_attribute("design", to_string(plan.design));
   file.set_attribute("design_description", plan.design_text());
-  file.set_attribute("seed", static_cast<long long>(plan.seed));
+  file.set_unsigned_attribute("seed", plan.seed);
   file.set_attribute("samples", static_cast<long long>(plan.samples));
   file.set_attribute("members", static_cast<long long>(rows));
   file.set_attribute("complete", static_cast<long long>(counts.complete));
@@ -153,6 +166,16 @@ void write_index_file(const fs::path& path, const SweepPlan& plan, const std::ve
         std::vector<std::string> values;
         for (const auto& m : plan.members) values.push_back(m.written[p]);
         columns.push_back(index.strings(group, parameter.key, values, long_name));
+      } else if (parameter.spec.kind == solver::ParameterKind::unsigned_integer) {
+        // Seeds exactly, from the text each member was given (a double would round those above
+        // 2^53); 0 for a value that is not a seed, whose member failed (see status and reason).
+        std::vector<std::uint64_t> values;
+        for (const auto& m : plan.members) {
+          std::uint64_t value = 0;
+          if (rules::unsigned_problem(m.written[p], value)) value = 0;
+          values.push_back(value);
+        }
+        columns.push_back(index.unsigned_numbers(group, parameter.key, values, long_name));
       } else {
         std::vector<double> values;
         for (const auto& m : plan.members) values.push_back(m.si[p]);
@@ -259,6 +282,8 @@ SweepIndex read_sweep_index(const fs::path& path) {
       const auto attribute = file.open_attribute(name);
       const H5T_class_t cls = attribute.type().type_class();
       if (cls == H5T_STRING) index.string_attributes[name] = file.string_attribute(name);
+      else if (cls == H5T_INTEGER && attribute.type().is_unsigned_integer())
+        index.unsigned_attributes[name] = file.unsigned_attribute(name);
       else if (cls == H5T_INTEGER) index.integer_attributes[name] = file.integer_attribute(name);
     }
     const auto strings = [&](const char* name) { return h5::read_strings(h5::Dataset::open(file, name)); };
@@ -282,8 +307,15 @@ SweepIndex read_sweep_index(const fs::path& path) {
         column.units = dataset.string_attribute("units");
         column.long_name = dataset.string_attribute("long_name");
         column.is_text = dataset.type().type_class() == H5T_STRING;
-        if (column.is_text) column.text = h5::read_strings(dataset);
-        else column.values = numbers(dataset);
+        if (column.is_text) {
+          column.text = h5::read_strings(dataset);
+        } else {
+          column.values = numbers(dataset);
+          if (dataset.type().is_unsigned_integer()) {
+            column.unsigned_values.resize(column.values.size());
+            if (!column.values.empty()) dataset.read_all(H5T_NATIVE_UINT64, column.unsigned_values.data());
+          }
+        }
         columns->push_back(std::move(column));
       }
     }

@@ -228,7 +228,7 @@ FacilitySite::FacilitySite(const ParameterTree& scenario, std::optional<WeatherS
   }
 
   // GPUs with their seeded spread.
-  const auto seed = static_cast<std::uint64_t>(sim.integer("seed"));
+  const auto seed = sim.unsigned_integer("seed");
   auto spread = draw_spread(SpreadParameters::from(f.section("spread")), layout.gpus(), seed);
   auto gpus = std::make_unique<thermal::GpuPackageArray>("gpus", thermal::GpuPackageParameters::from(f.section("gpu")),
                                                          std::move(spread), layout.gpu_labels(), initial_temperature_);

@@ -853,3 +853,47 @@ TEST_CASE("fine series have their own time axis, cross chunks and are refused ou
     }
   CHECK(found);
 }
+
+TEST_CASE("unsigned 64-bit attributes (the seed) are stored as uint64 and read back exactly", "[report][seed]") {
+  const fs::path path = scratch_dir("unsigned") / "run.h5";
+  ReportLayout layout = test_layout();
+  layout.attributes.erase("seed");
+  layout.unsigned_attributes = {{"seed", 18446744073709551615ULL}, {"other_seed", 9007199254740993ULL}};
+  {
+    ReportWriter writer(path, layout);
+    writer.finish(finished_run(0.0), {});
+  }
+  const ReportReader reader(path);
+  const auto unsigned_attributes = reader.unsigned_attributes();
+  CHECK(unsigned_attributes.at("seed") == 18446744073709551615ULL);
+  CHECK(unsigned_attributes.at("other_seed") == 9007199254740993ULL);
+  CHECK(reader.integer_attributes().count("seed") == 0);  // would not fit a long long
+  CHECK(reader.integer_attributes().count("dctwin_report_version") == 1);
+  CHECK(reader.string_attributes().count("seed") == 0);
+  // Stored as H5T_STD_U64LE, so any HDF5 reader (h5py: numpy.uint64) gets the exact value.
+  const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  REQUIRE(file >= 0);
+  const hid_t attribute = H5Aopen(file, "seed", H5P_DEFAULT);
+  const hid_t type = H5Aget_type(attribute);
+  CHECK(H5Tequal(type, H5T_STD_U64LE) > 0);
+  H5Tclose(type);
+  H5Aclose(attribute);
+  H5Fclose(file);
+  // The same name twice is refused before any file is created.
+  ReportLayout twice = test_layout();
+  twice.unsigned_attributes = {{"seed", 7}};
+  CHECK_THROWS_AS(ReportWriter(scratch_dir("unsigned_twice") / "run.h5", twice), ReportError);
+}
+
+TEST_CASE("report errors show control characters in file names as escapes", "[report][messages]") {
+  const fs::path dir = scratch_dir("escapes");
+  const fs::path text = dir / "notes\x1b[2J.h5";
+  { std::ofstream(text) << "not a report\n"; }
+  try {
+    ReportReader reader(text);
+    FAIL("no error");
+  } catch (const ReportError& e) {
+    CHECK(std::string(e.what()) == (dir / "notes\\x1b[2J.h5").string() + ": not an HDF5 file or truncated");
+  }
+  CHECK(std::string(ReportError("a\nb\x07").what()) == "a\\nb\\x07");
+}

@@ -20,6 +20,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -28,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "dctwin/solver/printable.hpp"
 #include "dctwin/solver/status.hpp"
 #include "dctwin/solver/types.hpp"
 
@@ -35,9 +37,12 @@ namespace dctwin::io {
 
 /// Any failure to create, write, read or interpret a report. The message names the operation, the
 /// file or the object inside it, and the cause.
+/// Messages name files and objects that may come from outside, so they are stored through
+/// `solver::printable()`: control characters appear as visible escapes.
 class ReportError : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit ReportError(const std::string& message) : std::runtime_error(solver::printable(message)) {}
+  explicit ReportError(const char* message) : ReportError(std::string(message)) {}
 };
 
 /// One recorded output and where its values sit in a sample vector: values
@@ -66,6 +71,9 @@ struct ReportLayout {
   /// Extra root attributes, stored as strings (e.g. seed, dctwin_version). Names must not clash
   /// with the attributes the report writes itself.
   std::map<std::string, std::string> attributes;
+  /// Extra root attributes stored as unsigned 64-bit integers (H5T_STD_U64LE), exact over the
+  /// whole range (the seed). Names must not clash with any other attribute.
+  std::map<std::string, std::uint64_t> unsigned_attributes;
   std::vector<solver::StaticData> static_data;  ///< written once, e.g. /layout/rack_position
   std::vector<FineSeriesLayout> fine_series;
 };
@@ -147,8 +155,11 @@ class ReportReader {
   [[nodiscard]] std::string status_reason() const;
   /// All string attributes of the root group.
   [[nodiscard]] std::map<std::string, std::string> string_attributes() const;
-  /// All integer attributes of the root group (report version, solver statistics).
+  /// All integer attributes of the root group (report version, solver statistics), except the
+  /// unsigned 64-bit ones.
   [[nodiscard]] std::map<std::string, long long> integer_attributes() const;
+  /// The unsigned 64-bit integer attributes of the root group (the seed), exact.
+  [[nodiscard]] std::map<std::string, std::uint64_t> unsigned_attributes() const;
   /// All floating-point attributes of the root group (end and wall times, the last step size).
   [[nodiscard]] std::map<std::string, double> double_attributes() const;
   /// Simulated time reached [s].

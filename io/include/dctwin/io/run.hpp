@@ -3,6 +3,7 @@
 #pragma once
 
 #include <atomic>
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <optional>
@@ -21,7 +22,7 @@ namespace dctwin::io {
 struct ScenarioOverrides {
   std::optional<double> duration;         ///< [s]
   std::optional<double> output_interval;  ///< [s]
-  std::optional<long long> seed;
+  std::optional<std::uint64_t> seed;
 };
 
 /// Loads a scenario file against dctwin's scenario schema and applies the overrides. Throws

@@ -24,6 +24,7 @@
 
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <string>
@@ -103,7 +104,8 @@ struct SweepCounts {
 ///   /wall_time           float64 [member]  wall-clock time of the run, units "s" (NaN: did not run)
 ///   /parameters/<key>    float64 [member]  each varied scenario key, SI value, `units` = its SI
 ///                                          unit (NaN where a value is not a number); text and
-///                                          choice keys are string columns
+///                                          choice keys are string columns; a seed is uint64
+///                                          (exact; 0 where the value is not a seed)
 ///   /summary/<name>      float64 [member]  every summary figure found in any member report,
 ///                                          `units` and `long_name` from the reports (NaN where a
 ///                                          member has no such figure)
@@ -111,8 +113,8 @@ struct SweepCounts {
 ///
 /// Every dataset has `units` and `long_name`; the root has `title`, `Conventions`,
 /// `dctwin_sweep_index_version`, `dctwin_version`, `sweep_name`, `sweep_file`, `base_scenario`,
-/// `design`, `design_description` (strings), `seed`, `samples`, `members`, `complete`,
-/// `incomplete`, `failed`, `missing` (integers). Throws ReportError.
+/// `design`, `design_description` (strings), `seed` (unsigned 64-bit integer), `samples`,
+/// `members`, `complete`, `incomplete`, `failed`, `missing` (integers). Throws ReportError.
 SweepCounts write_sweep_index(const SweepPlan& plan, const std::filesystem::path& dir);
 
 /// An index read back (for tests and tools).
@@ -123,6 +125,7 @@ struct SweepIndex {
     std::string long_name;
     std::vector<double> values;     ///< numeric columns
     std::vector<std::string> text;  ///< string columns
+    std::vector<std::uint64_t> unsigned_values;  ///< unsigned integer columns (seeds), exact
     bool is_text = false;
   };
   std::vector<std::string> member, status, reason, report;
@@ -131,6 +134,7 @@ struct SweepIndex {
   std::vector<Column> summary;     ///< in the order the figures were first found
   std::map<std::string, std::string> string_attributes;
   std::map<std::string, long long> integer_attributes;
+  std::map<std::string, std::uint64_t> unsigned_attributes;  ///< the seed
 };
 
 /// Reads an index written by write_sweep_index. Throws ReportError.

@@ -83,6 +83,9 @@ struct TelemetryProvenance {
   std::string options;               ///< the import options, as text
   std::vector<std::string> notes;    ///< assumptions made (no timestamps, ignored columns...)
   std::size_t skipped_count = 0;     ///< lines skipped with skip_bad_lines
+  /// Of those, the lines skipped for a physically impossible value (-500 W, -300 degC); not
+  /// stored in the HDF5 file (its skipped_lines name them).
+  std::size_t impossible_count = 0;
   std::vector<std::string> skipped;  ///< the first 10 of them, `LINE: problem`
 };
 

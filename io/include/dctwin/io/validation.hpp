@@ -111,10 +111,11 @@ inline constexpr std::size_t replay_phase_count = 4;
 // ---- replay -----------------------------------------------------------------------------------------
 
 /// The simulation of a replay stopped before the end of the trace (a solver failure); the message
-/// names the time and the reason.
+/// names the time and the reason. It is stored through `solver::printable()` (control characters
+/// as visible escapes), like InputError's.
 class ReplayError : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit ReplayError(const std::string& message) : std::runtime_error(solver::printable(message)) {}
 };
 
 struct ValidationOptions {
