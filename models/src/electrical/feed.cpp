@@ -355,6 +355,8 @@ struct ElectricalFeed::Impl {
     piece_start.it.resize(lineups);
     piece_end.it.resize(lineups);
     push_sample(t0);
+    // The metrics cover the same record as the report's series: the state at t0, then every step.
+    recorder.add(last_grid_power, utility.frequency(), feeder.voltage_relative());
   }
 
   void check_load(const FeedLoad& load_now, double t) const {

@@ -380,6 +380,8 @@ void FacilitySite::finish_assembly() {
     if (slot.spec.group == "gpu" && slot.spec.name == "total_power") gpu_total_power_slot_ = slot.first_value;
   for (const auto& slot : system_.outputs())
     if (slot.spec.group == "gpu" && slot.spec.name == "power") gpu_power_slot_ = slot.first_value;
+  for (const auto& slot : system_.outputs())
+    if (slot.spec.group == "rack" && slot.spec.name == "coolant_flow") rack_flow_slot_ = slot.first_value;
 }
 
 electrical::FeedLoad FacilitySite::feed_load(double t, const double* d, const std::vector<double>& leakage) const {
@@ -521,7 +523,16 @@ void FacilitySite::observe(double t, const std::vector<double>& x, const std::ve
                                                          weather_->dry_bulb_at(t), t, load);
     feed_right_ = load;
   }
+  double flow_min = 0.0, flow_max = 0.0;
+  if (rack_flow_slot_) {
+    const auto first = outputs.begin() + static_cast<std::ptrdiff_t>(*rack_flow_slot_);
+    const auto [low, high] = std::minmax_element(first, first + static_cast<std::ptrdiff_t>(layout_->racks()));
+    flow_min = *low;
+    flow_max = *high;
+  }
   if (first_sample_) {
+    rack_flow_min_ = flow_min;
+    rack_flow_max_ = flow_max;
     junction_max_ = hottest;
     hbm_max_ = hbm;
     supply_max_ = supply;
@@ -535,6 +546,8 @@ void FacilitySite::observe(double t, const std::vector<double>& x, const std::ve
     hbm_max_ = std::max(hbm_max_, hbm);
     supply_max_ = std::max(supply_max_, supply);
     cold_aisle_max_ = std::max(cold_aisle_max_, cold);
+    rack_flow_min_ = std::min(rack_flow_min_, flow_min);
+    rack_flow_max_ = std::max(rack_flow_max_, flow_max);
   }
   if (time_to_limit_ < 0.0 && first_failure_time_ >= 0.0 && t >= first_failure_time_ &&
       hottest > gpus_->parameters().max_operating_temperature)
@@ -572,12 +585,11 @@ std::vector<solver::SummaryFigure> FacilitySite::summary(const std::vector<doubl
       {"limit_violations", junction_max_ > gpus_->parameters().max_operating_temperature ? 1.0 : 0.0, "1",
        "limit checks failed (GPU max operating temperature)"},
   };
-  if (flows_ != nullptr) {
-    const auto& flows = flows_->phases().front().rack_flow;
-    s.push_back({"rack_coolant_flow_min", *std::min_element(flows.begin(), flows.end()), "m3/s",
-                 "lowest rack coolant flow with the initial pump states (maldistribution)"});
-    s.push_back({"rack_coolant_flow_max", *std::max_element(flows.begin(), flows.end()), "m3/s",
-                 "highest rack coolant flow with the initial pump states"});
+  if (rack_flow_slot_) {
+    // Over the samples, as the series /rack/coolant_flow: maldistribution and pump failures alike.
+    s.push_back({"rack_coolant_flow_min", rack_flow_min_, "m3/s",
+                 "lowest coolant flow of any rack over the run (samples; maldistribution and pump failures)"});
+    s.push_back({"rack_coolant_flow_max", rack_flow_max_, "m3/s", "highest coolant flow of any rack over the run (samples)"});
   }
   if (first_failure_time_ >= 0.0)
     s.push_back({"time_to_first_gpu_thermal_limit", time_to_limit_, "s",

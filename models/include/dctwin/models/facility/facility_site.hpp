@@ -95,6 +95,8 @@ class FacilitySite final : public Site {
   std::vector<double> pod_other_it_power_;    // non-GPU IT power per pod at the last sample [W]
   double cooling_power_now_ = 0.0;            // cooling power at the last sample [W]
   std::size_t gpu_power_slot_ = 0;            // position of /gpu/power in the output buffer
+  std::optional<std::size_t> rack_flow_slot_;  // position of /rack/coolant_flow (liquid-cooled sites)
+  double rack_flow_min_ = 0.0, rack_flow_max_ = 0.0;  // over samples and racks [m3/s]
 };
 
 }  // namespace dctwin::models::facility
