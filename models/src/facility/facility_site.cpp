@@ -3,7 +3,11 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdio>
+#include <limits>
 #include <map>
+#include <string>
+#include <variant>
 #include <vector>
 
 #include "dctwin/models/fluid/coolant.hpp"
@@ -131,6 +135,13 @@ SectionSchema facility_schema() {
 }
 
 namespace {
+
+/// A temperature in K as text in degC with one decimal, for the envelopes' long names.
+std::string degrees_celsius(double kelvin) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f degC", kelvin - 273.15);
+  return text;
+}
 
 /// The pod loops' flows for every phase of pump states.
 FlowPlan plan_flows(const FacilityLayout& layout, const hydraulic::PodLoopParameters& base,
@@ -382,6 +393,26 @@ void FacilitySite::finish_assembly() {
     if (slot.spec.group == "gpu" && slot.spec.name == "power") gpu_power_slot_ = slot.first_value;
   for (const auto& slot : system_.outputs())
     if (slot.spec.group == "rack" && slot.spec.name == "coolant_flow") rack_flow_slot_ = slot.first_value;
+
+  // ASHRAE TC 9.9, Thermal Guidelines for Data Processing Environments, 5th ed. (2021): class A1
+  // allowable server inlet dry bulb 15-32 degC (recommended 18-27 degC for all A classes).
+  cold_aisle_check_ = envelope_.add({"cold_aisle_ashrae_a1", "cold-aisle (server inlet) air temperature",
+                                     "ASHRAE class A1 allowable 15-32 degC", "K", 288.15, 305.15});
+  const double hbm_limit = gpus_->parameters().hbm_max_operating_temperature;
+  hbm_check_ = envelope_.add({"gpu_hbm_max_operating", "hottest HBM temperature",
+                              "the HBM's max operating temperature (" + degrees_celsius(hbm_limit) + ")",
+                              "K", -std::numeric_limits<double>::infinity(), hbm_limit});
+  if (const auto* tower = std::get_if<hx::CoolingTower>(&plant_->economizer().heat_rejection())) {
+    // The approach correlation holds for this wet-bulb range only (EnergyPlus Engineering
+    // Reference, cooling tower correlation limits); outside it the tower is evaluated at the
+    // nearer edge, which the report counts here.
+    const hx::TowerCorrelationData& data = hx::correlation_data(tower->parameters().correlation);
+    wet_bulb_check_ = envelope_.add({"cooling_tower_wet_bulb", "outdoor wet bulb",
+                                     "the cooling tower correlation's range (" + degrees_celsius(data.min_wet_bulb + 273.15) +
+                                         " to " + degrees_celsius(data.max_wet_bulb + 273.15) +
+                                         "; the tower is evaluated at the nearer edge outside it)",
+                                     "K", data.min_wet_bulb + 273.15, data.max_wet_bulb + 273.15});
+  }
 }
 
 electrical::FeedLoad FacilitySite::feed_load(double t, const double* d, const std::vector<double>& leakage) const {
@@ -523,6 +554,13 @@ void FacilitySite::observe(double t, const std::vector<double>& x, const std::ve
                                                          weather_->dry_bulb_at(t), t, load);
     feed_right_ = load;
   }
+  {
+    double coldest = v[hall_->cold_index(0)];
+    for (std::size_t p = 1; p < layout_->pods(); ++p) coldest = std::min(coldest, v[hall_->cold_index(p)]);
+    envelope_.observe(cold_aisle_check_, t, 288.15 - coldest > cold - 305.15 ? coldest : cold);
+    envelope_.observe(hbm_check_, t, hbm);
+    if (wet_bulb_check_) envelope_.observe(*wet_bulb_check_, t, weather_->wet_bulb_at(t));
+  }
   double flow_min = 0.0, flow_max = 0.0;
   if (rack_flow_slot_) {
     const auto first = outputs.begin() + static_cast<std::ptrdiff_t>(*rack_flow_slot_);
@@ -582,9 +620,12 @@ std::vector<solver::SummaryFigure> FacilitySite::summary(const std::vector<doubl
       {"stored_energy_change", stored_change, "J", "change of thermal energy stored in the site"},
       {"energy_balance_relative_error", generated > 0.0 ? std::abs(imbalance) / generated : std::abs(imbalance), "1",
        "|generated - rejected - stored change| / generated"},
-      {"limit_violations", junction_max_ > gpus_->parameters().max_operating_temperature ? 1.0 : 0.0, "1",
-       "limit checks failed (GPU max operating temperature)"},
+      {"limit_violations",
+       (junction_max_ > gpus_->parameters().max_operating_temperature ? 1.0 : 0.0) +
+           static_cast<double>(envelope_.violated()),
+       "1", "limit checks failed: GPU max operating temperature and the operating envelopes (envelope_*)"},
   };
+  for (auto& figure : envelope_.summary()) s.push_back(std::move(figure));
   if (rack_flow_slot_) {
     // Over the samples, as the series /rack/coolant_flow: maldistribution and pump failures alike.
     s.push_back({"rack_coolant_flow_min", rack_flow_min_, "m3/s",
@@ -605,7 +646,9 @@ std::vector<solver::SummaryFigure> FacilitySite::summary(const std::vector<doubl
     for (auto& figure : s)
       if (figure.name == "limit_violations") {
         figure.value += grid_violations;
-        figure.long_name = "limit checks failed: GPU max operating temperature and the utility's limits (grid_limit_*)";
+        figure.long_name =
+            "limit checks failed: GPU max operating temperature, the operating envelopes (envelope_*) and the "
+            "utility's limits (grid_limit_*)";
       }
     double storage_losses = 0.0;
     for (const auto& [stage, loss] : feed_->energy().loss_by_stage)

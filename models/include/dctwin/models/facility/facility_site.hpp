@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "dctwin/models/facility/air_cooling.hpp"
+#include "dctwin/models/facility/envelope.hpp"
 #include "dctwin/models/facility/flow_plan.hpp"
 #include "dctwin/models/facility/layout.hpp"
 #include "dctwin/models/facility/liquid_cooling.hpp"
@@ -95,6 +96,10 @@ class FacilitySite final : public Site {
   std::vector<double> pod_other_it_power_;    // non-GPU IT power per pod at the last sample [W]
   double cooling_power_now_ = 0.0;            // cooling power at the last sample [W]
   std::size_t gpu_power_slot_ = 0;            // position of /gpu/power in the output buffer
+  // Operating envelopes (cold-aisle air, HBM, the tower correlation's wet bulb): counted, not clamped.
+  EnvelopeMonitor envelope_;
+  std::size_t cold_aisle_check_ = 0, hbm_check_ = 0;
+  std::optional<std::size_t> wet_bulb_check_;
   std::optional<std::size_t> rack_flow_slot_;  // position of /rack/coolant_flow (liquid-cooled sites)
   double rack_flow_min_ = 0.0, rack_flow_max_ = 0.0;  // over samples and racks [m3/s]
 };
