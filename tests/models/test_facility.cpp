@@ -253,6 +253,50 @@ TEST_CASE("The electrical feed follows the hall at 1 ms between knots and its en
   CHECK(figure(summary, "limit_violations") >= figure(summary, "grid_limit_violations"));
 }
 
+TEST_CASE("The grid sees the cooling's power as a ramp between samples, not a step at each", "[models][facility][electrical]") {
+  // The air-cooled hall from a cold start: fans, CRAH and plant power change over the minute while
+  // the GPUs compute steadily (one long compute phase, no communication edges), sampled every 10 s.
+  // The thermal part knows the cooling's power only at its samples; the feed gets it interpolated
+  // between them.
+  const std::string text =
+      "name: small\nsite: facility\nsimulation: {output_interval: 10 s, duration: 60 s}\n"
+      "facility:\n  cooling: air\n  layout: {pods: 2, racks_per_pod: 4}\n"
+      "workload:\n  job: {timing: given, compute_time: 100 s, exposed_communication_time: 1 s, optimizer_time: 0.5 s, "
+      "pipeline_parallel: 2}\n";
+  const auto doc = dctwin::io::parse_scenario(text, "small.yaml", dctwin::models::facility::scenario_schema());
+  FacilitySite site(doc.tree, std::nullopt);
+  REQUIRE(site.has_electrical_feed());
+  struct KnotObserver final : dctwin::solver::SimulationObserver {
+    FacilitySite* site = nullptr;
+    std::vector<dctwin::models::electrical::GridSample> grid;
+    void on_sample(double t, const std::vector<double>& x, const std::vector<double>& out) override {
+      site->observe(t, x, out);
+      for (const auto& g : site->take_grid_samples()) grid.push_back(g);
+    }
+    [[nodiscard]] bool wants_knots() const override { return true; }
+    void on_knot(double t, const std::vector<double>& x, const std::vector<double>& before,
+                 const std::vector<double>& after) override {
+      site->knot(t, x, before, after);
+    }
+  } observer;
+  observer.site = &site;
+  dctwin::solver::Simulator simulator(site.system(), site.settings());
+  REQUIRE(simulator.run(site.initial_state(), observer).finished());
+  REQUIRE(observer.grid.size() == 60001);
+  // Held between samples, the cooling's power stepped by its change over 10 s at a sample (or at
+  // the first knot after it): hundreds of W. Interpolated, the largest 1-ms change anywhere is a
+  // small fraction of the slow drift the record shows over the minute.
+  double largest = 0.0, low = observer.grid.front().grid_power, high = low;
+  for (std::size_t m = 1; m < observer.grid.size(); ++m) {
+    largest = std::max(largest, std::abs(observer.grid[m].grid_power - observer.grid[m - 1].grid_power));
+    low = std::min(low, observer.grid[m].grid_power);
+    high = std::max(high, observer.grid[m].grid_power);
+  }
+  INFO("largest 1-ms change " << largest << " W, drift over the run " << high - low << " W");
+  CHECK(high - low > 1e3);
+  CHECK(largest <= 1e-3 * (high - low));
+}
+
 TEST_CASE("The fast mode equals the reference mode on the pod scenario", "[models][facility][reference]") {
   // scenarios/pod-l2a.yaml (3,072 GPUs, 64 racks, the Llama 3 job with its governors), its first
   // minute: ~10 training steps with their phase edges and 600 governor ticks. Fast mode (the

@@ -415,7 +415,7 @@ void FacilitySite::finish_assembly() {
   }
 }
 
-electrical::FeedLoad FacilitySite::feed_load(double t, const double* d, const std::vector<double>& leakage) const {
+std::vector<double> FacilitySite::pod_gpu_power(double t, const double* d, const std::vector<double>& leakage) const {
   const solver::EvalContext ctx{t, t, d};
   const std::size_t per_pod = layout_->gpus() / layout_->pods();
   // Each pod's GPUs, summed per block of GPUs (and then over the blocks in order).
@@ -427,21 +427,29 @@ electrical::FeedLoad FacilitySite::feed_load(double t, const double* d, const st
       sums[g / per_pod] += on ? power + leakage[g] : 0.0;
     });
   });
-  return feed_load(pod_sums);
+  return pod_gpu_power(pod_sums);
 }
 
-electrical::FeedLoad FacilitySite::feed_load(const workload::TrainingJob::GroupPowerSums& pod_sums) const {
-  electrical::FeedLoad load;
-  load.it = pod_other_it_power_;
-  load.mechanical = cooling_power_now_;
+std::vector<double> FacilitySite::pod_gpu_power(const workload::TrainingJob::GroupPowerSums& pod_sums) const {
+  std::vector<double> power(layout_->pods(), 0.0);
   for (const auto& sums : pod_sums)
-    for (std::size_t pod = 0; pod < sums.size(); ++pod) load.it[pod] += sums[pod];
-  return load;
+    for (std::size_t pod = 0; pod < sums.size(); ++pod) power[pod] += sums[pod];
+  return power;
+}
+
+double FacilitySite::stepped_cooling_power(double t, bool before) const {
+  if (pods_ == nullptr) return 0.0;  // air-cooled: no pod pumps, no doors
+  const auto& phases = flows_->phases();
+  std::size_t k = flows_->phase_index(t);
+  if (before && k > 0 && phases[k].start >= t) --k;  // the phase that ends at t
+  double power = static_cast<double>(layout_->racks()) * racks_->door_fan_power();
+  for (double p : phases[k].pod_pump_power) power += p;
+  return power;
 }
 
 void FacilitySite::knot(double t, const std::vector<double>& x, const std::vector<double>& before,
                         const std::vector<double>& after) {
-  if (!feed_ || t <= feed_->time()) return;  // not started yet (it starts at the first sample)
+  if (!feed_ || t <= held_until_) return;  // not started yet (it starts at the first sample)
   // Both sides are the same load unless the update changed some GPU's power (most ticks do not).
   // (The job knows whether its updates at t touched those inputs; only then are they compared.)
   const bool same = &before == &after || (job_ != nullptr && (!job_->power_inputs_changed_at(t) ||
@@ -449,18 +457,44 @@ void FacilitySite::knot(double t, const std::vector<double>& x, const std::vecto
   // After the job's update at t its per-pod sums are this side's load, summed in the same order
   // from the same leakage (the same x): no second pass over the GPUs.
   const workload::TrainingJob::GroupPowerSums* after_sums = job_ != nullptr ? job_->power_by_group(t) : nullptr;
+  HeldKnot held;
+  held.t = t;
   if (after_sums != nullptr && same) {
-    const electrical::FeedLoad load = feed_load(*after_sums);
-    feed_->advance(t, feed_right_, load);
-    feed_right_ = load;
-    return;
+    held.gpu_before = pod_gpu_power(*after_sums);
+    held.gpu_after = held.gpu_before;
+  } else {
+    // The leakage depends on x only: once for both sides of the knot.
+    gpus_->leakage_powers(x.data(), knot_leakage_);
+    held.gpu_before = pod_gpu_power(t, before.data(), knot_leakage_);
+    if (same) held.gpu_after = held.gpu_before;
+    else held.gpu_after = after_sums != nullptr ? pod_gpu_power(*after_sums) : pod_gpu_power(t, after.data(), knot_leakage_);
   }
-  // The leakage depends on x only: once for both sides of the knot.
-  gpus_->leakage_powers(x.data(), knot_leakage_);
-  const electrical::FeedLoad left = feed_load(t, before.data(), knot_leakage_);
-  feed_->advance(t, feed_right_, left);
-  if (same) feed_right_ = left;
-  else feed_right_ = after_sums != nullptr ? feed_load(*after_sums) : feed_load(t, after.data(), knot_leakage_);
+  held_knots_.push_back(std::move(held));
+  held_until_ = t;
+}
+
+void FacilitySite::advance_feed_to_sample(double t) {
+  // Linear in time between the samples at t0 (previous) and t1 = t: the plant's power, the CRAH
+  // fans and the servers' other IT power (fans) change smoothly; pumps and door fans step at their
+  // flow phases, taken at each knot's own time.
+  const double t0 = previous_sample_time_;
+  const double span = t - t0;
+  const std::size_t pods = layout_->pods();
+  for (const HeldKnot& k : held_knots_) {
+    const double w = span > 0.0 ? std::clamp((k.t - t0) / span, 0.0, 1.0) : 1.0;
+    const double smooth = previous_smooth_cooling_power_ + w * (smooth_cooling_power_ - previous_smooth_cooling_power_);
+    electrical::FeedLoad left;
+    left.it.resize(pods);
+    for (std::size_t p = 0; p < pods; ++p)
+      left.it[p] = previous_other_it_power_[p] + w * (pod_other_it_power_[p] - previous_other_it_power_[p]) +
+                   k.gpu_before[p];
+    left.mechanical = smooth + stepped_cooling_power(k.t, true);
+    feed_->advance(k.t, feed_right_, left);
+    feed_right_ = left;
+    for (std::size_t p = 0; p < pods; ++p) feed_right_.it[p] += k.gpu_after[p] - k.gpu_before[p];
+    feed_right_.mechanical = smooth + stepped_cooling_power(k.t, false);
+  }
+  held_knots_.clear();
 }
 
 std::vector<electrical::GridSample> FacilitySite::take_grid_samples() {
@@ -514,12 +548,13 @@ void FacilitySite::observe(double t, const std::vector<double>& x, const std::ve
     supply = v[pods_->supply_index(0)];
     for (std::size_t p = 1; p < layout_->pods(); ++p) supply = std::max(supply, v[pods_->supply_index(p)]);
   }
-  double it_power = gpu_power, cooling_power = plant_->operate(t, v).power;
   const auto& crah = hall_->room().crah_parameters();
-  cooling_power += static_cast<double>(layout_->pods()) * crah.count * crah.rated_fan_power;
+  const double smooth_cooling =
+      plant_->operate(t, v).power + static_cast<double>(layout_->pods()) * crah.count * crah.rated_fan_power;
+  const double cooling_power = smooth_cooling + stepped_cooling_power(t, false);
   // The non-GPU IT power per pod (the electrical feed's lineups are the pods).
   const std::size_t pods = layout_->pods(), servers_per_pod = layout_->servers() / pods;
-  const std::vector<double> other_it_before = pod_other_it_power_;
+  previous_other_it_power_ = pod_other_it_power_;
   pod_other_it_power_.assign(pods, 0.0);
   if (servers_ != nullptr) {
     // Server fans are part of the servers' (IT) power.
@@ -532,17 +567,16 @@ void FacilitySite::observe(double t, const std::vector<double>& x, const std::ve
     }
   } else {
     for (double& p : pod_other_it_power_) p = static_cast<double>(layout_->racks_per_pod()) * server_air_heat_per_rack_;
-    for (double p : flows_->at(t).pod_pump_power) cooling_power += p;
-    cooling_power += static_cast<double>(layout_->racks()) * racks_->door_fan_power();
   }
+  double it_power = gpu_power;
   for (double p : pod_other_it_power_) it_power += p;
-  cooling_power_now_ = cooling_power;
-  if (feed_) feed_->set_ambient_temperature(weather_->dry_bulb_at(t));
-  // The powers sampled here hold from the sample on (a step at its knot, not a ramp to the next).
-  if (feed_ && feed_->time() == t && other_it_before.size() == pods) {
-    feed_right_.mechanical = cooling_power;
-    for (std::size_t p = 0; p < pods; ++p) feed_right_.it[p] += pod_other_it_power_[p] - other_it_before[p];
+  previous_smooth_cooling_power_ = smooth_cooling_power_;
+  smooth_cooling_power_ = smooth_cooling;
+  if (feed_) {
+    advance_feed_to_sample(t);
+    feed_->set_ambient_temperature(weather_->dry_bulb_at(t));
   }
+  previous_sample_time_ = t;
   if (electrical_ && !feed_) {
     // The feed starts at the first sample, in steady state at the load then.
     electrical::FeedLoad load;
@@ -553,6 +587,7 @@ void FacilitySite::observe(double t, const std::vector<double>& x, const std::ve
     feed_ = std::make_unique<electrical::ElectricalFeed>(*electrical_, pods, servers_per_pod, layout_->racks_per_pod(),
                                                          weather_->dry_bulb_at(t), t, load);
     feed_right_ = load;
+    held_until_ = t;
   }
   {
     double coldest = v[hall_->cold_index(0)];
