@@ -778,7 +778,7 @@ TEST_CASE("grid charts: the pod report's /grid series are listed, plotted decima
   CHECK_FALSE(charts.chart().refresh_detail());
   CHECK(charts.chart().drawn_points() == whole);
 
-  // Ramp rate: its largest magnitude is the report's grid_ramp_rate_max (same definition).
+  // Ramp rate: its largest magnitude is the report's grid_ramp_rate_max_1s (same definition).
   REQUIRE(charts.set_checked({"ramp:/grid/power"}) == 1);
   const std::string csv = charts.csv();
   CHECK(csv.rfind("time [s],grid power ramp rate (1 s) [MW/s]\n", 0) == 0);
