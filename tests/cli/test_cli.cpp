@@ -251,7 +251,7 @@ TEST_CASE("SIGINT and SIGTERM leave a report marked incomplete, never a truncate
   }
 }
 
-TEST_CASE("Command-line usage errors exit 64; help and version exit 0", "[cli]") {
+TEST_CASE("Command-line usage errors exit 64, help and version exit 0", "[cli]") {
   const auto dir = scratch("usage");
   CHECK(run_dctwin({}, dir).code == 64);
   CHECK(run_dctwin({"run"}, dir).code == 64);
@@ -276,7 +276,7 @@ TEST_CASE("Command-line usage errors exit 64; help and version exit 0", "[cli]")
   CHECK(version.out.rfind("dctwin 0.", 0) == 0);
 }
 
-TEST_CASE("Output errors: an uncreatable report exits 73; info on a broken file exits 65", "[cli][report]") {
+TEST_CASE("Output errors: an uncreatable report exits 73, info on a broken file exits 65", "[cli][report]") {
   const auto dir = scratch("output");
   const Outcome o = run_dctwin({"run", single_node, "-o", "/proc/no-such-dir/r.h5", "-q"}, dir);
   CHECK(o.code == 73);

@@ -137,7 +137,7 @@ TEST_CASE("The steady state is steady, and GPUs differ GPU to GPU", "[models][fa
   }
 }
 
-TEST_CASE("Direct-return headers starve the far racks; the rack flow is the sum of its plates", "[models][facility]") {
+TEST_CASE("Direct-return headers starve the far racks, the rack flow is the sum of its plates", "[models][facility]") {
   const auto doc = small_site("liquid-to-liquid", 24);
   FacilitySite site(doc.tree, std::nullopt);
   const auto& phase = site.flows().phases().front();
@@ -150,7 +150,7 @@ TEST_CASE("Direct-return headers starve the far racks; the rack flow is the sum 
   }
 }
 
-TEST_CASE("A pump failure: the standby takes over; losing all pumps reaches the thermal limit", "[models][facility]") {
+TEST_CASE("A pump failure: the standby takes over, losing all pumps reaches the thermal limit", "[models][facility]") {
   SECTION("one of three pumps fails: N+1, flows unchanged") {
     const auto doc = small_site("liquid-to-liquid", 6, "  pump_failures:\n    - {time: 20 s, pod: 1, failed: 1}\n");
     FacilitySite site(doc.tree, std::nullopt);

@@ -140,7 +140,7 @@ TEST_CASE("nvidia-smi CSV without header needs --columns", "[telemetry][nvidia-s
   CHECK(value(with_units, 0, "power", 0) == Approx(540.0));
 }
 
-TEST_CASE("nvidia-smi CSV without index: GPUs by row within each tick; older throttle names",
+TEST_CASE("nvidia-smi CSV without index: GPUs by row within each tick, older throttle names",
           "[telemetry][nvidia-smi]") {
   const std::string header =
       "timestamp, uuid, power.draw [W], temperature.memory, clocks_throttle_reasons.sw_power_cap, "

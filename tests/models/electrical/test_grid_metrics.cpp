@@ -32,7 +32,7 @@ double variance(const std::vector<double>& x) {
 }
 }  // namespace
 
-TEST_CASE("spectrum of a square wave matches its Fourier series; total = variance", "[electrical][metrics]") {
+TEST_CASE("spectrum of a square wave matches its Fourier series, total = variance", "[electrical][metrics]") {
   // x(t) = +A for the first half of each period 1/f0, -A for the second half. Its Fourier series is
   //   x(t) = (4 A / pi) sum_{n odd} sin(2 pi n f0 t) / n,
   // a sine of amplitude a_n = 4 A / (pi n) holds the variance a_n^2 / 2 = 8 A^2 / (pi^2 n^2), and the
@@ -76,7 +76,7 @@ TEST_CASE("spectrum of a square wave matches its Fourier series; total = varianc
   CHECK(band_energy_fraction(s, 0.4, 0.6) == Approx(8.0 / (pi * pi)).epsilon(1e-4));
 }
 
-TEST_CASE("band shares of two tones on bins are exact; Parseval holds for any length", "[electrical][metrics]") {
+TEST_CASE("band shares of two tones on bins are exact, Parseval holds for any length", "[electrical][metrics]") {
   const double dt = 5e-3;
   const std::size_t n = 20000;  // 100 s: bins every 0.01 Hz
   const double a1 = 2.0 * megawatt, f1 = 0.5;
@@ -112,7 +112,7 @@ TEST_CASE("band shares of two tones on bins are exact; Parseval holds for any le
   CHECK(power_spectrum({}, 1e-3).energy.empty());
 }
 
-TEST_CASE("ramp rate: a linear ramp gives its slope, a step its height per window; peak to peak",
+TEST_CASE("ramp rate: a linear ramp gives its slope, a step its height per window, peak to peak",
           "[electrical][metrics]") {
   const double dt = 1e-3;
   const double slope = 2.5 * megawatt;  // W/s
@@ -196,7 +196,7 @@ TEST_CASE("grid recorder on a known step: ramp, spectrum, frequency, RoCoF, volt
   CHECK(checks[4].limit == 383.15);
 }
 
-TEST_CASE("grid recorder: the streamed ramp equals the batch one on noise; memory per simulated hour",
+TEST_CASE("grid recorder: the streamed ramp equals the batch one on noise, memory per simulated hour",
           "[electrical][metrics]") {
   const double dt = 1e-3;
   SplitMix64 random(11);
