@@ -10,9 +10,9 @@
 # left in build/fuzz/artifacts/ (reproduce with build/fuzz/tests/fuzz/fuzz-NAME FILE). New inputs that
 # reach new code go to build/fuzz/corpus/NAME, never into the source tree; copy the interesting ones
 # to tests/fuzz/corpus/NAME by hand (the regular test suite then runs them on every build).
-# The `report` target meets known faults inside libhdf5 1.10 on a damaged global heap
-# (docs/reliability.md): hangs, reads out of bounds and a memcpy of overlapping ranges, all under
-# H5HG_read. It runs in fork mode, where fuzzing goes on after a crash or a timeout; afterwards each
+# The HDF5 targets (`report`, `gui-report`) meet known faults inside libhdf5 1.10 on a damaged
+# global heap (docs/reliability.md): hangs, reads out of bounds and a memcpy of overlapping ranges,
+# all under H5HG_read. They run in fork mode, where fuzzing goes on after a crash or a timeout; afterwards each
 # such input is run again on its own and triaged by its stack: when the innermost frame that is
 # either libhdf5 or dctwin's source is libhdf5, it is counted as a known libhdf5 fault (kept in
 # build/fuzz/artifacts/libhdf5/). An input that does not fail again when it runs alone is counted
@@ -36,7 +36,7 @@ if ! [[ "$seconds" =~ ^[0-9]+$ ]] || ((seconds < 1)); then
   exit 64
 fi
 
-all_targets=(scenario scenario-site weather report telemetry-auto telemetry-nvidia-smi-csv telemetry-nvidia-smi-dmon
+all_targets=(scenario scenario-site weather report sweep gui-report telemetry-auto telemetry-nvidia-smi-csv telemetry-nvidia-smi-dmon
              telemetry-dcgmi-dmon telemetry-prometheus telemetry-prometheus-json telemetry-csv)
 targets=("$@")
 if ((${#targets[@]} == 0)); then
@@ -77,11 +77,13 @@ for t in "${targets[@]}"; do
   log="$build_dir/logs/$t.log"
   mkdir -p "$work"
   # -timeout: one input taking longer is a finding (a hang); -rss_limit_mb: so is using more memory.
+  hdf5=0
+  [[ "$t" == "report" || "$t" == "gui-report" ]] && hdf5=1
   options=(-max_total_time="$seconds" -timeout=20 -rss_limit_mb=2560 -max_len=65536 -print_final_stats=1)
   ((workers > 1)) && options+=(-fork="$workers")
   asan_options="$ASAN_OPTIONS"
   artifacts="$build_dir/artifacts/$t-"
-  if [[ "$t" == "report" ]]; then
+  if ((hdf5)); then
     # Fork mode: crashes and timeouts (5 s) are kept and triaged below; running out of memory stays
     # a finding.
     options+=(-fork="$workers" -timeout=5 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=0)
@@ -94,7 +96,7 @@ for t in "${targets[@]}"; do
     status=$?
   known=0
   unreproduced=0
-  if [[ "$t" == "report" ]]; then
+  if ((hdf5)); then
     # In fork mode the exit code is the last job's, whatever was ignored: what counts is that the
     # run went to its end, and the triage.
     status=0
