@@ -34,6 +34,8 @@
 # fail again when it runs alone is counted as not reproducible (kept in
 # build/fuzz/artifacts/unreproduced/): the readers keep no state from one input to the next,
 # libhdf5 does, and a damaged heap read earlier can make a later input crash.
+# Input sizes: up to 1 MiB for the HDF5 targets, 256 KiB for the text readers (-max_len); the
+# corpora hold seeds beyond 64 KiB (tests/fuzz/make_large_seeds.sh).
 # Environment: DCTWIN_FUZZ_EXCLUDE (target names left out when none are given).
 # Environment: DCTWIN_FUZZ_BUILD_DIR (default build/fuzz), DCTWIN_JOBS (default: number of cores),
 # DCTWIN_FUZZ_WORKERS (parallel fuzzing processes per target, default 1).
@@ -92,9 +94,10 @@ for t in "${targets[@]}"; do
   log="$build_dir/logs/$t.log"
   mkdir -p "$work"
   # -timeout: one input taking longer is a finding (a hang); -rss_limit_mb: so is using more memory.
+  max_len=262144
   hdf5=0
-  [[ "$t" == "report" || "$t" == "gui-report" ]] && hdf5=1
-  options=(-max_total_time="$seconds" -timeout=20 -rss_limit_mb=2560 -max_len=65536 -print_final_stats=1)
+  [[ "$t" == "report" || "$t" == "gui-report" ]] && hdf5=1 && max_len=1048576
+  options=(-max_total_time="$seconds" -timeout=20 -rss_limit_mb=2560 -max_len="$max_len" -print_final_stats=1)
   ((workers > 1)) && options+=(-fork="$workers")
   asan_options="$ASAN_OPTIONS"
   artifacts="$build_dir/artifacts/$t-"
