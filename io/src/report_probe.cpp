@@ -178,6 +178,21 @@ void read_attributes(Progress& progress, const h5::Object& object, const std::st
   }
 }
 
+/// The names of a group's members, one by one by index in name order, as the desktop
+/// application's validation reader lists them (gui/lib/src/h5_util.cpp): another path through
+/// libhdf5 than the walk by H5Lvisit, with faults of its own on damaged link tables.
+void list_members_by_index(hid_t group) {
+  H5G_info_t info{};
+  if (H5Gget_info(group, &info) < 0) return;
+  std::string name;
+  for (hsize_t k = 0; k < std::min<hsize_t>(info.nlinks, hsize_t{1} << 20); ++k) {
+    const ssize_t length = H5Lget_name_by_idx(group, ".", H5_INDEX_NAME, H5_ITER_INC, k, nullptr, 0, H5P_DEFAULT);
+    if (length <= 0) continue;
+    name.assign(static_cast<std::size_t>(length) + 1, '\0');
+    H5Lget_name_by_idx(group, ".", H5_INDEX_NAME, H5_ITER_INC, k, name.data(), name.size(), H5P_DEFAULT);
+  }
+}
+
 /// The child's reading (report_probe.hpp lists what it touches). Returns the child's exit code.
 int read_everything(const std::filesystem::path& path, const ReportProbeOptions& options, Progress& progress) {
   h5::init();
@@ -199,6 +214,8 @@ int read_everything(const std::filesystem::path& path, const ReportProbeOptions&
   if (!file) return progress.any_refused() ? child_refused : child_ok;
   progress.step("the attributes of /");
   read_attributes(progress, *file, root);
+  progress.step("the members of /");
+  list_members_by_index(file->id());
   progress.step("the list of objects");
   std::vector<std::string> objects;
   attempt(progress, [&] { objects = file->walk(); });
@@ -212,6 +229,8 @@ int read_everything(const std::filesystem::path& path, const ReportProbeOptions&
       std::optional<h5::Group> group;
       if (attempt(progress, [&] { group.emplace(h5::Group::open(*file, object_path)); })) {
         read_attributes(progress, *group, object_path);
+        progress.step("the members of " + object_path);
+        list_members_by_index(group->id());
       }
       continue;
     }

@@ -19,7 +19,8 @@
 // The child reads: the file's superblock and root attributes through ReportReader (status,
 // status_reason, every root attribute, end_time), the datasets listed in `datasets` (in full), the
 // list of datasets with their units and long names, the summary figures, then walks every object
-// of the file: every attribute of every group and dataset (read in full), every dataset's header,
+// of the file: every attribute of every group and dataset (read in full), the members of every
+// group listed one by one by index, every dataset's header,
 // every string dataset when `read_strings`, and every numeric dataset when `read_all_data` (in
 // blocks of rows, in full while the values read stay within `max_values`, then only the first and
 // last row of each). What a caller reads later must be within what it asked the probe to read.
