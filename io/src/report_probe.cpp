@@ -389,7 +389,30 @@ ReportProbe probe_report(const std::filesystem::path& path, const ReportProbeOpt
   // Progress until the child closes its end (it ended) or the time is up.
   const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                            std::chrono::duration<double>(std::max(options.timeout_seconds, 0.0)));
-  std::string received;
+  // What the child said, taken line by line as it arrives (a damaged file may list millions of
+  // objects: only the last step is kept).
+  std::string pending;
+  std::string refusal;
+  std::string error;
+  bool out_of_memory = false;
+  bool heard = false;
+  auto take_lines = [&] {
+    std::size_t position = 0;
+    while (true) {
+      const std::size_t end = pending.find('\n', position);
+      if (end == std::string::npos) break;
+      const std::string_view line(pending.data() + position, end - position);
+      position = end + 1;
+      const std::size_t space = line.find(' ');
+      const std::string_view kind = line.substr(0, space);
+      const std::string_view text = space == std::string_view::npos ? std::string_view() : line.substr(space + 1);
+      if (kind == "step") result.where = text;
+      if (kind == "refused" && refusal.empty()) refusal = text;
+      if (kind == "oom") out_of_memory = true;
+      if (kind == "error") error = text;
+    }
+    pending.erase(0, position);
+  };
   bool timed_out = false;
   while (true) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
@@ -405,7 +428,9 @@ ReportProbe probe_report(const std::filesystem::path& path, const ReportProbeOpt
     const ssize_t n = ::read(fds[0], buffer, sizeof buffer);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;  // end of file: the child has ended (or closed its output)
-    received.append(buffer, static_cast<std::size_t>(n));
+    heard = true;
+    pending.append(buffer, static_cast<std::size_t>(n));
+    take_lines();
   }
   ::close(fds[0]);
   int status = 0;
@@ -436,24 +461,6 @@ ReportProbe probe_report(const std::filesystem::path& path, const ReportProbeOpt
     }
   }
 
-  // What the child said.
-  std::string refusal;
-  std::string error;
-  bool out_of_memory = false;
-  std::size_t position = 0;
-  while (position < received.size()) {
-    const std::size_t end = received.find('\n', position);
-    if (end == std::string::npos) break;  // a line cut short by the end of the child
-    const std::string_view line(received.data() + position, end - position);
-    position = end + 1;
-    const std::size_t space = line.find(' ');
-    const std::string_view kind = line.substr(0, space);
-    const std::string_view text = space == std::string_view::npos ? std::string_view() : line.substr(space + 1);
-    if (kind == "step") result.where = text;
-    if (kind == "refused" && refusal.empty()) refusal = text;
-    if (kind == "oom") out_of_memory = true;
-    if (kind == "error") error = text;
-  }
   const std::string where = result.where.empty() ? std::string("the file") : result.where;
   using Outcome = ReportProbe::Outcome;
   if (timed_out) {
@@ -495,7 +502,7 @@ ReportProbe probe_report(const std::filesystem::path& path, const ReportProbeOpt
                                  format_mib(options.memory_limit_bytes), where);
     return result;
   }
-  if (code == child_cannot_exec && !options.helper.empty() && received.empty()) {
+  if (code == child_cannot_exec && !options.helper.empty() && !heard) {
     result.outcome = Outcome::failed;
     result.message = fmt::format("cannot check the report: cannot run {}", options.helper.string());
     return result;
