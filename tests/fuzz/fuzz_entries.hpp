@@ -46,7 +46,7 @@ void telemetry(std::string_view format, Bytes data);
 void report(Bytes data);
 
 /// Sweep file: parse_sweep against the scenario schema, then the text, label and checked scenario of
-/// a few members (the first, the last and some between). The input is the sweep file, optionally
+/// three members (the first, the middle and the last). The input is the sweep file, optionally
 /// followed by a line `%%` and the base scenario; without that line a fixed small base is used.
 /// Accepted refusals: solver::InputError (SweepError, ScenarioError, MissingInputError).
 void sweep(Bytes data);
