@@ -10,6 +10,7 @@
 #include <exception>
 
 #include "dctwin/io/report.hpp"
+#include "dctwin/io/report_probe.hpp"
 #include "dctwin/io/run.hpp"
 #include "dctwin/io/schema_doc.hpp"
 #include "dctwin/models/facility/site.hpp"
@@ -150,6 +151,16 @@ int info_command(const std::string& path, bool all_attributes) {
     if (!std::filesystem::exists(path)) {
       std::fprintf(stderr, "%s: no such report file\n", solver::printable(path).c_str());
       return exit_no_input;
+    }
+    // A damaged report can crash or hang libhdf5, which no exception handler survives: a child
+    // process reads everything this command reads first (dctwin/io/report_probe.hpp). A forked copy
+    // of this process is safe here: `info` starts no threads before it.
+    io::ReportProbeOptions probe;
+    probe.datasets = {"/time"};
+    probe.read_strings = false;  // info shows no string dataset
+    if (const auto checked = io::probe_report(path, probe); checked.damaged()) {
+      std::fprintf(stderr, "%s: %s\n", path.c_str(), checked.message.c_str());
+      return exit_data_error;
     }
     const io::ReportReader report(path);
     const auto strings = report.string_attributes();

@@ -304,6 +304,11 @@ int run_application(int argc, char** argv) {
   if (batch || parser.isSet(view_option)) window.show_view(shown);
   window.show();
 
+  // A part of the report that could not be read while the views were set up (a corrupt chunk).
+  if (batch && !window.last_error().isEmpty()) {
+    fail(window.last_error());
+    return exit_data;
+  }
   if (parser.isSet(benchmark_option)) {
     bool ok = false;
     const int frames = parser.value(benchmark_option).toInt(&ok);
