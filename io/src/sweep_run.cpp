@@ -10,6 +10,7 @@
 #include <sstream>
 #include <system_error>
 
+#include "dctwin/io/output_file.hpp"
 #include "dctwin/io/report.hpp"
 #include "dctwin/io/run.hpp"
 #include "dctwin/io/sweep_run.hpp"
@@ -55,33 +56,7 @@ bool read_text_file(const fs::path& path, std::string& text) {
 
 namespace detail {
 
-std::string unique_suffix() {
-  char host[256] = {};
-  if (::gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
-  return std::string(host[0] != '\0' ? host : "host") + "." + std::to_string(::getpid());
-}
-
-void write_file_atomically(const fs::path& path, const std::string& text) {
-  fs::path temporary = path;
-  temporary += "." + unique_suffix() + ".part";
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.flush();
-    if (!out) {
-      std::error_code ignored;
-      fs::remove(temporary, ignored);
-      throw ReportError("cannot write '" + path.string() + "': " + std::generic_category().message(errno));
-    }
-  }
-  std::error_code error;
-  fs::rename(temporary, path, error);
-  if (error) {
-    std::error_code ignored;
-    fs::remove(temporary, ignored);
-    throw ReportError("cannot write '" + path.string() + "': " + error.message());
-  }
-}
+void write_file_atomically(const fs::path& path, const std::string& text) { write_output_text(path, text, ""); }
 
 }  // namespace detail
 
