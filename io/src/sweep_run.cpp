@@ -1,4 +1,6 @@
 // Sweep members: running one, reading its record, and the sweep directory (see sweep_run.hpp).
+#include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -6,7 +8,9 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <cstring>
 #include <limits>
+#include <optional>
 #include <sstream>
 #include <system_error>
 
@@ -59,6 +63,40 @@ namespace detail {
 void write_file_atomically(const fs::path& path, const std::string& text) { write_output_text(path, text, ""); }
 
 }  // namespace detail
+
+namespace {
+
+/// An exclusive lock on one member of a sweep directory: flock() on DIR/locks/<id>.lock, held
+/// while the member runs, so that two sweeps on the same directory (two shells, two array tasks
+/// with overlapping ranges) never run, record or remove the same member at once. The kernel
+/// releases it when the process ends, however it ends; the lock files stay (removing one would
+/// let a third process lock a new file of the same name while the second still holds the old).
+class MemberLock {
+ public:
+  MemberLock(const fs::path& dir, const std::string& id) {
+    const fs::path locks = dir / "locks";
+    std::error_code ignored;
+    fs::create_directories(locks, ignored);
+    path_ = locks / (id + ".lock");
+    fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0666);
+    if (fd_ < 0) throw ReportError("cannot create lock file '" + path_.string() + "': " + std::strerror(errno));
+    if (::flock(fd_, LOCK_EX | LOCK_NB) == 0) return;
+    // A file system without flock() (some parallel file systems): carry on unlocked, as HDF5's
+    // own file locking does.
+    held_ = errno != EWOULDBLOCK;
+  }
+  ~MemberLock() { ::close(fd_); }
+  MemberLock(const MemberLock&) = delete;
+  MemberLock& operator=(const MemberLock&) = delete;
+  [[nodiscard]] bool held() const { return held_; }
+
+ private:
+  fs::path path_;
+  int fd_ = -1;
+  bool held_ = true;
+};
+
+}  // namespace
 
 const char* to_string(MemberStatus status) noexcept {
   switch (status) {
@@ -143,6 +181,29 @@ MemberOutcome run_sweep_member(const SweepPlan& plan, std::size_t index, const f
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   };
   std::string text;
+  std::optional<MemberLock> lock;
+  try {
+    lock.emplace(dir, plan.members.at(index).id);
+  } catch (const ReportError& error) {
+    outcome.status = MemberStatus::failed;
+    outcome.reason = error.what();
+    return outcome;
+  }
+  if (!lock->held()) {
+    outcome.status = MemberStatus::missing;
+    outcome.reason = "another process is running this member";
+    outcome.wall_time_seconds = elapsed();
+    return outcome;
+  }
+  {
+    // Another process may have finished it since this one looked.
+    const MemberRecord now = inspect_sweep_member(plan, index, dir);
+    if (now.status == MemberStatus::complete) {
+      outcome.status = MemberStatus::complete;
+      outcome.wall_time_seconds = elapsed();
+      return outcome;
+    }
+  }
   const auto fail = [&](const char* failure, const std::string& reason) {
     outcome.status = MemberStatus::failed;
     outcome.reason = reason;
