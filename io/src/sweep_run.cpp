@@ -249,6 +249,7 @@ MemberOutcome run_sweep_member(const SweepPlan& plan, std::size_t index, const f
 }
 
 void prepare_sweep_directory(const SweepPlan& plan, const fs::path& dir) {
+  if (dir.empty()) throw ReportError("cannot create sweep directory '': the name is empty");
   for (const fs::path& path : {dir, dir / "members", dir / "plan"}) {
     std::error_code error;
     fs::create_directories(path, error);
