@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <exception>
 
+#include "dctwin/io/output_file.hpp"
 #include "dctwin/io/report.hpp"
 #include "dctwin/io/report_probe.hpp"
 #include "dctwin/io/run.hpp"
@@ -74,6 +75,8 @@ int run_command(const RunArguments& arguments, const std::atomic<bool>& stop_req
   solver::set_thread_budget(arguments.threads);
 
   try {
+    // A report that cannot be written at that name is found before the scenario is even read.
+    io::check_output_path(arguments.report, "report", {{arguments.scenario, "scenario"}});
     const io::ScenarioDocument document = io::load_scenario_file(arguments.scenario, overrides);
     const auto& sim = document.tree.section("simulation");
     ProgressReporter progress(0.0, sim.number("duration"), !arguments.quiet);

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <limits>
 
+#include "dctwin/io/output_file.hpp"
 #include "dctwin/io/report.hpp"
 #include "dctwin/io/scenario.hpp"
 #include "dctwin/io/telemetry.hpp"
@@ -90,6 +91,15 @@ int import_command(const ImportArguments& a) {
     return exit_usage;
   }
 
+  // The output is checked before the trace is read (a long trace takes a while).
+  const std::vector<io::InputFile> inputs{{a.trace, "trace"}, {a.map, "column map"}};
+  try {
+    io::check_output_path(a.output, "telemetry file", inputs);
+  } catch (const io::ReportError& e) {
+    std::fprintf(stderr, "dctwin import: %s\n", e.what());
+    return exit_cannot_create;
+  }
+
   io::TelemetryTrace trace;
   try {
     trace = io::import_telemetry(a.trace, options);
@@ -105,7 +115,7 @@ int import_command(const ImportArguments& a) {
   }
 
   try {
-    io::write_telemetry_hdf5(trace, a.output);
+    io::write_telemetry_hdf5(trace, a.output, inputs);
   } catch (const io::ReportError& e) {
     std::fprintf(stderr, "dctwin import: %s\n", e.what());
     const std::string message = e.what();

@@ -1,5 +1,6 @@
 // dctwin: run, check and inspect digital-twin scenarios of a GPU training facility.
 #include <CLI/CLI.hpp>
+#include <unistd.h>
 
 #include <atomic>
 #include <csignal>
@@ -9,6 +10,7 @@
 #include <string>
 
 #include "commands.hpp"
+#include "dctwin/io/output_file.hpp"
 #include "exit_codes.hpp"
 #include "import_command.hpp"
 #include "sweep_command.hpp"
@@ -27,6 +29,28 @@ extern "C" void on_stop_signal(int signal_number) {
 void install_signal_handlers() {
   struct sigaction action {};
   action.sa_handler = on_stop_signal;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
+}
+
+// import, validate and calibrate keep nothing of an interrupted command: the handler removes the
+// temporary output being written, if any, and ends the process at once.
+const char* volatile interrupted_message = "dctwin: interrupted\n";
+
+extern "C" void on_stop_signal_discard(int signal_number) {
+  dctwin::io::remove_output_temporaries();
+  const char* message = interrupted_message;
+  std::size_t length = 0;
+  while (message[length] != '\0') ++length;
+  (void)!::write(STDERR_FILENO, message, length);
+  ::_exit(signal_number == SIGTERM ? dctwin::cli::exit_interrupted_sigterm : dctwin::cli::exit_interrupted_sigint);
+}
+
+void install_discarding_signal_handlers(const char* message) {
+  interrupted_message = message;
+  struct sigaction action {};
+  action.sa_handler = on_stop_signal_discard;
   sigemptyset(&action.sa_mask);
   sigaction(SIGINT, &action, nullptr);
   sigaction(SIGTERM, &action, nullptr);
@@ -127,9 +151,18 @@ int main(int argc, char** argv) {
   }
   if (*check_cmd) return check_command(check_scenario);
   if (*info_cmd) return info_command(info_report, info_all);
-  if (*import_cmd) return import_command(import_arguments);
-  if (*validate_cmd) return validate_command(validate_arguments);
-  if (*calibrate_cmd) return calibrate_command(calibrate_arguments);
+  if (*import_cmd) {
+    install_discarding_signal_handlers("dctwin import: interrupted; nothing written\n");
+    return import_command(import_arguments);
+  }
+  if (*validate_cmd) {
+    install_discarding_signal_handlers("dctwin validate: interrupted; nothing written\n");
+    return validate_command(validate_arguments);
+  }
+  if (*calibrate_cmd) {
+    install_discarding_signal_handlers("dctwin calibrate: interrupted; nothing written\n");
+    return calibrate_command(calibrate_arguments);
+  }
   if (*schema_cmd) return schema_command();
   return exit_usage;
 }

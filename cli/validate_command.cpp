@@ -4,9 +4,9 @@
 #include <fmt/format.h>
 
 #include <cstdio>
-#include <fstream>
 #include <optional>
 
+#include "dctwin/io/output_file.hpp"
 #include "dctwin/io/report.hpp"
 #include "dctwin/io/run.hpp"
 #include "dctwin/io/scenario.hpp"
@@ -145,6 +145,23 @@ std::optional<int> read_inputs(const char* command, const ReplayArguments& a, In
   return std::nullopt;
 }
 
+/// The files a replay reads, which its output must not replace.
+std::vector<io::InputFile> input_files(const ReplayArguments& a) {
+  return {{a.trace, "trace"}, {a.scenario, "scenario"}, {a.map, "column map"}};
+}
+
+/// Checks the output before anything is read or simulated; returns an exit code when it is bad.
+std::optional<int> check_output(const char* command, const std::string& output, const char* kind,
+                                const ReplayArguments& a) {
+  try {
+    io::check_output_path(output, kind, input_files(a));
+  } catch (const io::ReportError& e) {
+    std::fprintf(stderr, "dctwin %s: %s\n", command, e.what());
+    return exit_cannot_create;
+  }
+  return std::nullopt;
+}
+
 /// Runs `work`, mapping its failures to exit codes.
 template <typename Work>
 std::optional<int> guarded(const char* command, Work&& work) {
@@ -205,12 +222,13 @@ CLI::App* add_calibrate_command(CLI::App& app, CalibrateArguments& a) {
 }
 
 int validate_command(const ValidateArguments& a) {
+  if (const auto code = check_output("validate", a.output, "validation file", a.replay)) return *code;
   Inputs in;
   if (const auto code = read_inputs("validate", a.replay, in)) return *code;
   io::ValidationResult result;
   if (const auto code = guarded("validate", [&] { result = io::validate_trace(in.trace, in.scenario, in.options); }))
     return *code;
-  if (const auto code = guarded("validate", [&] { io::write_validation_hdf5(result, a.output); })) return *code;
+  if (const auto code = guarded("validate", [&] { io::write_validation_hdf5(result, a.output, input_files(a.replay)); })) return *code;
   if (!a.replay.quiet) {
     print_lines(io::format_validation_table(result));
     for (const auto& note : result.notes) std::printf("note: %s\n", solver::printable(note).c_str());
@@ -220,6 +238,7 @@ int validate_command(const ValidateArguments& a) {
 }
 
 int calibrate_command(const CalibrateArguments& a) {
+  if (const auto code = check_output("calibrate", a.output, "", a.replay)) return *code;
   Inputs in;
   if (const auto code = read_inputs("calibrate", a.replay, in)) return *code;
   io::CalibrationResult result;
@@ -233,17 +252,8 @@ int calibrate_command(const CalibrateArguments& a) {
       "# Calibrated by dctwin calibrate from {} against {} (fit on the first {:g} % of the trace).\n"
       "# Merge into the scenario: every key keeps its section.\n{}",
       a.replay.trace, a.replay.scenario, 100.0 * a.train_fraction, result.fragment);
-  if (const auto code = guarded("calibrate", [&] {
-        const std::string part = a.output + ".part";
-        std::ofstream out(part, std::ios::binary | std::ios::trunc);
-        if (!out) throw io::ReportError("cannot create '" + a.output + "'");
-        out << text;
-        out.close();
-        if (!out) throw io::ReportError("cannot write '" + a.output + "'");
-        std::error_code error;
-        std::filesystem::rename(part, a.output, error);
-        if (error) throw io::ReportError("cannot create '" + a.output + "': " + error.message());
-      }))
+  if (const auto code =
+          guarded("calibrate", [&] { io::write_output_text(a.output, text, "", input_files(a.replay)); }))
     return *code;
   if (!a.replay.quiet) {
     std::printf("%-48s %14s %14s %10s\n", "parameter", "initial", "calibrated", "unit");

@@ -108,8 +108,33 @@ void Handle::close() {
   check_status(close_(id), "cannot close", what_);
 }
 
+PropertyList write_through_access(hid_t fapl) {
+  auto access = fapl == H5P_DEFAULT ? PropertyList::create(H5P_FILE_ACCESS, "file access")
+                                    : PropertyList::adopt(H5Pcopy(fapl), "cannot copy", "file access properties");
+  check_status(H5Pset_sieve_buf_size(access.id(), 0), "cannot configure", access.what());
+  check_status(H5Pset_cache(access.id(), 0, 0, 0, 1.0), "cannot configure", access.what());
+  return access;
+}
+
+namespace {
+thread_local File* detach_on_unwind = nullptr;
+thread_local bool detached_on_unwind = false;
+}  // namespace
+
+DetachStorageOnUnwind::DetachStorageOnUnwind(File& file) noexcept {
+  detach_on_unwind = &file;
+  detached_on_unwind = false;
+}
+DetachStorageOnUnwind::~DetachStorageOnUnwind() { detach_on_unwind = nullptr; }
+bool DetachStorageOnUnwind::fired() const noexcept { return detached_on_unwind; }
+
 void Handle::reset() noexcept {
   if (!valid()) return;
+  if (detach_on_unwind != nullptr && std::uncaught_exceptions() > 0) {
+    File* file = std::exchange(detach_on_unwind, nullptr);
+    detached_on_unwind = true;
+    (void)file->detach_storage();
+  }
   const hid_t id = std::exchange(id_, close_nothing_id());
   if (close_(id) < 0) H5Eclear2(H5E_DEFAULT);
 }
@@ -454,9 +479,9 @@ std::vector<std::string> Group::member_names() const {
 
 // --- File -----------------------------------------------------------------------------------
 
-File File::create(const std::filesystem::path& path, hid_t fcpl, hid_t fapl) {
+File File::create(const std::filesystem::path& path, hid_t fcpl, hid_t fapl, std::string_view what) {
   init();
-  const std::string what_text = describe("report", path.string());
+  const std::string what_text = what.empty() ? describe("report", path.string()) : std::string(what);
   return File(check(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, fcpl, fapl), "cannot create",
                     what_text),
               H5Fclose, what_text, "/");

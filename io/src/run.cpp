@@ -4,6 +4,7 @@
 #include <chrono>
 #include <span>
 
+#include "dctwin/io/output_file.hpp"
 #include "dctwin/io/report.hpp"
 #include "dctwin/io/units.hpp"
 #include "dctwin/io/version.hpp"
@@ -22,8 +23,8 @@ void override_value(solver::ParameterTree& section, const std::string& name, dou
   v.location = {};
 }
 
-/// The weather series of a facility scenario that names a weather file (relative to the scenario).
-std::optional<models::facility::WeatherSeries> weather_file(const ScenarioDocument& document) {
+/// The weather file a facility scenario names (relative to the scenario), if any.
+std::optional<std::filesystem::path> weather_path(const ScenarioDocument& document) {
   const auto& tree = document.tree;
   if (tree.text("site") != "facility") return std::nullopt;
   const auto& weather = tree.section("facility").section("weather");
@@ -34,7 +35,14 @@ std::optional<models::facility::WeatherSeries> weather_file(const ScenarioDocume
                              " = file needs " + weather.key_path("file"));
   std::filesystem::path path(name);
   if (path.is_relative()) path = std::filesystem::path(document.file).parent_path() / path;
-  return load_weather_csv(path, models::facility::WeatherInterpolation::monotone_cubic);
+  return path;
+}
+
+/// The weather series of a facility scenario that names a weather file.
+std::optional<models::facility::WeatherSeries> weather_file(const ScenarioDocument& document) {
+  const auto path = weather_path(document);
+  if (!path) return std::nullopt;
+  return load_weather_csv(*path, models::facility::WeatherInterpolation::monotone_cubic);
 }
 
 std::unique_ptr<models::facility::Site> build(const ScenarioDocument& document) {
@@ -122,6 +130,14 @@ std::string check_site(const ScenarioDocument& document) {
 
 RunResult run_scenario(const ScenarioDocument& document, const std::filesystem::path& report,
                        const RunCallbacks& callbacks) {
+  // The report's place is checked before the site is built and run, not when the run is over.
+  std::vector<InputFile> inputs{{document.file, "scenario"}};
+  try {
+    if (const auto weather = weather_path(document)) inputs.push_back({*weather, "weather"});
+  } catch (const solver::InputError&) {
+    // build() reports it with its place.
+  }
+  check_output_path(report, "report", inputs);
   const auto site = build(document);
   const solver::System& system = site->system();
 
@@ -153,7 +169,7 @@ RunResult run_scenario(const ScenarioDocument& document, const std::filesystem::
   layout.attributes["integrator"] = "CVODE BDF + KLU, analytic sparse Jacobian";
   layout.attributes["simulation_mode"] = document.tree.section("simulation").text("mode");
 
-  ReportWriter writer(report, layout);
+  ReportWriter writer(report, layout, inputs);
   if (callbacks.layout) callbacks.layout(layout);
   const auto wall_start = std::chrono::steady_clock::now();
   RunResult result;

@@ -37,13 +37,7 @@ h5::PropertyList ordered_group_properties(hid_t cls, const char* what) {
 
 class IndexFile {
  public:
-  IndexFile(const fs::path& path, std::size_t rows) : rows_(rows) {
-    auto fapl = h5::PropertyList::create(H5P_FILE_ACCESS, "file access");
-    h5::check_status(H5Pset_libver_bounds(fapl.id(), H5F_LIBVER_V18, H5F_LIBVER_V18), "cannot configure",
-                     fapl.what());
-    h5::check_status(H5Pset_file_locking(fapl.id(), 1, 1), "cannot configure", fapl.what());
-    const auto fcpl = ordered_group_properties(H5P_FILE_CREATE, "file creation");
-    file_ = h5::File::create(path, fcpl.id(), fapl.id());
+  IndexFile(h5::File& file, std::size_t rows) : rows_(rows), file_(file) {
     gcpl_ = ordered_group_properties(H5P_GROUP_CREATE, "group creation");
     dcpl_ = h5::PropertyList::create(H5P_DATASET_CREATE, "dataset creation");
     h5::check_status(H5Pset_obj_track_times(dcpl_.id(), 0), "cannot configure", dcpl_.what());
@@ -106,17 +100,16 @@ class IndexFile {
   }
 
   hsize_t rows_;
-  h5::File file_;
+  h5::File& file_;
   h5::PropertyList gcpl_;
   h5::PropertyList dcpl_;
   h5::Datatype text_type_;
 };
 
-void write_index_file(const fs::path& path, const SweepPlan& plan, const std::vector<MemberRecord>& records,
+void write_index_file(h5::File& file, const SweepPlan& plan, const std::vector<MemberRecord>& records,
                       const SweepCounts& counts) {
   const std::size_t rows = plan.members.size();
-  IndexFile index(path, rows);
-  h5::File& file = index.file();
+  IndexFile index(file, rows);
 
   file.set_attribute("title", "dctwin sweep index: " + plan.name);
   file.set_attribute("Conventions", "CF-1.8");
@@ -221,8 +214,7 @@ void write_index_file(const fs::path& path, const SweepPlan& plan, const std::ve
     index.text(group, "base", plan.base_text, "base scenario as written", plan.base_file);
     group.close();
   }
-  file.flush();
-  file.close();
+  file.flush();  // while every object is open (h5::write_output)
 }
 
 }  // namespace
@@ -248,28 +240,13 @@ SweepCounts write_sweep_index(const SweepPlan& plan, const fs::path& dir) {
         break;
     }
   }
-  const fs::path final_path = dir / "index.h5";
-  fs::path temporary = final_path;
-  temporary += "." + detail::unique_suffix() + ".part";
   h5::init();
-  try {
-    write_index_file(temporary, plan, records, counts);
-  } catch (const ReportError& error) {
-    std::error_code ignored;
-    fs::remove(temporary, ignored);
-    const std::string message = error.what();
-    const std::string created = "cannot create report '" + temporary.string() + "'";
-    if (message.rfind(created, 0) == 0)
-      throw ReportError("cannot create index '" + temporary.string() + "'" + message.substr(created.size()));
-    throw ReportError("cannot write index '" + final_path.string() + "': " + message);
-  }
-  std::error_code error;
-  fs::rename(temporary, final_path, error);
-  if (error) {
-    std::error_code ignored;
-    fs::remove(temporary, ignored);
-    throw ReportError("cannot write index '" + final_path.string() + "': " + error.message());
-  }
+  OutputFile output(dir / "index.h5", "index");
+  auto fapl = h5::PropertyList::create(H5P_FILE_ACCESS, "file access");
+  h5::check_status(H5Pset_libver_bounds(fapl.id(), H5F_LIBVER_V18, H5F_LIBVER_V18), "cannot configure", fapl.what());
+  h5::check_status(H5Pset_file_locking(fapl.id(), 1, 1), "cannot configure", fapl.what());
+  const auto fcpl = ordered_group_properties(H5P_FILE_CREATE, "file creation");
+  h5::write_output(output, fcpl.id(), fapl.id(), [&](h5::File& file) { write_index_file(file, plan, records, counts); });
   return counts;
 }
 

@@ -680,8 +680,8 @@ TEST_CASE("HDF5 telemetry file round trip", "[telemetry][hdf5]") {
       FAIL("no error");
     } catch (const ReportError& e) {
       CHECK(std::string(e.what()) == "cannot create telemetry file '" +
-                                         (scratch_dir / "no-such-dir" / "x.h5").string() +
-                                         "': No such file or directory");
+                                         (scratch_dir / "no-such-dir" / "x.h5").string() + "': directory '" +
+                                         (scratch_dir / "no-such-dir").string() + "' does not exist");
     }
   }
 }

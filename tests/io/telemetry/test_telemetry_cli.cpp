@@ -94,7 +94,7 @@ TEST_CASE("dctwin import: exit codes and messages", "[cli][telemetry]") {
 
   o = run_dctwin({"import", "bad.csv", "--skip-bad-lines", "-o", "no-such-dir/t.h5"}, dir);
   CHECK(o.code == 73);
-  CHECK(o.err == "dctwin import: cannot create telemetry file 'no-such-dir/t.h5': No such file or directory\n");
+  CHECK(o.err == "dctwin import: cannot create telemetry file 'no-such-dir/t.h5': directory 'no-such-dir' does not exist\n");
 
   o = run_dctwin({"import", "bad.csv", "--format", "csv"}, dir);
   CHECK(o.code == 64);

@@ -15,8 +15,9 @@
 //   /scenario/{source,resolved} the scenario file as written and resolved, attribute file
 //
 // with the run status, the solver statistics and descriptive metadata as root attributes.
-// The writer streams into `<report>.part` and renames it to `<report>` once it is closed, so the
-// final name only ever holds a readable file, marked "complete" or "incomplete" with a reason.
+// The writer streams into a temporary `.<report>.XXXXXX.part` next to the report and renames it
+// to `<report>` once it is closed (output_file.hpp), so the final name only ever holds a readable
+// file, marked "complete" or "incomplete" with a reason.
 #pragma once
 
 #include <cstddef>
@@ -29,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "dctwin/io/output_file.hpp"
 #include "dctwin/solver/printable.hpp"
 #include "dctwin/solver/status.hpp"
 #include "dctwin/solver/types.hpp"
@@ -87,16 +89,18 @@ struct RunInfo {
 
 /// Streams samples into an HDF5 report.
 ///
-/// Samples are buffered and written a chunk at a time. The file lives under `<final>.part` until
-/// `finish` or `abandon` closes it and renames it to the final name (replacing any file there).
+/// Samples are buffered and written a chunk at a time. The file lives under a temporary name in the
+/// final name's directory (an OutputFile) until `finish` or `abandon` closes it and renames it to
+/// the final name (replacing a regular file there; a character device gets a copy).
 /// Destroying an open writer abandons the report; if even that fails, the temporary file is
 /// removed. Any I/O failure throws ReportError.
 class ReportWriter {
  public:
-  /// Creates `<final_path>.part` and writes the layout (index tables, scenario, metadata).
-  /// Throws ReportError when the layout is inconsistent or the file cannot be created, e.g.
-  /// "cannot create report 'out/run.h5.part': Permission denied".
-  ReportWriter(std::filesystem::path final_path, ReportLayout layout);
+  /// Checks `final_path` (check_output_path; it must not be one of `inputs`), creates the
+  /// temporary and writes the layout (index tables, scenario, metadata). Throws ReportError when
+  /// the layout is inconsistent or the file cannot be created, e.g.
+  /// "cannot create report 'out/run.h5': Permission denied".
+  ReportWriter(std::filesystem::path final_path, ReportLayout layout, const std::vector<InputFile>& inputs = {});
   ~ReportWriter();
 
   ReportWriter(ReportWriter&&) noexcept;

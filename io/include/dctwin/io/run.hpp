@@ -52,9 +52,11 @@ struct RunResult {
   std::filesystem::path report;
 };
 
-/// Simulates the scenario and writes the report at `report` (streamed to `<report>.part`, renamed
-/// when complete; a run that ends early leaves a report marked incomplete). Throws
-/// solver::InputError for a bad scenario and ReportError when the report cannot be written.
+/// Simulates the scenario and writes the report at `report` (streamed to a temporary next to it,
+/// renamed when complete, see output_file.hpp; a run that ends early leaves a report marked
+/// incomplete). The report's path is checked first (check_output_path; it must not be the
+/// scenario or its weather file). Throws solver::InputError for a bad scenario and ReportError
+/// when the report cannot be created or written.
 RunResult run_scenario(const ScenarioDocument& document, const std::filesystem::path& report,
                        const RunCallbacks& callbacks = {});
 

@@ -5,8 +5,9 @@
 //
 //   DIR/plan/sweep.yaml    the sweep file, as given
 //   DIR/plan/base.yaml     the base scenario, as given (so that DIR alone describes the sweep)
-//   DIR/members/<id>.h5    one report per member (see report.hpp), written to `<id>.h5.part` and
-//                          renamed when closed
+//   DIR/members/<id>.h5    one report per member (see report.hpp), written to a temporary
+//                          `.<id>.h5.XXXXXX.part` and renamed when closed (output_file.hpp)
+//   DIR/locks/<id>.lock    held (flock) by the process running the member
 //   DIR/index.h5           the index: one row per member (see write_sweep_index)
 //
 // A member's report is "final" when it belongs to the member's current scenario text (its
@@ -18,8 +19,9 @@
 // failures that another attempt may not meet; those are not final). A member interrupted by a
 // cancel request leaves no report.
 //
-// Several processes may run members of the same sweep at once (MPI ranks, Slurm array tasks) as
-// long as no member runs twice at the same time; all writes are atomic renames.
+// Several processes may run members of the same sweep at once (MPI ranks, Slurm array tasks, two
+// sweeps started on the same directory): a member runs only in the process that holds its lock,
+// and every write goes to a temporary of its own and is put in place by an atomic rename.
 #pragma once
 
 #include <atomic>
@@ -74,7 +76,9 @@ struct MemberOutcome {
 /// Checks member `index`'s scenario, simulates it and writes its report in `dir`/members (which
 /// must exist). A member problem (invalid value, early end, report error) is an outcome, not an
 /// exception. `cancel` interrupts the run; the report is then removed. Thread-safe: several
-/// members may run at once in one process.
+/// members may run at once in one process. When another process holds the member's lock the
+/// member is left alone: status missing, reason "another process is running this member"; when
+/// the member turns out complete once locked (another process finished it), status complete.
 [[nodiscard]] MemberOutcome run_sweep_member(const SweepPlan& plan, std::size_t index,
                                              const std::filesystem::path& dir,
                                              const std::atomic<bool>* cancel = nullptr);

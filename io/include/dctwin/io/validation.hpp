@@ -180,8 +180,10 @@ struct ValidationResult {
 [[nodiscard]] ValidationResult validate_trace(const TelemetryTrace& trace, const ScenarioDocument& scenario,
                                               const ValidationOptions& options = {});
 
-/// Writes a validation result as HDF5 (layout in docs/validation.md). Throws ReportError.
-void write_validation_hdf5(const ValidationResult& result, const std::filesystem::path& file);
+/// Writes a validation result as HDF5 (layout in docs/validation.md) through an OutputFile;
+/// `file` must not be one of `inputs`. Throws ReportError.
+void write_validation_hdf5(const ValidationResult& result, const std::filesystem::path& file,
+                           const std::vector<InputFile>& inputs = {});
 
 /// The metrics as a text table: one row per quantity and GPU (and `all`), then the phase shares.
 [[nodiscard]] std::string format_validation_table(const ValidationResult& result);
