@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "../support/run_program.hpp"
+#include "../support/temporaries.hpp"
 #include "dctwin/io/report.hpp"
 
 namespace fs = std::filesystem;
@@ -153,7 +154,7 @@ TEST_CASE("run writes a complete report that info reads", "[cli][report]") {
   CHECK(o.out.find("status: finished at t = 120 s") != std::string::npos);
   CHECK(o.out.find("energy_balance_relative_error") != std::string::npos);
   CHECK(fs::exists(dir / "out.h5"));
-  CHECK_FALSE(fs::exists(dir / "out.h5.part"));
+  CHECK(test_support::temporaries_in(dir).empty());
 
   const dctwin::io::ReportReader report(dir / "out.h5");
   CHECK(report.status() == "complete");
@@ -239,7 +240,7 @@ TEST_CASE("SIGINT and SIGTERM leave a report marked incomplete, never a truncate
       kill(pid, sig);
       const Outcome o = finish(pid, dir);
       CHECK(o.code == (sig == SIGINT ? 130 : 143));
-      CHECK_FALSE(fs::exists(dir / "long.h5.part"));
+      CHECK(test_support::temporaries_in(dir).empty());
       if (fs::exists(dir / "long.h5")) {
         const dctwin::io::ReportReader report(dir / "long.h5");
         CHECK(report.status() == "incomplete");

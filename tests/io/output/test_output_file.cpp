@@ -89,7 +89,7 @@ dctwin::io::TelemetryTrace small_trace() {
 
 }  // namespace
 
-TEST_CASE("Two writers of one output each have a temporary of their own; neither removes the other's",
+TEST_CASE("Two writers of one output each have a temporary of their own, neither removes the other's",
           "[output]") {
   const auto dir = scratch("two-writers");
   const fs::path target = dir / "t.h5";
@@ -114,7 +114,7 @@ TEST_CASE("Two writers of one output each have a temporary of their own; neither
   CHECK(names_in(dir) == std::set<std::string>{"t.h5"});
 }
 
-TEST_CASE("Two reports written to one name at once both complete; no temporary is left", "[output]") {
+TEST_CASE("Two reports written to one name at once both complete, no temporary is left", "[output]") {
   const auto dir = scratch("two-reports");
   const fs::path report = dir / "run.h5";
   {

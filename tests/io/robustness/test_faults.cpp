@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "../../support/run_program.hpp"
+#include "../../support/temporaries.hpp"
 #include "dctwin/io/report.hpp"
 #include "dctwin/io/report_probe.hpp"
 #include "dctwin/io/telemetry.hpp"
@@ -94,7 +95,7 @@ TEST_CASE("A solver failure mid-run exits 3 with the time and the solver's reaso
   CHECK(o.err.back() == '\n');
 
   REQUIRE(fs::exists(dir / "run.h5"));
-  CHECK_FALSE(fs::exists(dir / "run.h5.part"));
+  CHECK(test_support::temporaries_in(dir).empty());
   const dctwin::io::ReportReader report(dir / "run.h5");
   CHECK(report.status() == "incomplete");
   // The report gives the same reason, word for word, as the terminal.
@@ -159,7 +160,7 @@ TEST_CASE("NaN and infinite scenario values are refused with the located value a
     CHECK(o.code == 65);
     CHECK(o.err == "nan.yaml:69:23: " + message + "\n");
     CHECK_FALSE(fs::exists(dir / "run.h5"));
-    CHECK_FALSE(fs::exists(dir / "run.h5.part"));
+    CHECK(test_support::temporaries_in(dir).empty());
   }
   // A finite value that overflows in the unit conversion (1e305 MPa = 1e311 Pa).
   write(dir / "nan.yaml", replace(base, "    shutoff_pressure: 150 kPa", "    shutoff_pressure: 1e305 MPa"));
@@ -329,7 +330,7 @@ TEST_CASE("`dctwin import` of a file with a NaN exits 65 and writes nothing", "[
   CHECK(o.code == 65);
   CHECK(o.err == "t.csv:3: power.draw: 'nan W' is not a finite number\n");
   CHECK_FALSE(fs::exists(dir / "t.h5"));
-  CHECK_FALSE(fs::exists(dir / "t.h5.part"));
+  CHECK(test_support::temporaries_in(dir).empty());
 }
 
 // ---- Truncated and corrupted reports ---------------------------------------------------------------

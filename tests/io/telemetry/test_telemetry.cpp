@@ -7,6 +7,7 @@
 #include <limits>
 #include <string>
 
+#include "../../support/temporaries.hpp"
 #include "dctwin/io/report.hpp"
 #include "dctwin/io/scenario.hpp"
 #include "dctwin/io/telemetry.hpp"
@@ -635,7 +636,7 @@ TEST_CASE("HDF5 telemetry file round trip", "[telemetry][hdf5]") {
     const fs::path file = scratch_dir / "roundtrip.h5";
     fs::create_directories(scratch_dir);
     write_telemetry_hdf5(trace, file);
-    CHECK_FALSE(fs::exists(scratch_dir / "roundtrip.h5.part"));
+    CHECK(test_support::temporaries_in(scratch_dir).empty());
     const auto back = read_telemetry_hdf5(file);
     CHECK(back.quantities == trace.quantities);
     CHECK(back.provenance.source == trace.provenance.source);
