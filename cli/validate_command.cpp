@@ -251,7 +251,9 @@ int calibrate_command(const CalibrateArguments& a) {
   const std::string text = fmt::format(
       "# Calibrated by dctwin calibrate from {} against {} (fit on the first {:g} % of the trace).\n"
       "# Merge into the scenario: every key keeps its section.\n{}",
-      a.replay.trace, a.replay.scenario, 100.0 * a.train_fraction, result.fragment);
+      // Names as escapes: a line break in a file name must not end the comment.
+      solver::printable(a.replay.trace), solver::printable(a.replay.scenario), 100.0 * a.train_fraction,
+      result.fragment);
   if (const auto code =
           guarded("calibrate", [&] { io::write_output_text(a.output, text, "", input_files(a.replay)); }))
     return *code;

@@ -168,3 +168,18 @@ TEST_CASE("dctwin calibrate: writes a fragment the scenario loader accepts", "[v
   INFO(check.err);
   CHECK(check.code == 0);
 }
+
+TEST_CASE("dctwin calibrate: a line break in a file name stays inside the fragment's comment",
+          "[validation][cli][messages]") {
+  const auto dir = scratch("calibrate-names");
+  fs::copy_file(samples + "nvidia-smi.csv", dir / "trace\nserver: {gpu_count: 1}\n.csv");
+  const auto o = run_dctwin({"calibrate", "trace\nserver: {gpu_count: 1}\n.csv", "--scenario", scenario, "-o",
+                             "calibrated.yaml", "-q"},
+                            dir);
+  INFO(o.err);
+  REQUIRE(o.code == 0);
+  const std::string fragment = slurp(dir / "calibrated.yaml");
+  CHECK(fragment.find("from trace\\nserver: {gpu_count: 1}\\n.csv against") != std::string::npos);
+  // The name's text is no key of the fragment: the merged scenario keeps its eight GPUs.
+  CHECK(fragment.find("\nserver: {gpu_count") == std::string::npos);
+}
