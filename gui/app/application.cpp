@@ -120,12 +120,10 @@ int benchmark(QApplication& app, MainWindow& window, int frames) {
 }  // namespace
 
 int run_application(int argc, char** argv) {
-  VtkView::set_default_surface_format();
-  QApplication app(argc, argv);
-  QApplication::setOrganizationName("dctwin");
-  QApplication::setApplicationName("dctwin-gui");
-  QApplication::setApplicationVersion(DCTWIN_VERSION);
-
+  // The command line is read before the application starts: help, version and usage errors need
+  // no display (a QApplication without one aborts).
+  QStringList arguments;
+  for (int i = 0; i < argc; ++i) arguments << QString::fromLocal8Bit(argv[i]);
   QCommandLineParser parser;
   parser.setApplicationDescription("dctwin-gui: the desktop application of the dctwin digital twin.");
   parser.addHelpOption();
@@ -148,11 +146,12 @@ int run_application(int argc, char** argv) {
   parser.addOptions({screenshot, view_option, field_option, time_option, reduction_option, rack_option,
                      camera_option, compare_option, difference_option, size_option, browser_option,
                      benchmark_option, spectrum_option, gpu_option});
-  if (!parser.parse(QApplication::arguments())) {
+  if (!parser.parse(arguments)) {
     fail(parser.errorText());
     return exit_usage;
   }
   if (parser.isSet("help")) {
+    const QCoreApplication core(argc, argv);  // for the program's name in the usage line
     std::printf("%s", parser.helpText().toLocal8Bit().constData());
     return exit_ok;
   }
@@ -177,6 +176,12 @@ int run_application(int argc, char** argv) {
     fail(QStringLiteral("--size %1: expected WIDTHxHEIGHT, at least 200x150").arg(parser.value(size_option)));
     return exit_usage;
   }
+
+  VtkView::set_default_surface_format();
+  QApplication app(argc, argv);
+  QApplication::setOrganizationName("dctwin");
+  QApplication::setApplicationName("dctwin-gui");
+  QApplication::setApplicationVersion(DCTWIN_VERSION);
 
   const QString gl_problem = VtkView::probe_opengl();
   if (!gl_problem.isEmpty()) {
