@@ -36,9 +36,11 @@ void print_summary(const std::vector<solver::SummaryFigure>& summary) {
   for (const auto& f : summary) std::printf("  %-*s  %s\n", static_cast<int>(width), f.name.c_str(), show(f.value, f.unit).c_str());
 }
 
-double parse_time_option(const std::string& text, const char* option) {
+/// A time given for `simulation.<key>`, checked by that key's rule (a lower bound, for example).
+double parse_time_option(const std::string& text, const char* option, const char* key) {
   const double seconds = io::parse_duration(text);
   if (!(seconds > 0.0)) throw solver::InputError(std::string(option) + " = " + text + " (must be > 0)");
+  io::check_simulation_option(option, text, key, seconds);
   return seconds;
 }
 
@@ -47,9 +49,10 @@ double parse_time_option(const std::string& text, const char* option) {
 int run_command(const RunArguments& arguments, const std::atomic<bool>& stop_requested) {
   io::ScenarioOverrides overrides;
   try {
-    if (arguments.duration) overrides.duration = parse_time_option(*arguments.duration, "--duration");
+    if (arguments.duration) overrides.duration = parse_time_option(*arguments.duration, "--duration", "duration");
     if (arguments.output_interval)
-      overrides.output_interval = parse_time_option(*arguments.output_interval, "--output-interval");
+      overrides.output_interval =
+          parse_time_option(*arguments.output_interval, "--output-interval", "output_interval");
   } catch (const solver::InputError& e) {
     std::fprintf(stderr, "dctwin run: %s\n", e.what());
     return exit_usage;

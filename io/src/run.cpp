@@ -9,6 +9,7 @@
 #include "dctwin/io/version.hpp"
 #include "dctwin/io/weather_csv.hpp"
 #include "dctwin/models/facility/site.hpp"
+#include "parameter_rules.hpp"
 
 namespace dctwin::io {
 
@@ -89,6 +90,14 @@ class ReportingObserver final : public solver::SimulationObserver {
 };
 
 }  // namespace
+
+void check_simulation_option(const std::string& option, const std::string& text, const std::string& name,
+                             double value) {
+  const solver::SectionSchema schema = models::facility::simulation_schema();
+  for (const auto& spec : schema.parameters)
+    if (spec.name == name && !rules::in_range(spec, value))
+      throw solver::InputError(option + " = " + text + " (" + rules::range_rule(spec) + ")");
+}
 
 ScenarioDocument load_scenario_file(const std::filesystem::path& file, const ScenarioOverrides& overrides) {
   ScenarioDocument document = load_scenario(file, models::facility::scenario_schema());

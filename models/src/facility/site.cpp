@@ -12,8 +12,13 @@ solver::SectionSchema simulation_schema() {
   auto p = real_parameter("duration", "s", "Simulated time to run", 600.0);
   p.display_unit = "s";
   s.parameters.push_back(greater_than(p, 0.0));
-  p = real_parameter("output_interval", "s", "Interval between recorded samples", 1.0);
-  s.parameters.push_back(greater_than(p, 0.0));
+  // A lower bound, not just > 0: at 1e-14 s the samples are closer than the solver's time
+  // resolution and the run never ends while the report grows (docs/reports.md, "Size").
+  p = real_parameter("output_interval", "s", "Interval between recorded samples (at least 1 ms)", 1.0,
+                     "1 ms: the electrical feed's default step (its grid series has its own "
+                     "electrical.output_interval) and a thousandth of the fastest thermal time constants (~1 s, "
+                     "docs/models/single-node.md); closer samples only repeat interpolated states");
+  s.parameters.push_back(at_least(p, 1e-3));
   s.parameters.push_back(choice_parameter("mode", {"fast", "reference"},
                                           "fast: the tolerances below; reference: tight tolerances (1e-10), no shortcuts",
                                           std::string("fast")));

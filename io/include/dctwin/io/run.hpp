@@ -24,6 +24,11 @@ struct ScenarioOverrides {
   std::optional<long long> seed;
 };
 
+/// Checks a command-line value (SI) for the key `simulation.<name>` against that key's rule in the
+/// scenario schema, as a value in the file would be; throws solver::InputError
+/// `OPTION = TEXT (RULE)`, e.g. `--output-interval = 1e-14 (must be >= 0.001 s)`.
+void check_simulation_option(const std::string& option, const std::string& text, const std::string& name, double value);
+
 /// Loads a scenario file against dctwin's scenario schema and applies the overrides. Throws
 /// MissingInputError, solver::InputError (located messages).
 ScenarioDocument load_scenario_file(const std::filesystem::path& file, const ScenarioOverrides& overrides = {});
