@@ -1,5 +1,5 @@
-// Limits of the `dctwin` command: values that would make a run endless are refused at once with
-// located messages.
+// Limits of the `dctwin` command: values that would make a run endless or its report or memory
+// unbounded are refused at once with located messages.
 #include <catch2/catch.hpp>
 
 #include <signal.h>
@@ -65,6 +65,16 @@ Ended run(const std::vector<std::string>& args, const fs::path& dir, double limi
   return wait_for(spawn_program(DCTWIN_EXE, args, dir), dir, started, limit);
 }
 
+/// `dctwin ARGS` under `ulimit -v KB`, so that a size check that is missing fails the test quickly
+/// instead of taking the machine's memory.
+Ended run_limited(long kilobytes, const std::vector<std::string>& args, const fs::path& dir) {
+  std::vector<std::string> shell = {"-c", "ulimit -v " + std::to_string(kilobytes) + " && exec \"$0\" \"$@\"",
+                                    DCTWIN_EXE};
+  shell.insert(shell.end(), args.begin(), args.end());
+  const auto started = Clock::now();
+  return wait_for(spawn_program("/bin/sh", shell, dir), dir, started);
+}
+
 /// A shipped scenario with some of its text replaced, written to `dir/name`.
 void write_variant(const fs::path& dir, const std::string& name, const std::string& shipped,
                    const std::vector<std::pair<std::string, std::string>>& replacements) {
@@ -108,4 +118,73 @@ TEST_CASE("An output interval below 1 ms is refused before anything runs", "[cli
   const Ended grid = run({"check", "grid.yaml"}, dir);
   CHECK(grid.exited_with(65));
   CHECK(grid.err == "grid.yaml:39:14: electrical.time_step = 1e-14 s (must be in [0.1, 10] ms)\n");
+}
+
+TEST_CASE("A report larger than 1 TiB or than the free space is refused before it is created", "[cli][limits]") {
+  const auto dir = scratch("report-size");
+  write_variant(dir, "big.yaml", "single-node.yaml",
+                {{"duration: 10 min", "duration: 1000 d"}, {"output_interval: 0.5 s", "output_interval: 1 ms"}});
+  const std::string too_big =
+      "big.yaml:18:20: simulation.output_interval = 1 ms (the report would take about 44 TiB, 8.64e+10 samples x 70 "
+      "values x 8 bytes at this interval; more than the limit of 1 TiB: raise simulation.output_interval or shorten "
+      "simulation.duration)\n";
+  for (const char* command : {"check", "run"}) {
+    INFO(command);
+    const Ended e = run({command, "big.yaml"}, dir);
+    CHECK_FALSE(e.timed_out);
+    CHECK(e.exited_with(65));
+    CHECK(e.err == too_big);
+    CHECK(e.seconds < 1.0);
+  }
+  check_no_report(dir, "report.h5");
+
+  // Below the limit but above the free space where the report goes (70 values a sample here):
+  // `run` refuses it; `check`, which does not know where the report will go, accepts it.
+  const double free_bytes = static_cast<double>(fs::space(dir).available);
+  const double samples = 2.0 * free_bytes / (70.0 * 8.0);
+  if (2.0 * free_bytes > 0.9 * 1024.0 * 1024.0 * 1024.0 * 1024.0) {
+    WARN("more than 0.45 TiB free here: the free-space case is not tried");
+    return;
+  }
+  const std::string duration = std::to_string(static_cast<long long>(samples / 1000.0)) + " s";
+  write_variant(dir, "long.yaml", "single-node.yaml",
+                {{"duration: 10 min", "duration: " + duration}, {"output_interval: 0.5 s", "output_interval: 1 ms"}});
+  const Ended e = run({"run", "long.yaml", "-o", "long.h5", "-q"}, dir);
+  CHECK_FALSE(e.timed_out);
+  CHECK(e.exited_with(65));
+  CHECK(e.err.rfind("long.yaml:18:20: simulation.output_interval = 1 ms (the report would take about ", 0) == 0);
+  CHECK(e.err.find(" free on " + dir.string() + ": raise simulation.output_interval or shorten simulation.duration)\n") !=
+        std::string::npos);
+  check_no_report(dir, "long.h5");
+  CHECK(run({"check", "long.yaml"}, dir).exited_with(0));
+}
+
+TEST_CASE("A facility too large for memory is refused at once, located at its layout", "[cli][limits][facility]") {
+  const auto dir = scratch("facility-size");
+  // 64 pods x 1024 racks x 16 servers x 16 GPUs: every count within its range, 16.7 M GPUs in all.
+  write_variant(dir, "huge.yaml", "pod-l2a.yaml",
+                {{"    pods: 1\n", "    pods: 64\n    servers_per_rack: 16\n    gpus_per_server: 16\n"},
+                 {"racks_per_pod: 192\n", "racks_per_pod: 1024\n  pod_loop: {rack_count: 1024, rack: {servers: 16, plates_per_server: 16}}\n"}});
+  for (const char* command : {"check", "run"}) {
+    INFO(command);
+    const Ended e = run_limited(4L << 20, {command, "huge.yaml"}, dir);
+    CHECK(e.exited_with(65));
+    CHECK(e.err ==
+          "huge.yaml:31:11: facility.layout.pods x facility.layout.racks_per_pod x facility.layout.servers_per_rack x "
+          "facility.layout.gpus_per_server = 64 x 1024 x 16 x 16 = 16777216 GPUs (must be at most 1048576; simulating "
+          "them would take about 128 GiB of memory)\n");
+    CHECK(e.seconds < 1.0);
+  }
+  check_no_report(dir, "report.h5");
+  // Under the cap but more than this process may use: 262,144 GPUs under `ulimit -v` of 1 GiB.
+  write_variant(dir, "large.yaml", "pod-l2a.yaml",
+                {{"    pods: 1\n", "    pods: 1\n    servers_per_rack: 16\n    gpus_per_server: 16\n"},
+                 {"racks_per_pod: 192\n", "racks_per_pod: 1024\n  pod_loop: {rack_count: 1024, rack: {servers: 16, plates_per_server: 16}}\n"}});
+  const Ended e = run_limited(1L << 20, {"check", "large.yaml"}, dir);
+  CHECK(e.exited_with(65));
+  CHECK(e.err ==
+        "large.yaml:31:11: facility.layout.pods x facility.layout.racks_per_pod x facility.layout.servers_per_rack x "
+        "facility.layout.gpus_per_server = 1 x 1024 x 16 x 16 = 262144 GPUs (simulating them would take about 2.03 "
+        "GiB of memory, more than the 1 GiB this process may use (ulimit -v))\n");
+  CHECK(e.seconds < 1.0);
 }

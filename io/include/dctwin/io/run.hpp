@@ -33,8 +33,14 @@ void check_simulation_option(const std::string& option, const std::string& text,
 /// MissingInputError, solver::InputError (located messages).
 ScenarioDocument load_scenario_file(const std::filesystem::path& file, const ScenarioOverrides& overrides = {});
 
-/// Checks that the site of a loaded scenario can be built (topology and cross-field rules).
-/// Returns a one-line description of the site; throws solver::InputError with a located message.
+/// The largest report a run may write [bytes]: 1 TiB, estimated uncompressed (docs/reports.md,
+/// "Size"). A run also needs that much free space where the report goes.
+inline constexpr double max_report_bytes = 1024.0 * 1024.0 * 1024.0 * 1024.0;
+
+/// Checks that the site of a loaded scenario can be built (topology and cross-field rules), that
+/// its estimated memory fits in what this process may use, and that its report would not exceed
+/// max_report_bytes. Returns a one-line description of the site; throws solver::InputError with a
+/// located message.
 std::string check_site(const ScenarioDocument& document);
 
 struct RunCallbacks {
@@ -57,8 +63,10 @@ struct RunResult {
 };
 
 /// Simulates the scenario and writes the report at `report` (streamed to `<report>.part`, renamed
-/// when complete; a run that ends early leaves a report marked incomplete). Throws
-/// solver::InputError for a bad scenario and ReportError when the report cannot be written.
+/// when complete; a run that ends early leaves a report marked incomplete). Before creating the
+/// report it refuses a site too large for memory and a report larger than max_report_bytes or
+/// than the free space of its file system. Throws solver::InputError for a bad scenario and
+/// ReportError when the report cannot be written.
 RunResult run_scenario(const ScenarioDocument& document, const std::filesystem::path& report,
                        const RunCallbacks& callbacks = {});
 
