@@ -68,6 +68,10 @@ int run_command(const RunArguments& arguments, const std::atomic<bool>& stop_req
     callbacks.progress = [&](double t) { progress.update(t); };
     callbacks.cancel = &stop_requested;
     const io::RunResult result = io::run_scenario(document, arguments.report, callbacks);
+    if (!result.report_written) {
+      std::fprintf(stderr, "dctwin run: interrupted before the report was created; no report written\n");
+      return exit_interrupted_sigint;  // main() maps SIGTERM to its own code
+    }
     progress.finish(result.status.time);
 
     if (!arguments.quiet) {

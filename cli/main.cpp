@@ -24,17 +24,34 @@ extern "C" void on_stop_signal(int signal_number) {
   stop_requested.store(true);
 }
 
+/// First thing in main(): from here on SIGINT and SIGTERM only set the flag, so that a run
+/// stopped while it starts still ends by its own rules (exit 130 / 143, an incomplete report or
+/// none). Unblocked too: a mask left by the parent would otherwise hold them back for the whole run.
 void install_signal_handlers() {
   struct sigaction action {};
   action.sa_handler = on_stop_signal;
   sigemptyset(&action.sa_mask);
   sigaction(SIGINT, &action, nullptr);
   sigaction(SIGTERM, &action, nullptr);
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  sigprocmask(SIG_UNBLOCK, &stop_signals, nullptr);
+}
+
+/// For the subcommands that do not watch the flag: the signals' default action again, and a
+/// signal that came while the command line was read ends the process as it would have.
+void restore_default_signals() {
+  std::signal(SIGINT, SIG_DFL);
+  std::signal(SIGTERM, SIG_DFL);
+  if (stop_signal != 0) std::raise(stop_signal);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  install_signal_handlers();
   using namespace dctwin::cli;
   CLI::App app{"dctwin: digital twin of a GPU training facility (thermal, electrical, workload).\n"
                "Exit codes: 0 ok, 3 run ended early (report marked incomplete), 64 usage, 65 bad scenario or\n"
@@ -117,19 +134,18 @@ int main(int argc, char** argv) {
   }
 
   if (*run_cmd) {
-    install_signal_handlers();
     const int code = run_command(run, stop_requested);
     if (stop_requested.load() && code == exit_interrupted_sigint && stop_signal == SIGTERM)
       return exit_interrupted_sigterm;
     return code;
   }
   if (*sweep_cmd) {
-    install_signal_handlers();
     const int code = sweep_command(sweep, stop_requested);
     if (stop_requested.load() && code == exit_interrupted_sigint && stop_signal == SIGTERM)
       return exit_interrupted_sigterm;
     return code;
   }
+  restore_default_signals();
   if (*check_cmd) return check_command(check_scenario);
   if (*info_cmd) return info_command(info_report, info_all);
   if (*import_cmd) return import_command(import_arguments);

@@ -271,10 +271,20 @@ std::string check_site(const ScenarioDocument& document) {
 
 RunResult run_scenario(const ScenarioDocument& document, const std::filesystem::path& report,
                        const RunCallbacks& callbacks) {
+  // Stopped before the report exists: no file (a run stopped later leaves an incomplete report).
+  const auto stopped_early = [&] { return callbacks.cancel != nullptr && callbacks.cancel->load(); };
+  const auto nothing_written = [] {
+    RunResult stopped;
+    stopped.status = {solver::StopReason::interrupted, 0.0, "", "stopped on request before the report was created"};
+    stopped.report_written = false;
+    return stopped;
+  };
+  if (stopped_early()) return nothing_written();
   const auto site = build(document);
   const solver::System& system = site->system();
   const ReportLayout layout = report_layout(document, *site);
   check_report_size(document, layout, free_space_for(report));
+  if (stopped_early()) return nothing_written();
   ReportWriter writer(report, layout);
   if (callbacks.layout) callbacks.layout(layout);
   const auto wall_start = std::chrono::steady_clock::now();

@@ -1,5 +1,6 @@
 // Limits of the `dctwin` command: values that would make a run endless or its report or memory
-// unbounded are refused at once with located messages.
+// unbounded are refused at once with located messages; a stop signal is honoured from the start
+// of main().
 #include <catch2/catch.hpp>
 
 #include <signal.h>
@@ -187,4 +188,44 @@ TEST_CASE("A facility too large for memory is refused at once, located at its la
         "facility.layout.gpus_per_server = 1 x 1024 x 16 x 16 = 262144 GPUs (simulating them would take about 2.03 "
         "GiB of memory, more than the 1 GiB this process may use (ulimit -v))\n");
   CHECK(e.seconds < 1.0);
+}
+
+namespace {
+
+/// Starts `dctwin ARGS` with `signal_number` already pending: blocked in the child before exec,
+/// sent at once. The program takes it as soon as main() unblocks it, the earliest it can.
+pid_t spawn_with_pending_signal(int signal_number, const std::vector<std::string>& args, const fs::path& dir) {
+  sigset_t block, previous;
+  sigemptyset(&block);
+  sigaddset(&block, signal_number);
+  sigprocmask(SIG_BLOCK, &block, &previous);  // inherited by the child across fork and exec
+  const pid_t pid = spawn_program(DCTWIN_EXE, args, dir);
+  sigprocmask(SIG_SETMASK, &previous, nullptr);
+  kill(pid, signal_number);
+  return pid;
+}
+
+}  // namespace
+
+TEST_CASE("A stop signal at start ends a run by its rules: exit 130 / 143, no file, a message", "[cli][signals]") {
+  for (int sig : {SIGINT, SIGTERM}) {
+    DYNAMIC_SECTION("signal " << sig) {
+      const auto dir = scratch("early-signal-" + std::to_string(sig));
+      const auto started = Clock::now();
+      const pid_t pid = spawn_with_pending_signal(
+          sig, {"run", DCTWIN_SOURCE_DIR "/scenarios/single-node.yaml", "-o", "early.h5", "--duration", "30 s"}, dir);
+      const Ended e = wait_for(pid, dir, started);
+      CHECK(e.exited_with(sig == SIGINT ? 130 : 143));
+      CHECK(e.err == "dctwin run: interrupted before the report was created; no report written\n");
+      check_no_report(dir, "early.h5");
+    }
+  }
+  // A subcommand that does not watch for the signals ends by them as usual.
+  const auto dir = scratch("early-signal-check");
+  const auto started = Clock::now();
+  const pid_t pid = spawn_with_pending_signal(SIGTERM, {"check", DCTWIN_SOURCE_DIR "/scenarios/single-node.yaml"}, dir);
+  const Ended e = wait_for(pid, dir, started);
+  CHECK(WIFSIGNALED(e.status));
+  CHECK((WIFSIGNALED(e.status) && WTERMSIG(e.status) == SIGTERM));
+  CHECK(e.out.empty());
 }

@@ -60,13 +60,16 @@ struct RunResult {
   std::vector<solver::SummaryFigure> summary;
   double wall_time_seconds = 0.0;
   std::filesystem::path report;
+  /// False when the run was stopped (`cancel`) before the report was created: no file was written.
+  bool report_written = true;
 };
 
 /// Simulates the scenario and writes the report at `report` (streamed to `<report>.part`, renamed
 /// when complete; a run that ends early leaves a report marked incomplete). Before creating the
 /// report it refuses a site too large for memory and a report larger than max_report_bytes or
-/// than the free space of its file system. Throws solver::InputError for a bad scenario and
-/// ReportError when the report cannot be written.
+/// than the free space of its file system; stopped (`cancel`) before that, it writes nothing and
+/// returns `report_written = false`. Throws solver::InputError for a bad scenario and ReportError
+/// when the report cannot be written.
 RunResult run_scenario(const ScenarioDocument& document, const std::filesystem::path& report,
                        const RunCallbacks& callbacks = {});
 
