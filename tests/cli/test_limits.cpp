@@ -1,6 +1,6 @@
 // Limits of the `dctwin` command: values that would make a run endless or its report or memory
 // unbounded are refused at once with located messages; a stop signal is honoured from the start
-// of main().
+// of main(); the thread count is capped whatever OMP_NUM_THREADS says.
 #include <catch2/catch.hpp>
 
 #include <signal.h>
@@ -228,4 +228,48 @@ TEST_CASE("A stop signal at start ends a run by its rules: exit 130 / 143, no fi
   CHECK(WIFSIGNALED(e.status));
   CHECK((WIFSIGNALED(e.status) && WTERMSIG(e.status) == SIGTERM));
   CHECK(e.out.empty());
+}
+
+namespace {
+
+/// The number of threads of process `pid` now (0 when it has ended).
+int threads_of(pid_t pid) {
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(status, line))
+    if (line.rfind("Threads:", 0) == 0) return std::atoi(line.c_str() + 8);
+  return 0;
+}
+
+}  // namespace
+
+TEST_CASE("OMP_NUM_THREADS above the CPUs is capped like --threads", "[cli][threads]") {
+  const auto dir = scratch("omp-threads");
+  // 64 rather than a truly huge count, so that without the cap the test is still harmless.
+  setenv("OMP_NUM_THREADS", "64", 1);
+  const auto started = Clock::now();
+  const pid_t pid = spawn_program(
+      DCTWIN_EXE, {"run", DCTWIN_SOURCE_DIR "/scenarios/pod-l2a.yaml", "-o", "pod.h5", "-q", "--duration", "10 s"}, dir);
+  unsetenv("OMP_NUM_THREADS");
+  // The main thread and one helper per CPU but the first at most (the pod's loops run on them).
+  const int cpus = static_cast<int>(std::max(1U, std::thread::hardware_concurrency()));
+  int most = 0;
+  int status = 0;
+  bool stopped = false;
+  while (waitpid(pid, &status, WNOHANG) == 0) {
+    most = std::max(most, threads_of(pid));
+    // Too many threads, or too slow (64 threads on a few CPUs crawl): stop it, the checks below fail.
+    if (most > cpus || std::chrono::duration<double>(Clock::now() - started).count() > 120.0) {
+      kill(pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      stopped = true;
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  INFO("threads seen: " << most << ", CPUs: " << cpus);
+  CHECK_FALSE(stopped);
+  CHECK((WIFEXITED(status) && WEXITSTATUS(status) == 0));
+  CHECK(most >= 1);
+  CHECK(most <= cpus);
 }
