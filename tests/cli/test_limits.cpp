@@ -190,6 +190,21 @@ TEST_CASE("A facility too large for memory is refused at once, located at its la
   CHECK(e.seconds < 1.0);
 }
 
+TEST_CASE("Interruptions expected over the run are bounded before they are drawn", "[cli][limits]") {
+  const auto dir = scratch("interruptions");
+  // A run length the report can afford (ten samples) but whose interruptions, drawn when the site
+  // is built, would not fit in memory (1.7e10 on the pod's 3,072 GPUs).
+  const Ended e = run_limited(3L << 20,
+                              {"run", DCTWIN_SOURCE_DIR "/scenarios/pod-l2a.yaml", "-o", "r.h5", "--duration", "1e15",
+                               "--output-interval", "1e14"},
+                              dir);
+  CHECK(e.exited_with(65));
+  CHECK(e.err == DCTWIN_SOURCE_DIR "/scenarios/pod-l2a.yaml:25:3: workload.failures.rate_scale = 1 (1.68e+10 "
+                 "interruptions expected in 1e+15 s of run; must be at most 1000000: lower it or the run's duration)\n");
+  CHECK(e.seconds < 1.0);
+  check_no_report(dir, "r.h5");
+}
+
 namespace {
 
 /// Starts `dctwin ARGS` with `signal_number` already pending: blocked in the child before exec,
