@@ -205,6 +205,31 @@ TEST_CASE("Interruptions expected over the run are bounded before they are drawn
   check_no_report(dir, "r.h5");
 }
 
+TEST_CASE("A sweep with more member values than it can hold is refused before it is expanded", "[cli][limits]") {
+  const auto dir = scratch("sweep-size");
+  // 1000 x 1000 x 10 members, each count within its bound: 30 million values.
+  std::ofstream(dir / "big.yaml") << "name: big\n"
+                                     "base: " DCTWIN_SOURCE_DIR "/scenarios/single-node.yaml\n"
+                                     "design: grid\n"
+                                     "set:\n"
+                                     "  simulation.duration: 10 s\n"
+                                     "parameters:\n"
+                                     "  loop.supply_temperature: {min: 20 degC, max: 45 degC, count: 1000}\n"
+                                     "  loop.pump.speed: {min: 0.4, max: 1.2, count: 1000}\n"
+                                     "  server.gpus[0].power_scale: {min: 0.9, max: 1.1, count: 10}\n";
+  for (const bool dry_run : {true, false}) {
+    INFO("dry run " << dry_run);
+    std::vector<std::string> args = {"sweep", "big.yaml", "-o", "out", "-q"};
+    if (dry_run) args.push_back("--dry-run");
+    const Ended e = run_limited(2L << 20, args, dir);
+    CHECK(e.exited_with(65));
+    CHECK(e.err == "big.yaml:6:1: parameters: 10000000 members x 3 parameters = 30000000 values (must be at most "
+                   "1000000: fewer members or parameters, or several sweeps)\n");
+    CHECK(e.seconds < 1.0);
+    CHECK_FALSE(fs::exists(dir / "out"));
+  }
+}
+
 namespace {
 
 /// Starts `dctwin ARGS` with `signal_number` already pending: blocked in the child before exec,
