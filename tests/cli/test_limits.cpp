@@ -230,6 +230,16 @@ TEST_CASE("A sweep with more member values than it can hold is refused before it
   }
 }
 
+TEST_CASE("Design days are bounded: their hourly series is built with the site", "[cli][limits]") {
+  const auto dir = scratch("design-days");
+  write_variant(dir, "days.yaml", "pod-l2a.yaml",
+                {{"    source: design_day\n", "    source: design_day\n    design_day: {days: 100000000}\n"}});
+  const Ended e = run_limited(2L << 20, {"check", "days.yaml"}, dir);
+  CHECK(e.exited_with(65));
+  CHECK(e.err == "days.yaml:53:24: facility.weather.design_day.days = 100000000 (must be in [1, 3660])\n");
+  CHECK(e.seconds < 1.0);
+}
+
 namespace {
 
 /// Starts `dctwin ARGS` with `signal_number` already pending: blocked in the child before exec,
