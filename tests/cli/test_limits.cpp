@@ -114,6 +114,28 @@ TEST_CASE("An output interval below 1 ms is refused before anything runs", "[cli
   CHECK(option.exited_with(64));
   CHECK(option.err == "dctwin run: --output-interval = 1e-14 (must be >= 0.001 s)\n");
   check_no_report(dir, "o.h5");
+  // Periodic updates are solver stops: a governor or controller ticking every 1e-14 s never ends.
+  const struct {
+    const char* file;
+    const char* shipped;
+    const char* section;
+    const char* with;
+    const char* message;
+  } periodic[] = {
+      {"governor.yaml", "single-node.yaml", "workload:\n", "workload:\n  governor: {update_period: 1e-14 s}\n",
+       "governor.yaml:54:29: workload.governor.update_period = 1e-14 s (must be in [0.001, 10] s)\n"},
+      {"fans.yaml", "llama3-24k-air.yaml", "facility:\n", "facility:\n  fan_controller: {sample_period: 1e-14 s}\n",
+       "fans.yaml:27:35: facility.fan_controller.sample_period = 1e-14 s (must be >= 0.001 s)\n"},
+      {"cdu.yaml", "llama3-24k-l2l.yaml", "  cdu:\n", "  cdu:\n    controller: {sample_period: 1e-14 s}\n",
+       "cdu.yaml:40:33: facility.cdu.controller.sample_period = 1e-14 s (must be >= 0.001 s)\n"},
+  };
+  for (const auto& c : periodic) {
+    INFO(c.file);
+    write_variant(dir, c.file, c.shipped, {{c.section, c.with}});
+    const Ended e = run({"check", c.file}, dir);
+    CHECK(e.exited_with(65));
+    CHECK(e.err == c.message);
+  }
   // The electrical feed's own step: 1e-14 s would make every knot endless.
   write_variant(dir, "grid.yaml", "llama3-24k-grid.yaml", {{"  time_step: 1 ms", "  time_step: 1e-14 s"}});
   const Ended grid = run({"check", "grid.yaml"}, dir);
