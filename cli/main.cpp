@@ -18,6 +18,7 @@ namespace {
 
 std::atomic<bool> stop_requested{false};
 volatile std::sig_atomic_t stop_signal = 0;
+struct sigaction inherited_sigint {}, inherited_sigterm {};  // the dispositions main() started with
 
 extern "C" void on_stop_signal(int signal_number) {
   stop_signal = signal_number;
@@ -31,8 +32,8 @@ void install_signal_handlers() {
   struct sigaction action {};
   action.sa_handler = on_stop_signal;
   sigemptyset(&action.sa_mask);
-  sigaction(SIGINT, &action, nullptr);
-  sigaction(SIGTERM, &action, nullptr);
+  sigaction(SIGINT, &action, &inherited_sigint);
+  sigaction(SIGTERM, &action, &inherited_sigterm);
   sigset_t stop_signals;
   sigemptyset(&stop_signals);
   sigaddset(&stop_signals, SIGINT);
@@ -40,11 +41,12 @@ void install_signal_handlers() {
   sigprocmask(SIG_UNBLOCK, &stop_signals, nullptr);
 }
 
-/// For the subcommands that do not watch the flag: the signals' default action again, and a
-/// signal that came while the command line was read ends the process as it would have.
-void restore_default_signals() {
-  std::signal(SIGINT, SIG_DFL);
-  std::signal(SIGTERM, SIG_DFL);
+/// For the subcommands that do not watch the flag: the dispositions they started with again (the
+/// default action, or SIG_IGN as a shell gives background jobs for SIGINT), and a signal that came
+/// while the command line was read acts as it would have then.
+void restore_inherited_signals() {
+  sigaction(SIGINT, &inherited_sigint, nullptr);
+  sigaction(SIGTERM, &inherited_sigterm, nullptr);
   if (stop_signal != 0) std::raise(stop_signal);
 }
 
@@ -145,7 +147,7 @@ int main(int argc, char** argv) {
       return exit_interrupted_sigterm;
     return code;
   }
-  restore_default_signals();
+  restore_inherited_signals();
   if (*check_cmd) return check_command(check_scenario);
   if (*info_cmd) return info_command(info_report, info_all);
   if (*import_cmd) return import_command(import_arguments);
