@@ -3,17 +3,22 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <charconv>
+#include <cstdint>
 #include <cmath>
 #include <cstdio>
 #include <exception>
 
+#include "dctwin/io/output_file.hpp"
 #include "dctwin/io/report.hpp"
+#include "dctwin/io/report_probe.hpp"
 #include "dctwin/io/run.hpp"
 #include "dctwin/io/schema_doc.hpp"
 #include "dctwin/models/facility/site.hpp"
 #include "dctwin/io/units.hpp"
 #include "dctwin/solver/integrator.hpp"
 #include "dctwin/solver/parallel.hpp"
+#include "dctwin/solver/printable.hpp"
 #include "exit_codes.hpp"
 #include "progress.hpp"
 
@@ -33,7 +38,10 @@ std::string show(double value, const std::string& unit) {
 void print_summary(const std::vector<solver::SummaryFigure>& summary) {
   std::size_t width = 0;
   for (const auto& f : summary) width = std::max(width, f.name.size());
-  for (const auto& f : summary) std::printf("  %-*s  %s\n", static_cast<int>(width), f.name.c_str(), show(f.value, f.unit).c_str());
+  // The names and units may come from a report of unknown origin (dctwin info).
+  for (const auto& f : summary)
+    std::printf("  %-*s  %s\n", static_cast<int>(width), solver::printable(f.name).c_str(),
+                solver::printable(show(f.value, f.unit)).c_str());
 }
 
 /// A time given for `simulation.<key>`, checked by that key's rule (a lower bound, for example).
@@ -45,6 +53,15 @@ double parse_time_option(const std::string& text, const char* option, const char
 }
 
 }  // namespace
+
+std::string seed_problem(const std::string& text) {
+  const bool digits = !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
+  if (!digits) return "must be a whole number >= 0, not '" + solver::printable(text) + "'";
+  std::uint64_t value = 0;
+  if (std::from_chars(text.data(), text.data() + text.size(), value).ec != std::errc{})
+    return "must be <= 18446744073709551615, not " + text;
+  return {};
+}
 
 int run_command(const RunArguments& arguments, const std::atomic<bool>& stop_requested) {
   io::ScenarioOverrides overrides;
@@ -61,6 +78,8 @@ int run_command(const RunArguments& arguments, const std::atomic<bool>& stop_req
   solver::set_thread_budget(arguments.threads);
 
   try {
+    // A report that cannot be written at that name is found before the scenario is even read.
+    io::check_output_path(arguments.report, "report", {{arguments.scenario, "scenario"}});
     const io::ScenarioDocument document = io::load_scenario_file(arguments.scenario, overrides);
     const auto& sim = document.tree.section("simulation");
     ProgressReporter progress(0.0, sim.number("duration"), !arguments.quiet);
@@ -75,7 +94,8 @@ int run_command(const RunArguments& arguments, const std::atomic<bool>& stop_req
     progress.finish(result.status.time);
 
     if (!arguments.quiet) {
-      std::printf("dctwin run: %s (%s)\n", document.tree.text("name").c_str(), arguments.scenario.c_str());
+      std::printf("dctwin run: %s (%s)\n", solver::printable(document.tree.text("name")).c_str(),
+                  solver::printable(arguments.scenario).c_str());
       std::printf("  status: %s\n", result.status.describe().c_str());
       const double simulated = result.status.time;
       std::printf("  wall time: %.3f s (%.4g x real time), %ld steps, %ld segments (%ld continued), %ld RHS and %ld "
@@ -92,15 +112,16 @@ int run_command(const RunArguments& arguments, const std::atomic<bool>& stop_req
                   std::max(0.0, result.wall_time_seconds - w.total), w.integration, w.interpolation,
                   w.periodic_updates, w.scheduled_updates, w.knots, w.continuations, w.restarts, w.samples);
       print_summary(result.summary);
-      std::printf("report: %s%s\n", arguments.report.c_str(), result.status.finished() ? "" : " (incomplete)");
+      std::printf("report: %s%s\n", solver::printable(arguments.report).c_str(),
+                  result.status.finished() ? "" : " (incomplete)");
     }
     if (result.status.finished()) return exit_ok;
     if (result.status.reason == solver::StopReason::interrupted) {
       std::fprintf(stderr, "dctwin run: interrupted at t = %g s; report %s marked incomplete\n",
-                   result.status.time, arguments.report.c_str());
+                   result.status.time, solver::printable(arguments.report).c_str());
       return exit_interrupted_sigint;  // main() maps SIGTERM to its own code
     }
-    std::fprintf(stderr, "dctwin run: %s\n", result.status.describe().c_str());
+    std::fprintf(stderr, "dctwin run: %s\n", solver::printable(result.status.describe()).c_str());
     return exit_run_ended_early;
   } catch (const io::MissingInputError& e) {
     std::fprintf(stderr, "dctwin run: %s\n", e.what());
@@ -113,7 +134,7 @@ int run_command(const RunArguments& arguments, const std::atomic<bool>& stop_req
     const std::string message = e.what();
     return message.find("cannot create") != std::string::npos ? exit_cannot_create : exit_io_error;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "dctwin run: internal error: %s\n", e.what());
+    std::fprintf(stderr, "dctwin run: internal error: %s\n", solver::printable(e.what()).c_str());
     return exit_internal;
   }
 }
@@ -121,7 +142,7 @@ int run_command(const RunArguments& arguments, const std::atomic<bool>& stop_req
 int check_command(const std::string& scenario) {
   try {
     const io::ScenarioDocument document = io::load_scenario_file(scenario);
-    std::printf("%s: OK, %s\n", scenario.c_str(), io::check_site(document).c_str());
+    std::printf("%s: OK, %s\n", solver::printable(scenario).c_str(), solver::printable(io::check_site(document)).c_str());
     return exit_ok;
   } catch (const io::MissingInputError& e) {
     std::fprintf(stderr, "%s\n", e.what());
@@ -130,7 +151,7 @@ int check_command(const std::string& scenario) {
     std::fprintf(stderr, "%s\n", e.what());
     return exit_data_error;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "dctwin check: internal error: %s\n", e.what());
+    std::fprintf(stderr, "dctwin check: internal error: %s\n", solver::printable(e.what()).c_str());
     return exit_internal;
   }
 }
@@ -138,34 +159,51 @@ int check_command(const std::string& scenario) {
 int info_command(const std::string& path, bool all_attributes) {
   try {
     if (!std::filesystem::exists(path)) {
-      std::fprintf(stderr, "%s: no such report file\n", path.c_str());
+      std::fprintf(stderr, "%s: no such report file\n", solver::printable(path).c_str());
       return exit_no_input;
+    }
+    // A damaged report can crash or hang libhdf5, which no exception handler survives: a child
+    // process reads everything this command reads first (dctwin/io/report_probe.hpp). A forked copy
+    // of this process is safe here: `info` starts no threads before it.
+    io::ReportProbeOptions probe;
+    probe.datasets = {"/time"};
+    probe.read_strings = false;  // info shows no string dataset
+    if (const auto checked = io::probe_report(path, probe); checked.damaged()) {
+      std::fprintf(stderr, "%s: %s\n", path.c_str(), checked.message.c_str());
+      return exit_data_error;
     }
     const io::ReportReader report(path);
     const auto strings = report.string_attributes();
+    // Everything read from the file is made printable: a report may come from anywhere.
     auto attribute = [&](const char* key) {
       auto it = strings.find(key);
-      return it == strings.end() ? std::string() : it->second;
+      return it == strings.end() ? std::string() : solver::printable(it->second);
     };
-    std::printf("report: %s\n", path.c_str());
+    std::printf("report: %s\n", solver::printable(path).c_str());
     std::printf("  scenario: %s (%s)\n", attribute("scenario_name").c_str(), attribute("scenario_file").c_str());
-    std::printf("  status: %s%s\n", report.status().c_str(),
-                report.status_reason().empty() ? "" : (" - " + report.status_reason()).c_str());
+    std::printf("  status: %s%s\n", solver::printable(report.status()).c_str(),
+                report.status_reason().empty() ? "" : (" - " + solver::printable(report.status_reason())).c_str());
     const auto time = report.time();
     std::printf("  time: %zu samples, %g s to %g s\n", time.size(), time.empty() ? 0.0 : time.front(),
                 time.empty() ? 0.0 : time.back());
     if (all_attributes) {
       std::printf("attributes:\n");
-      for (const auto& [key, value] : strings) std::printf("  %s = %s\n", key.c_str(), value.c_str());
-      for (const auto& [key, value] : report.integer_attributes()) std::printf("  %s = %lld\n", key.c_str(), value);
-      for (const auto& [key, value] : report.double_attributes()) std::printf("  %s = %.9g\n", key.c_str(), value);
+      for (const auto& [key, value] : strings)
+        std::printf("  %s = %s\n", solver::printable(key).c_str(), solver::printable(value).c_str());
+      for (const auto& [key, value] : report.integer_attributes())
+        std::printf("  %s = %lld\n", solver::printable(key).c_str(), value);
+      for (const auto& [key, value] : report.unsigned_attributes())
+        std::printf("  %s = %llu\n", solver::printable(key).c_str(), static_cast<unsigned long long>(value));
+      for (const auto& [key, value] : report.double_attributes())
+        std::printf("  %s = %.9g\n", solver::printable(key).c_str(), value);
     }
     std::printf("datasets:\n");
     for (const auto& d : report.datasets()) {
       std::string shape;
       for (std::size_t k = 0; k < d.shape.size(); ++k) shape += (k ? " x " : "") + std::to_string(d.shape[k]);
       if (shape.empty()) shape = "scalar";
-      std::printf("  %-44s [%s] %s\n", d.path.c_str(), shape.c_str(), d.units.c_str());
+      std::printf("  %-44s [%s] %s\n", solver::printable(d.path).c_str(), shape.c_str(),
+                  solver::printable(d.units).c_str());
     }
     std::printf("summary:\n");
     print_summary(report.summary());
@@ -174,7 +212,7 @@ int info_command(const std::string& path, bool all_attributes) {
     std::fprintf(stderr, "%s\n", e.what());
     return exit_data_error;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "dctwin info: internal error: %s\n", e.what());
+    std::fprintf(stderr, "dctwin info: internal error: %s\n", solver::printable(e.what()).c_str());
     return exit_internal;
   }
 }

@@ -7,10 +7,12 @@
 #include <cstdio>
 #include <limits>
 
+#include "dctwin/io/output_file.hpp"
 #include "dctwin/io/report.hpp"
 #include "dctwin/io/scenario.hpp"
 #include "dctwin/io/telemetry.hpp"
 #include "dctwin/io/units.hpp"
+#include "dctwin/solver/printable.hpp"
 #include "exit_codes.hpp"
 
 namespace dctwin::cli {
@@ -57,7 +59,7 @@ int import_command(const ImportArguments& a) {
       std::fprintf(stderr,
                    "dctwin import: unknown format '%s' (auto, nvidia-smi-csv, nvidia-smi-dmon, dcgmi-dmon, "
                    "prometheus, prometheus-json, csv)\n",
-                   a.format.c_str());
+                   solver::printable(a.format).c_str());
       return exit_usage;
     }
     options.format = *format;
@@ -69,7 +71,7 @@ int import_command(const ImportArguments& a) {
     (void)io::parse_utc_offset(a.timezone);
     options.interval = io::parse_duration(a.interval);
     if (!(options.interval > 0.0)) {
-      std::fprintf(stderr, "dctwin import: invalid interval '%s' (must be > 0)\n", a.interval.c_str());
+      std::fprintf(stderr, "dctwin import: invalid interval '%s' (must be > 0)\n", solver::printable(a.interval).c_str());
       return exit_usage;
     }
     if (!a.columns.empty()) {
@@ -89,6 +91,15 @@ int import_command(const ImportArguments& a) {
     return exit_usage;
   }
 
+  // The output is checked before the trace is read (a long trace takes a while).
+  const std::vector<io::InputFile> inputs{{a.trace, "trace"}, {a.map, "column map"}};
+  try {
+    io::check_output_path(a.output, "telemetry file", inputs);
+  } catch (const io::ReportError& e) {
+    std::fprintf(stderr, "dctwin import: %s\n", e.what());
+    return exit_cannot_create;
+  }
+
   io::TelemetryTrace trace;
   try {
     trace = io::import_telemetry(a.trace, options);
@@ -104,7 +115,7 @@ int import_command(const ImportArguments& a) {
   }
 
   try {
-    io::write_telemetry_hdf5(trace, a.output);
+    io::write_telemetry_hdf5(trace, a.output, inputs);
   } catch (const io::ReportError& e) {
     std::fprintf(stderr, "dctwin import: %s\n", e.what());
     const std::string message = e.what();
@@ -117,7 +128,8 @@ int import_command(const ImportArguments& a) {
   const auto& p = trace.provenance;
   if (!p.skipped.empty()) {
     std::fprintf(stderr, "dctwin import: skipped %zu bad line%s:\n", p.skipped_count, p.skipped_count == 1 ? "" : "s");
-    for (const auto& s : p.skipped) std::fprintf(stderr, "  %s:%s\n", p.source.c_str(), s.c_str());
+    for (const auto& s : p.skipped)
+      std::fprintf(stderr, "  %s:%s\n", solver::printable(p.source).c_str(), solver::printable(s).c_str());
     if (p.skipped_count > p.skipped.size())
       std::fprintf(stderr, "  ... and %zu more\n", p.skipped_count - p.skipped.size());
   }
@@ -130,14 +142,19 @@ int import_command(const ImportArguments& a) {
       }
     std::string quantities;
     for (const auto& q : trace.quantities) quantities += (quantities.empty() ? "" : ", ") + q;
-    std::printf("%s: %s, %zu GPU%s, %zu samples, %s from %s\n", a.trace.c_str(), p.format.c_str(), trace.gpus.size(),
+    std::printf("%s: %s, %zu GPU%s, %zu samples, %s from %s\n", solver::printable(a.trace).c_str(), p.format.c_str(),
+                trace.gpus.size(),
                 trace.gpus.size() == 1 ? "" : "s", trace.sample_count(),
                 std::isfinite(first) ? span_text(last - first).c_str() : "0 s",
                 std::isfinite(first) ? (io::format_utc_time(first) + " to " + io::format_utc_time(last)).c_str() : "-");
     std::printf("quantities: %s\n", quantities.c_str());
-    std::printf("skipped lines: %zu\n", p.skipped_count);
-    for (const auto& n : p.notes) std::printf("note: %s\n", n.c_str());
-    std::printf("wrote %s\n", a.output.c_str());
+    if (p.impossible_count > 0)
+      std::printf("skipped lines: %zu (%zu with a physically impossible value)\n", p.skipped_count, p.impossible_count);
+    else
+      std::printf("skipped lines: %zu\n", p.skipped_count);
+    // Notes name the file's columns and metrics.
+    for (const auto& n : p.notes) std::printf("note: %s\n", solver::printable(n).c_str());
+    std::printf("wrote %s\n", solver::printable(a.output).c_str());
   }
   return exit_ok;
 }

@@ -1,5 +1,6 @@
 // dctwin: run, check and inspect digital-twin scenarios of a GPU training facility.
 #include <CLI/CLI.hpp>
+#include <unistd.h>
 
 #include <atomic>
 #include <csignal>
@@ -9,6 +10,7 @@
 #include <string>
 
 #include "commands.hpp"
+#include "dctwin/io/output_file.hpp"
 #include "exit_codes.hpp"
 #include "import_command.hpp"
 #include "sweep_command.hpp"
@@ -42,12 +44,38 @@ void install_signal_handlers() {
 }
 
 /// For the subcommands that do not watch the flag: the dispositions they started with again (the
-/// default action, or SIG_IGN as a shell gives background jobs for SIGINT), and a signal that came
-/// while the command line was read acts as it would have then.
+/// default action, or SIG_IGN as a shell gives background jobs for SIGINT).
 void restore_inherited_signals() {
   sigaction(SIGINT, &inherited_sigint, nullptr);
   sigaction(SIGTERM, &inherited_sigterm, nullptr);
+}
+
+/// A signal that came while the command line was read, delivered now to the handling the
+/// subcommand has set up (its own handler, the default action, or none if ignored).
+void deliver_pending_signal() {
   if (stop_signal != 0) std::raise(stop_signal);
+}
+
+// import, validate and calibrate keep nothing of an interrupted command: the handler removes the
+// temporary output being written, if any, and ends the process at once.
+const char* volatile interrupted_message = "dctwin: interrupted\n";
+
+extern "C" void on_stop_signal_discard(int signal_number) {
+  dctwin::io::remove_output_temporaries();
+  const char* message = interrupted_message;
+  std::size_t length = 0;
+  while (message[length] != '\0') ++length;
+  (void)!::write(STDERR_FILENO, message, length);
+  ::_exit(signal_number == SIGTERM ? dctwin::cli::exit_interrupted_sigterm : dctwin::cli::exit_interrupted_sigint);
+}
+
+void install_discarding_signal_handlers(const char* message) {
+  interrupted_message = message;
+  struct sigaction action {};
+  action.sa_handler = on_stop_signal_discard;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
 }
 
 }  // namespace
@@ -69,14 +97,9 @@ int main(int argc, char** argv) {
   run_cmd->add_option("-o,--output", run.report, "Report file (HDF5)")->capture_default_str();
   run_cmd->add_option("--duration", run.duration, "Simulated time, e.g. 600, '10 min', '24 h'");
   run_cmd->add_option("--output-interval", run.output_interval, "Sampling interval, e.g. 1, '0.5 s', '1 min'");
-  // A seed is a whole number >= 0 (CLI11's NonNegativeNumber would print the largest double in full).
-  const CLI::Validator whole_number(
-      [](const std::string& text) -> std::string {
-        const bool digits = !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
-        return digits ? std::string() : "must be a whole number >= 0, not '" + text + "'";
-      },
-      "INT>=0");
-  run_cmd->add_option("--seed", run.seed, "Seed of the random draws")->check(whole_number);
+  // A seed is a whole number 0 to 2^64-1 (seed_problem, commands.cpp).
+  const CLI::Validator seed_number(seed_problem, "INT>=0");
+  run_cmd->add_option("--seed", run.seed, "Seed of the random draws, 0 to 18446744073709551615")->check(seed_number);
   run_cmd->add_option("--threads", run.threads,
                       "Threads for the loops over GPUs (0: OMP_NUM_THREADS if set, else one per CPU); results do not "
                       "depend on it")
@@ -147,7 +170,12 @@ int main(int argc, char** argv) {
       return exit_interrupted_sigterm;
     return code;
   }
-  restore_inherited_signals();
+  // Each other subcommand's handling replaces the flag at once (no gap with the default action).
+  if (*import_cmd) install_discarding_signal_handlers("dctwin import: interrupted; nothing written\n");
+  else if (*validate_cmd) install_discarding_signal_handlers("dctwin validate: interrupted; nothing written\n");
+  else if (*calibrate_cmd) install_discarding_signal_handlers("dctwin calibrate: interrupted; nothing written\n");
+  else restore_inherited_signals();
+  deliver_pending_signal();
   if (*check_cmd) return check_command(check_scenario);
   if (*info_cmd) return info_command(info_report, info_all);
   if (*import_cmd) return import_command(import_arguments);

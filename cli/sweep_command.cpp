@@ -13,6 +13,7 @@
 #include "dctwin/io/run.hpp"
 #include "dctwin/models/facility/site.hpp"
 #include "dctwin/solver/parallel.hpp"
+#include "dctwin/solver/printable.hpp"
 #include "exit_codes.hpp"
 
 namespace dctwin::cli {
@@ -70,8 +71,8 @@ int collect_command(const std::string& directory, bool quiet) {
     const io::SweepCounts counts = io::write_sweep_index(plan, directory);
     if (!quiet)
       std::printf("sweep %s: %zu members: %zu complete, %zu incomplete, %zu failed, %zu missing; index %s\n",
-                  plan.name.c_str(), counts.total(), counts.complete, counts.incomplete, counts.failed,
-                  counts.missing, (fs::path(directory) / "index.h5").c_str());
+                  solver::printable(plan.name).c_str(), counts.total(), counts.complete, counts.incomplete,
+                  counts.failed, counts.missing, solver::printable((fs::path(directory) / "index.h5").string()).c_str());
     return counts.complete == counts.total() ? exit_ok : exit_run_ended_early;
   } catch (const io::MissingInputError& e) {
     std::fprintf(stderr, "%s%s\n", prefix, e.what());
@@ -83,7 +84,7 @@ int collect_command(const std::string& directory, bool quiet) {
     std::fprintf(stderr, "%s%s\n", prefix, e.what());
     return exit_code_for(e);
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "%sinternal error: %s\n", prefix, e.what());
+    std::fprintf(stderr, "%sinternal error: %s\n", prefix, solver::printable(e.what()).c_str());
     return exit_internal;
   }
 }
@@ -94,8 +95,8 @@ int dry_run(SweepJob& job, bool quiet) {
   const auto schema = models::facility::scenario_schema();
   bool all_valid = true;
   if (!quiet)
-    std::printf("sweep %s: %zu members (%s), base %s\n", plan.name.c_str(), plan.members.size(),
-                plan.design_text().c_str(), plan.base_file.c_str());
+    std::printf("sweep %s: %zu members (%s), base %s\n", solver::printable(plan.name).c_str(), plan.members.size(),
+                plan.design_text().c_str(), solver::printable(plan.base_file).c_str());
   for (std::size_t i = 0; i < plan.members.size(); ++i) {
     std::string values;
     for (std::size_t p = 0; p < plan.parameters.size(); ++p)
@@ -112,7 +113,9 @@ int dry_run(SweepJob& job, bool quiet) {
       verdict = e.what();
       all_valid = false;
     }
-    if (!quiet) std::printf("member %s: %s: %s\n", plan.members[i].id.c_str(), values.c_str(), verdict.c_str());
+    if (!quiet)
+      std::printf("member %s: %s: %s\n", plan.members[i].id.c_str(), solver::printable(values).c_str(),
+                  solver::printable(verdict).c_str());
   }
   return all_valid ? exit_ok : exit_data_error;
 }
@@ -123,13 +126,13 @@ SweepJob::SweepJob(const SweepArguments& arguments, bool speak) : arguments_(arg
 
 void SweepJob::say(const std::string& line) const {
   if (!speak_ || arguments_.quiet) return;
-  std::fputs((line + "\n").c_str(), stdout);
+  std::fputs((solver::printable(line) + "\n").c_str(), stdout);  // names and values from the sweep file
   std::fflush(stdout);
 }
 
 void SweepJob::complain(const std::string& line) const {
   if (!speak_) return;
-  std::fputs((line + "\n").c_str(), stderr);
+  std::fputs((solver::printable(line) + "\n").c_str(), stderr);
   std::fflush(stderr);
 }
 

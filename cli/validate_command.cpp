@@ -4,9 +4,9 @@
 #include <fmt/format.h>
 
 #include <cstdio>
-#include <fstream>
 #include <optional>
 
+#include "dctwin/io/output_file.hpp"
 #include "dctwin/io/report.hpp"
 #include "dctwin/io/run.hpp"
 #include "dctwin/io/scenario.hpp"
@@ -14,6 +14,7 @@
 #include "dctwin/io/units.hpp"
 #include "dctwin/io/validation.hpp"
 #include "dctwin/solver/integrator.hpp"
+#include "dctwin/solver/printable.hpp"
 #include "exit_codes.hpp"
 
 namespace dctwin::cli {
@@ -63,6 +64,18 @@ struct Inputs {
   io::ValidationOptions options;
 };
 
+/// Prints a table line by line, each made printable (GPU labels carry the trace's host names).
+void print_lines(const std::string& text) {
+  std::size_t start = 0;
+  while (start < text.size()) {
+    const auto end = text.find('\n', start);
+    const std::string line = text.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    std::printf("%s\n", solver::printable(line).c_str());
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+}
+
 /// Reads the inputs; returns an exit code when that failed.
 std::optional<int> read_inputs(const char* command, const ReplayArguments& a, Inputs& in) {
   io::TelemetryImportOptions options;
@@ -72,7 +85,7 @@ std::optional<int> read_inputs(const char* command, const ReplayArguments& a, In
       std::fprintf(stderr,
                    "dctwin %s: unknown format '%s' (auto, nvidia-smi-csv, nvidia-smi-dmon, dcgmi-dmon, prometheus, "
                    "prometheus-json, csv)\n",
-                   command, a.format.c_str());
+                   command, solver::printable(a.format).c_str());
       return exit_usage;
     }
     options.format = *format;
@@ -84,7 +97,8 @@ std::optional<int> read_inputs(const char* command, const ReplayArguments& a, In
     (void)io::parse_utc_offset(a.timezone);
     options.interval = io::parse_duration(a.interval);
     if (!(options.interval > 0.0)) {
-      std::fprintf(stderr, "dctwin %s: invalid interval '%s' (must be > 0)\n", command, a.interval.c_str());
+      std::fprintf(stderr, "dctwin %s: invalid interval '%s' (must be > 0)\n", command,
+                   solver::printable(a.interval).c_str());
       return exit_usage;
     }
     if (!a.columns.empty()) options.columns = split(a.columns);
@@ -101,7 +115,7 @@ std::optional<int> read_inputs(const char* command, const ReplayArguments& a, In
         }
         if (used != part.size() || part.empty() || value < 0) {
           std::fprintf(stderr, "dctwin %s: invalid --gpu-map '%s' (model GPU indices separated by commas, e.g. 4,5)\n",
-                       command, a.gpu_map.c_str());
+                       command, solver::printable(a.gpu_map).c_str());
           return exit_usage;
         }
         in.options.gpu_map.push_back(static_cast<std::size_t>(value));
@@ -125,8 +139,25 @@ std::optional<int> read_inputs(const char* command, const ReplayArguments& a, In
     std::fprintf(stderr, "%s\n", e.what());
     return exit_data_error;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "dctwin %s: internal error: %s\n", command, e.what());
+    std::fprintf(stderr, "dctwin %s: internal error: %s\n", command, solver::printable(e.what()).c_str());
     return exit_internal;
+  }
+  return std::nullopt;
+}
+
+/// The files a replay reads, which its output must not replace.
+std::vector<io::InputFile> input_files(const ReplayArguments& a) {
+  return {{a.trace, "trace"}, {a.scenario, "scenario"}, {a.map, "column map"}};
+}
+
+/// Checks the output before anything is read or simulated; returns an exit code when it is bad.
+std::optional<int> check_output(const char* command, const std::string& output, const char* kind,
+                                const ReplayArguments& a) {
+  try {
+    io::check_output_path(output, kind, input_files(a));
+  } catch (const io::ReportError& e) {
+    std::fprintf(stderr, "dctwin %s: %s\n", command, e.what());
+    return exit_cannot_create;
   }
   return std::nullopt;
 }
@@ -150,7 +181,7 @@ std::optional<int> guarded(const char* command, Work&& work) {
     const std::string message = e.what();
     return message.find("cannot create") != std::string::npos ? exit_cannot_create : exit_io_error;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "dctwin %s: internal error: %s\n", command, e.what());
+    std::fprintf(stderr, "dctwin %s: internal error: %s\n", command, solver::printable(e.what()).c_str());
     return exit_internal;
   }
   return std::nullopt;
@@ -191,21 +222,23 @@ CLI::App* add_calibrate_command(CLI::App& app, CalibrateArguments& a) {
 }
 
 int validate_command(const ValidateArguments& a) {
+  if (const auto code = check_output("validate", a.output, "validation file", a.replay)) return *code;
   Inputs in;
   if (const auto code = read_inputs("validate", a.replay, in)) return *code;
   io::ValidationResult result;
   if (const auto code = guarded("validate", [&] { result = io::validate_trace(in.trace, in.scenario, in.options); }))
     return *code;
-  if (const auto code = guarded("validate", [&] { io::write_validation_hdf5(result, a.output); })) return *code;
+  if (const auto code = guarded("validate", [&] { io::write_validation_hdf5(result, a.output, input_files(a.replay)); })) return *code;
   if (!a.replay.quiet) {
-    std::printf("%s", io::format_validation_table(result).c_str());
-    for (const auto& note : result.notes) std::printf("note: %s\n", note.c_str());
-    std::printf("wrote %s\n", a.output.c_str());
+    print_lines(io::format_validation_table(result));
+    for (const auto& note : result.notes) std::printf("note: %s\n", solver::printable(note).c_str());
+    std::printf("wrote %s\n", solver::printable(a.output).c_str());
   }
   return exit_ok;
 }
 
 int calibrate_command(const CalibrateArguments& a) {
+  if (const auto code = check_output("calibrate", a.output, "", a.replay)) return *code;
   Inputs in;
   if (const auto code = read_inputs("calibrate", a.replay, in)) return *code;
   io::CalibrationResult result;
@@ -219,17 +252,8 @@ int calibrate_command(const CalibrateArguments& a) {
       "# Calibrated by dctwin calibrate from {} against {} (fit on the first {:g} % of the trace).\n"
       "# Merge into the scenario: every key keeps its section.\n{}",
       a.replay.trace, a.replay.scenario, 100.0 * a.train_fraction, result.fragment);
-  if (const auto code = guarded("calibrate", [&] {
-        const std::string part = a.output + ".part";
-        std::ofstream out(part, std::ios::binary | std::ios::trunc);
-        if (!out) throw io::ReportError("cannot create '" + a.output + "'");
-        out << text;
-        out.close();
-        if (!out) throw io::ReportError("cannot write '" + a.output + "'");
-        std::error_code error;
-        std::filesystem::rename(part, a.output, error);
-        if (error) throw io::ReportError("cannot create '" + a.output + "': " + error.message());
-      }))
+  if (const auto code =
+          guarded("calibrate", [&] { io::write_output_text(a.output, text, "", input_files(a.replay)); }))
     return *code;
   if (!a.replay.quiet) {
     std::printf("%-48s %14s %14s %10s\n", "parameter", "initial", "calibrated", "unit");
@@ -237,9 +261,9 @@ int calibrate_command(const CalibrateArguments& a) {
       std::printf("%-48s %14.6g %14.6g %10s\n", (p.section + "." + p.key).c_str(), p.initial, p.value, p.unit.c_str());
     std::printf("fit on the first %g s of the trace (%d thermal replays); held-out metrics:\n", result.split_time,
                 result.evaluations);
-    std::printf("%s", io::format_validation_table(result.held_out).c_str());
-    for (const auto& note : result.notes) std::printf("note: %s\n", note.c_str());
-    std::printf("wrote %s\n", a.output.c_str());
+    print_lines(io::format_validation_table(result.held_out));
+    for (const auto& note : result.notes) std::printf("note: %s\n", solver::printable(note).c_str());
+    std::printf("wrote %s\n", solver::printable(a.output).c_str());
   }
   return exit_ok;
 }

@@ -10,15 +10,32 @@
 # left in build/fuzz/artifacts/ (reproduce with build/fuzz/tests/fuzz/fuzz-NAME FILE). New inputs that
 # reach new code go to build/fuzz/corpus/NAME, never into the source tree; copy the interesting ones
 # to tests/fuzz/corpus/NAME by hand (the regular test suite then runs them on every build).
-# The `report` target meets known faults inside libhdf5 1.10 on a damaged global heap
-# (docs/reliability.md): hangs, reads out of bounds and a memcpy of overlapping ranges, all under
-# H5HG_read. It runs in fork mode, where fuzzing goes on after a crash or a timeout; afterwards each
-# such input is run again on its own and triaged by its stack: when the innermost frame that is
-# either libhdf5 or dctwin's source is libhdf5, it is counted as a known libhdf5 fault (kept in
-# build/fuzz/artifacts/libhdf5/). An input that does not fail again when it runs alone is counted
-# as not reproducible (kept in build/fuzz/artifacts/unreproduced/): the report reader keeps no
-# state from one input to the next, libhdf5 does, and a damaged heap read earlier can make a later
-# input crash. Anything else is a finding.
+# The HDF5 targets (`report`, `gui-report`) meet known faults inside libhdf5 1.10 on a damaged
+# global heap (docs/reliability.md): hangs, reads out of bounds and a memcpy of overlapping ranges,
+# all under H5HG_read. They run in fork mode, where fuzzing goes on after a crash or a timeout;
+# afterwards each such input is run again on its own and triaged by the stack of its failure (the
+# first stack of the log; for a timeout, the one libFuzzer prints of the stuck input):
+#   1. frames of neither libhdf5 nor dctwin are left out: the sanitizer and libFuzzer runtimes, the C
+#      and C++ libraries, zlib, inline frames from system headers (/usr/include, /usr/lib, glibc's
+#      sysdeps/ and csu/); the replay runs with fast_unwind_on_malloc=0, so that the stack of an
+#      allocation refused inside libhdf5 reaches its caller (libhdf5 has no frame pointers);
+#   2. a libhdf5 frame is one in libhdf5*.so; a dctwin frame is one with a source line of ours;
+#   3. the input is a known libhdf5 fault only when what is left reads, from the innermost frame
+#      out: one or more libhdf5 frames, then the reader's call into HDF5 (a dctwin frame in one of
+#      the files that call HDF5 for the readers: hdf5_handles.cpp, report_reader.cpp,
+#      report_probe.cpp, h5_util.cpp, report_model.cpp, validation_model.cpp), then only dctwin
+#      frames (the reader's callers, the fuzz entry) and no further libhdf5 frame;
+#   4. anything else is a finding: a dctwin frame innermost, a dctwin frame between two libhdf5
+#      frames (HDF5 calling back into dctwin code, such as an iteration callback, which then
+#      crashed inside HDF5 again), a call into HDF5 from outside the readers' files, or no
+#      libhdf5 frame at all. A stack that stops inside libhdf5 (the unwinder could not go on)
+#      counts as a known fault.
+# Known faults are kept in build/fuzz/artifacts/libhdf5/ with their logs. An input that does not
+# fail again when it runs alone is counted as not reproducible (kept in
+# build/fuzz/artifacts/unreproduced/): the readers keep no state from one input to the next,
+# libhdf5 does, and a damaged heap read earlier can make a later input crash.
+# Input sizes: up to 1 MiB for the HDF5 targets, 256 KiB for the text readers (-max_len); the
+# corpora hold seeds beyond 64 KiB (tests/fuzz/make_large_seeds.sh).
 # Environment: DCTWIN_FUZZ_EXCLUDE (target names left out when none are given).
 # Environment: DCTWIN_FUZZ_BUILD_DIR (default build/fuzz), DCTWIN_JOBS (default: number of cores),
 # DCTWIN_FUZZ_WORKERS (parallel fuzzing processes per target, default 1).
@@ -36,7 +53,7 @@ if ! [[ "$seconds" =~ ^[0-9]+$ ]] || ((seconds < 1)); then
   exit 64
 fi
 
-all_targets=(scenario scenario-site weather report telemetry-auto telemetry-nvidia-smi-csv telemetry-nvidia-smi-dmon
+all_targets=(scenario scenario-site weather report sweep gui-report telemetry-auto telemetry-nvidia-smi-csv telemetry-nvidia-smi-dmon
              telemetry-dcgmi-dmon telemetry-prometheus telemetry-prometheus-json telemetry-csv)
 targets=("$@")
 if ((${#targets[@]} == 0)); then
@@ -77,11 +94,14 @@ for t in "${targets[@]}"; do
   log="$build_dir/logs/$t.log"
   mkdir -p "$work"
   # -timeout: one input taking longer is a finding (a hang); -rss_limit_mb: so is using more memory.
-  options=(-max_total_time="$seconds" -timeout=20 -rss_limit_mb=2560 -max_len=65536 -print_final_stats=1)
+  max_len=262144
+  hdf5=0
+  [[ "$t" == "report" || "$t" == "gui-report" ]] && hdf5=1 && max_len=1048576
+  options=(-max_total_time="$seconds" -timeout=20 -rss_limit_mb=2560 -max_len="$max_len" -print_final_stats=1)
   ((workers > 1)) && options+=(-fork="$workers")
   asan_options="$ASAN_OPTIONS"
   artifacts="$build_dir/artifacts/$t-"
-  if [[ "$t" == "report" ]]; then
+  if ((hdf5)); then
     # Fork mode: crashes and timeouts (5 s) are kept and triaged below; running out of memory stays
     # a finding.
     options+=(-fork="$workers" -timeout=5 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=0)
@@ -94,7 +114,7 @@ for t in "${targets[@]}"; do
     status=$?
   known=0
   unreproduced=0
-  if [[ "$t" == "report" ]]; then
+  if ((hdf5)); then
     # In fork mode the exit code is the last job's, whatever was ignored: what counts is that the
     # run went to its end, and the triage.
     status=0
@@ -103,24 +123,49 @@ for t in "${targets[@]}"; do
       [[ -f "$input" ]] || continue
       replay="$input.log"
       replayed=0
-      (ASAN_OPTIONS="$asan_options" timeout 120 "$exe" -timeout=5 -runs=1 "$input" >"$replay" 2>&1; exit $?) 2>/dev/null ||
+      (ASAN_OPTIONS="$asan_options:fast_unwind_on_malloc=0" timeout 120 "$exe" -timeout=5 -runs=1 "$input" >"$replay" 2>&1
+       exit $?) 2>/dev/null ||
         replayed=$?
       if ((replayed == 0)); then
         unreproduced=$((unreproduced + 1))
         mv "$input" "$replay" "$build_dir/artifacts/unreproduced/"
         continue
       fi
-      # Innermost frame that is libhdf5 or has a source line of ours (sanitizer and libFuzzer
-      # runtime frames have neither and are skipped).
-      where="$(awk '/^ *#[0-9]+ / {
-                 if ($0 ~ /compiler-rt|llvm/) next
-                 if ($0 ~ /libhdf5/) { print "libhdf5"; exit }
-                 if ($0 ~ /\.(cpp|hpp|cc|h):[0-9]+/) { print "dctwin"; exit } }' "$replay")"
+      # The triage rule above, on the first stack of the log.
+      where="$(awk '
+        function kind(line) {
+          if (line ~ /libhdf5[^ ]*\.so/) return "hdf5"
+          if (line ~ /compiler-rt|llvm|\/usr\/include\/|\/usr\/lib\/|sysdeps\/|csu\//) return "other"
+          if (line ~ /\.(cpp|hpp|cc|h):[0-9]+/) return "dctwin"
+          return "other"
+        }
+        /^ *#[0-9]+ / {
+          if ($1 == "#0" && started) exit
+          started = 1
+          k = kind($0)
+          if (k == "other") next
+          if (state == "") {
+            if (k == "dctwin") { verdict = "dctwin frame innermost: " $0; exit }
+            state = "hdf5"; next
+          }
+          if (state == "hdf5" && k == "dctwin") {
+            if ($0 !~ /(hdf5_handles|report_reader|report_probe|h5_util|report_model|validation_model)\.cpp:[0-9]+/) {
+              verdict = "call into libhdf5 from outside the readers: " $0; exit
+            }
+            state = "callers"; next
+          }
+          if (state == "callers" && k == "hdf5") { verdict = "dctwin frame between libhdf5 frames, then: " $0; exit }
+        }
+        END {
+          if (verdict != "") print verdict
+          else if (state == "") print "no libhdf5 frame"
+          else print "libhdf5"
+        }' "$replay")"
       if [[ "$where" == "libhdf5" ]]; then
         known=$((known + 1))
         mv "$input" "$replay" "$build_dir/artifacts/libhdf5/"
       else
-        echo "fuzz: $t: $(basename "$input") fails outside libhdf5 (log: $replay)"
+        echo "fuzz: $t: $(basename "$input") is not a known libhdf5 fault: $where (log: $replay)"
         mv "$input" "$build_dir/artifacts/$t-$(basename "$input")"
         status=1
       fi

@@ -15,6 +15,7 @@
 #include "charts_view.hpp"
 #include "compare_view.hpp"
 #include "dctwin/io/units.hpp"
+#include "dctwin/solver/printable.hpp"
 #include "hall_view.hpp"
 #include "main_window.hpp"
 #include "rack_panel.hpp"
@@ -31,7 +32,10 @@ constexpr int exit_no_input = 66;
 constexpr int exit_unavailable = 69;
 constexpr int exit_cannot_create = 73;
 
-void fail(const QString& message) { std::fprintf(stderr, "dctwin-gui: %s\n", message.toLocal8Bit().constData()); }
+/// Messages quote file names, options and report contents: control characters are shown as escapes.
+void fail(const QString& message) {
+  std::fprintf(stderr, "dctwin-gui: %s\n", dctwin::solver::printable(message.toStdString()).c_str());
+}
 
 /// Waits until every visible VTK view has rendered once (or cannot render), at most `ms`.
 void wait_for_frames(QWidget& window, int ms) {
@@ -300,6 +304,11 @@ int run_application(int argc, char** argv) {
   if (batch || parser.isSet(view_option)) window.show_view(shown);
   window.show();
 
+  // A part of the report that could not be read while the views were set up (a corrupt chunk).
+  if (batch && !window.last_error().isEmpty()) {
+    fail(window.last_error());
+    return exit_data;
+  }
   if (parser.isSet(benchmark_option)) {
     bool ok = false;
     const int frames = parser.value(benchmark_option).toInt(&ok);

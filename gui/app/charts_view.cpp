@@ -18,6 +18,7 @@
 #include <vtkGenericOpenGLRenderWindow.h>
 
 #include <cmath>
+#include <exception>
 #include <cstdint>
 #include <cstdio>
 #include <map>
@@ -283,8 +284,13 @@ void ChartsView::set_report(std::shared_ptr<const ReportModel> report) {
       add("mean:" + f.path, f.long_name + ", mean over GPUs", "mean over all GPUs of " + f.path);
     }
     for (const auto& group : self.report->fine_groups()) {
-      const auto& time = self.report->fine_time(group);
-      const double dt = uniform_spacing(time);
+      double dt = 0.0;
+      try {
+        dt = uniform_spacing(self.report->fine_time(group));
+      } catch (const std::exception& e) {
+        Q_EMIT read_failed(QString::fromStdString(e.what()));
+        continue;
+      }
       char spacing[64];
       std::snprintf(spacing, sizeof spacing, dt > 0.0 ? "every %.3g ms" : "irregular", dt * 1e3);
       for (const auto& s : group.series) {
@@ -337,6 +343,21 @@ int ChartsView::set_checked(const QStringList& ids) {
 }
 
 void ChartsView::rebuild() {
+  try {
+    draw();
+  } catch (const std::exception& e) {
+    auto& self = *impl_;
+    self.shown.clear();
+    self.x.clear();
+    self.problems = tr("Cannot read the report: %1. ").arg(QString::fromStdString(e.what()));
+    self.chart.set_series({}, self.x_title, {});
+    update_note();
+    self.view->update();
+    Q_EMIT read_failed(QString::fromStdString(e.what()));
+  }
+}
+
+void ChartsView::draw() {
   auto& self = *impl_;
   self.shown.clear();
   self.x.clear();

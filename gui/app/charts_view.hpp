@@ -57,8 +57,14 @@ class ChartsView : public QWidget {
   bool export_csv(const QString& file);
   bool export_png(const QString& file);
 
+ Q_SIGNALS:
+  /// Reading the report failed (a damaged part of it); the chart shows nothing.
+  void read_failed(const QString& message);
+
  private:
+  /// Redraws; a read failure empties the chart and is passed on as read_failed.
   void rebuild();
+  void draw();
   void populate_live();
   void update_note();
   struct Impl;

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <exception>
 
 #include "dctwin/gui/hall_scene.hpp"
 #include "vtk_view.hpp"
@@ -151,6 +152,21 @@ void CompareView::set_time(double t) {
 }
 
 void CompareView::refresh() {
+  try {
+    draw();
+  } catch (const std::exception& e) {
+    auto& self = *impl_;
+    self.left_values.clear();
+    self.right_values.clear();
+    self.problem = tr("Cannot read the reports: %1").arg(QString::fromStdString(e.what()));
+    self.note->setText(self.problem);
+    self.left_view->update();
+    self.right_view->update();
+    Q_EMIT read_failed(QString::fromStdString(e.what()));
+  }
+}
+
+void CompareView::draw() {
   auto& self = *impl_;
   self.problem.clear();
   self.left_values.clear();

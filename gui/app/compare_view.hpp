@@ -35,8 +35,14 @@ class CompareView : public QWidget {
   /// Why the reports cannot be compared ("" when they can).
   [[nodiscard]] QString problem() const;
 
+ Q_SIGNALS:
+  /// Reading one of the reports failed (a damaged part of it); the view shows nothing.
+  void read_failed(const QString& message);
+
  private:
+  /// Redraws; a read failure empties the view and is passed on as read_failed.
   void refresh();
+  void draw();
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <exception>
 
 #include "rack_panel.hpp"
 #include "vtk_view.hpp"
@@ -225,6 +226,23 @@ QPoint HallView::rack_position_in_view(std::size_t rack) const {
 }
 
 void HallView::refresh() {
+  try {
+    draw();
+  } catch (const std::exception& e) {
+    // A damaged dataset (a corrupt compressed chunk): the report stays open, the field is not shown.
+    auto& self = *impl_;
+    self.shown.clear();
+    self.legend.clear();
+    self.scene.set_caption("Cannot read this field of the report");
+    self.scene.set_legend_visible(false);
+    self.time_label->setText(QString());
+    self.panel->show_rack(nullptr, nullptr, reduction(), std::nullopt, 0);
+    self.view->update();
+    Q_EMIT read_failed(QString::fromStdString(e.what()));
+  }
+}
+
+void HallView::draw() {
   auto& self = *impl_;
   const ReportModel* report = self.report.get();
   const FieldInfo* info = report != nullptr ? report->find_field(field().toStdString()) : nullptr;

@@ -61,9 +61,13 @@ class HallView : public QWidget {
   void field_changed(const QString& path);
   void time_changed(double t);
   void rack_selected(int rack);  ///< -1 when the selection is cleared
+  /// Reading the report failed (a damaged part of it); the view shows nothing of the field.
+  void read_failed(const QString& message);
 
  private:
+  /// Redraws; a read failure empties the view and is passed on as read_failed.
   void refresh();
+  void draw();
   void on_clicked(QPoint position);
   struct Impl;
   std::unique_ptr<Impl> impl_;

@@ -15,6 +15,7 @@
 
 #include "charts_view.hpp"
 #include "compare_view.hpp"
+#include "dctwin/gui/report_check.hpp"
 #include "dctwin/gui/report_model.hpp"
 #include "hall_view.hpp"
 #include "dctwin/gui/validation_model.hpp"
@@ -36,6 +37,7 @@ struct MainWindow::Impl {
   QDockWidget* dock = nullptr;
   QMenu* recent_menu = nullptr;
   QLabel* status = nullptr;
+  QMessageBox* error_box = nullptr;  ///< the error dialog, reused while it is open
   QString last_error;
   QString scenarios;
   bool interactive = true;
@@ -110,6 +112,12 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), impl_(std::make_u
     if (QFileInfo::exists(report)) open_report(report);
   });
 
+  // A report that turns out damaged while a view reads it (a corrupt compressed chunk): a message,
+  // and the application goes on with the rest of the report.
+  connect(self.hall, &HallView::read_failed, this, &MainWindow::report_error);
+  connect(self.charts, &ChartsView::read_failed, this, &MainWindow::report_error);
+  connect(self.compare, &CompareView::read_failed, this, &MainWindow::report_error);
+
   const QString source_scenarios = QStringLiteral(DCTWIN_SOURCE_DIR "/scenarios");
   const QString env = qEnvironmentVariable("DCTWIN_SCENARIOS");
   set_scenarios_directory(!env.isEmpty() ? env : QDir(source_scenarios).exists() ? source_scenarios : QStringLiteral("scenarios"));
@@ -132,10 +140,32 @@ void MainWindow::set_scenarios_directory(const QString& directory) {
 }
 
 void MainWindow::report_error(const QString& message) {
-  impl_->last_error = message;
+  auto& self = *impl_;
+  self.last_error = message;
   statusBar()->showMessage(message, 15000);
-  if (impl_->interactive) QMessageBox::warning(this, tr("dctwin"), message);
+  if (self.interactive) {
+    // Window-modal and opened without a nested event loop: the caller (often a view in the middle
+    // of an update) returns at once, and one dialog shows the latest error instead of a pile.
+    if (self.error_box == nullptr) {
+      self.error_box = new QMessageBox(QMessageBox::Warning, tr("dctwin"), QString(), QMessageBox::Ok, this);
+      self.error_box->setObjectName("errorDialog");
+      self.error_box->setWindowModality(Qt::WindowModal);
+    }
+    self.error_box->setText(message);
+    if (!self.error_box->isVisible()) self.error_box->open();
+  }
+  Q_EMIT error_reported(message);
 }
+
+namespace {
+/// check_report with a busy cursor: "" when the report may be read here, else the message.
+QString checked_report(const QString& file) {
+  QApplication::setOverrideCursor(Qt::WaitCursor);
+  const std::string problem = check_report(file.toStdString());
+  QApplication::restoreOverrideCursor();
+  return QString::fromStdString(problem);
+}
+}  // namespace
 
 bool MainWindow::open_file(const QString& file) {
   const QString suffix = QFileInfo(file).suffix().toLower();
@@ -149,13 +179,21 @@ bool MainWindow::open_report(const QString& file) {
     report_error(tr("%1: no such report file").arg(file));
     return false;
   }
+  if (const QString damage = checked_report(file); !damage.isEmpty()) {
+    report_error(damage);
+    return false;
+  }
   if (ValidationModel::is_validation_report(file.toStdString())) return open_validation(file);
+  std::shared_ptr<const ReportModel> report;
   try {
-    self.report = std::make_shared<const ReportModel>(file.toStdString());
+    report = std::make_shared<const ReportModel>(file.toStdString());
+    (void)report->status();
+    (void)report->status_reason();
   } catch (const std::exception& e) {
     report_error(QString::fromStdString(e.what()));
     return false;
   }
+  self.report = std::move(report);
   self.last_error.clear();
   self.hall->set_report(self.report);
   self.charts->set_report(self.report);
@@ -211,6 +249,10 @@ bool MainWindow::compare_with(const QString& file) {
   auto& self = *impl_;
   if (!self.report) {
     report_error(tr("Open a report first, then compare it with another."));
+    return false;
+  }
+  if (const QString damage = checked_report(file); !damage.isEmpty()) {
+    report_error(damage);
     return false;
   }
   try {

@@ -25,7 +25,9 @@ class MainWindow : public QMainWindow {
   ~MainWindow() override;
 
   /// Opens a report (.h5) or a scenario (.yaml/.yml). Errors go to a dialog when interactive, and
-  /// to `last_error()` in any case.
+  /// to `last_error()` and `error_reported` in any case. A report is first read by a separate
+  /// process (check_report, dctwin/gui/report_check.hpp): one that crashes or hangs libhdf5 there
+  /// is refused with a message, and the application keeps running.
   bool open_file(const QString& file);
   /// Opens a simulation report, or a validation report (then in the validation view).
   bool open_report(const QString& file);
@@ -48,6 +50,10 @@ class MainWindow : public QMainWindow {
   [[nodiscard]] ScenarioEditor* editor() const;
   [[nodiscard]] CompareView* compare() const;
   [[nodiscard]] ValidationView* validation() const;
+
+ Q_SIGNALS:
+  /// Every error shown to the user (also when not interactive), e.g. a damaged report.
+  void error_reported(const QString& message);
 
  private:
   void add_recent(const QString& file);

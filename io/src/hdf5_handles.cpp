@@ -108,8 +108,33 @@ void Handle::close() {
   check_status(close_(id), "cannot close", what_);
 }
 
+PropertyList write_through_access(hid_t fapl) {
+  auto access = fapl == H5P_DEFAULT ? PropertyList::create(H5P_FILE_ACCESS, "file access")
+                                    : PropertyList::adopt(H5Pcopy(fapl), "cannot copy", "file access properties");
+  check_status(H5Pset_sieve_buf_size(access.id(), 0), "cannot configure", access.what());
+  check_status(H5Pset_cache(access.id(), 0, 0, 0, 1.0), "cannot configure", access.what());
+  return access;
+}
+
+namespace {
+thread_local File* detach_on_unwind = nullptr;
+thread_local bool detached_on_unwind = false;
+}  // namespace
+
+DetachStorageOnUnwind::DetachStorageOnUnwind(File& file) noexcept {
+  detach_on_unwind = &file;
+  detached_on_unwind = false;
+}
+DetachStorageOnUnwind::~DetachStorageOnUnwind() { detach_on_unwind = nullptr; }
+bool DetachStorageOnUnwind::fired() const noexcept { return detached_on_unwind; }
+
 void Handle::reset() noexcept {
   if (!valid()) return;
+  if (detach_on_unwind != nullptr && std::uncaught_exceptions() > 0) {
+    File* file = std::exchange(detach_on_unwind, nullptr);
+    detached_on_unwind = true;
+    (void)file->detach_storage();
+  }
   const hid_t id = std::exchange(id_, close_nothing_id());
   if (close_(id) < 0) H5Eclear2(H5E_DEFAULT);
 }
@@ -140,6 +165,13 @@ Datatype Datatype::utf8_string() {
 
 Datatype Datatype::adopt(hid_t id, std::string_view operation, std::string_view what) {
   return Datatype(check(id, operation, what), H5Tclose, "datatype of " + std::string(what));
+}
+
+bool Datatype::is_unsigned_integer() const {
+  if (type_class() != H5T_INTEGER) return false;
+  const H5T_sign_t sign = H5Tget_sign(id());
+  if (sign == H5T_SGN_ERROR) fail("cannot get the sign of", what());
+  return sign == H5T_SGN_NONE;
 }
 
 H5T_class_t Datatype::type_class() const {
@@ -304,6 +336,10 @@ void Object::set_attribute(std::string_view name, long long value) {
   replace_attribute(name, H5T_STD_I64LE, H5T_NATIVE_LLONG, &value);
 }
 
+void Object::set_unsigned_attribute(std::string_view name, std::uint64_t value) {
+  replace_attribute(name, H5T_STD_U64LE, H5T_NATIVE_UINT64, &value);
+}
+
 namespace {
 
 /// Reads a one-element numeric attribute as `memory_type`.
@@ -341,6 +377,17 @@ long long Object::integer_attribute(std::string_view name) const {
     throw ReportError(attribute.what() + " is not an integer");
   }
   return numeric_attribute<long long>(*this, name, H5T_NATIVE_LLONG);
+}
+
+std::uint64_t Object::unsigned_attribute(std::string_view name) const {
+  const Attribute attribute = open_attribute(name);
+  if (attribute.type().type_class() != H5T_INTEGER) {
+    throw ReportError(attribute.what() + " is not an integer");
+  }
+  if (!attribute.type().is_unsigned_integer() && integer_attribute(name) < 0) {
+    throw ReportError(attribute.what() + " is negative");
+  }
+  return numeric_attribute<std::uint64_t>(*this, name, H5T_NATIVE_UINT64);
 }
 
 bool Object::exists(std::string_view path) const {
@@ -432,9 +479,9 @@ std::vector<std::string> Group::member_names() const {
 
 // --- File -----------------------------------------------------------------------------------
 
-File File::create(const std::filesystem::path& path, hid_t fcpl, hid_t fapl) {
+File File::create(const std::filesystem::path& path, hid_t fcpl, hid_t fapl, std::string_view what) {
   init();
-  const std::string what_text = describe("report", path.string());
+  const std::string what_text = what.empty() ? describe("report", path.string()) : std::string(what);
   return File(check(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, fcpl, fapl), "cannot create",
                     what_text),
               H5Fclose, what_text, "/");

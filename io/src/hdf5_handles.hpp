@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "dctwin/io/output_file.hpp"
 #include "dctwin/io/report.hpp"
 
 namespace dctwin::io::h5 {
@@ -95,6 +96,8 @@ class Datatype : public Handle {
 
   [[nodiscard]] H5T_class_t type_class() const;
   [[nodiscard]] bool is_variable_string() const;
+  /// An integer type without sign.
+  [[nodiscard]] bool is_unsigned_integer() const;
   [[nodiscard]] std::size_t size() const;
 
  private:
@@ -148,9 +151,13 @@ class Object : public Handle {
   void set_attribute(std::string_view name, std::string_view value);
   void set_attribute(std::string_view name, double value);
   void set_attribute(std::string_view name, long long value);
+  /// Writes (or replaces) a scalar unsigned 64-bit attribute (H5T_STD_U64LE).
+  void set_unsigned_attribute(std::string_view name, std::uint64_t value);
   [[nodiscard]] std::string string_attribute(std::string_view name) const;
   [[nodiscard]] double double_attribute(std::string_view name) const;
   [[nodiscard]] long long integer_attribute(std::string_view name) const;
+  /// An integer attribute read exactly as unsigned 64 bits; a negative value is an error.
+  [[nodiscard]] std::uint64_t unsigned_attribute(std::string_view name) const;
 
   /// Whether `path` (relative to this object, or absolute) names an existing object.
   [[nodiscard]] bool exists(std::string_view path) const;
@@ -187,8 +194,10 @@ class Group : public Object {
 class File : public Object {
  public:
   File() noexcept = default;
-  /// Creates (truncating) a file. Fails with "cannot create report '<path>': <reason>".
-  static File create(const std::filesystem::path& path, hid_t fcpl, hid_t fapl);
+  /// Creates (truncating) a file. Fails with "cannot create <what>: <reason>"; `what` (e.g.
+  /// "report 'run.h5'", see OutputFile::describe) names the file in every message, by default
+  /// "report '<path>'".
+  static File create(const std::filesystem::path& path, hid_t fcpl, hid_t fapl, std::string_view what = {});
   static File open_read_only(const std::filesystem::path& path, hid_t fapl = H5P_DEFAULT);
   [[nodiscard]] Group root() const;
   /// Writes all buffered data and metadata to the file.
@@ -235,5 +244,59 @@ class Dataset : public Object {
 /// Reads a whole string dataset or attribute (variable- or fixed-length strings, any cset).
 std::vector<std::string> read_strings(const Dataset& dataset);
 std::vector<std::string> read_strings(const Attribute& attribute, std::string_view what);
+
+/// A copy of the file access properties `fapl` (H5P_DEFAULT: the defaults) with no sieve buffer and
+/// no chunk cache, so that raw data reaches the file when it is written: closing a dataset then has
+/// none left to write, and cannot fail (and be ignored, in a destructor) on a full disk.
+PropertyList write_through_access(hid_t fapl);
+
+/// While alive, the first handle closed during stack unwinding (Handle::reset() with an exception
+/// in flight, on this thread) first sends `file`'s further writes to memory (File::detach_storage):
+/// closing the objects of a file whose writing failed then cannot fail on its storage (a close
+/// that fails leaves HDF5 1.10 with a half-closed object, and it crashes at exit).
+class DetachStorageOnUnwind {
+ public:
+  explicit DetachStorageOnUnwind(File& file) noexcept;
+  ~DetachStorageOnUnwind();
+  /// Whether the storage was detached (an exception passed by, even one caught later).
+  [[nodiscard]] bool fired() const noexcept;
+  DetachStorageOnUnwind(const DetachStorageOnUnwind&) = delete;
+  DetachStorageOnUnwind& operator=(const DetachStorageOnUnwind&) = delete;
+};
+
+/// Writes a whole HDF5 output through `output`: `write(file)` fills the file, created at the
+/// temporary, and must end with file.flush() while its objects are still open (the flush writes
+/// their cached chunks and reports a failure; closing them afterwards writes nothing, and closing
+/// them during unwinding goes to memory, see DetachStorageOnUnwind). Then the file is closed and
+/// committed. Raw data is neither sieve-buffered nor chunk-cached (see write_through_access): a
+/// failed write throws where it happens. On any failure the temporary is removed.
+template <typename Write>
+void write_output(OutputFile& output, hid_t fcpl, hid_t fapl, Write&& write) {
+  const PropertyList access = write_through_access(fapl);
+  File file = File::create(output.open_path(), fcpl, access.id(), output.describe());
+  try {
+    {
+      const DetachStorageOnUnwind detach(file);
+      write(file);
+      // Everything since went to memory: the file on disk is not whole.
+      if (detach.fired()) throw ReportError("cannot write " + output.describe() + ": an error interrupted the writing");
+    }
+    file.close();
+  } catch (const ReportError& error) {
+    (void)file.detach_storage();
+    file.reset();
+    output.discard();
+    // Name the file in every message ("cannot write dataset '/x': ..." alone does not).
+    const std::string message = error.what();
+    if (message.find(output.describe()) != std::string::npos) throw;
+    throw ReportError("cannot write " + output.describe() + ": " + message);
+  } catch (...) {
+    (void)file.detach_storage();
+    file.reset();
+    output.discard();
+    throw;
+  }
+  output.commit();
+}
 
 }  // namespace dctwin::io::h5

@@ -1,7 +1,9 @@
 #include "parameter_rules.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
+#include <system_error>
 
 #include "dctwin/io/units.hpp"
 
@@ -84,6 +86,31 @@ std::string trimmed(std::string_view text) {
   if (first == std::string_view::npos) return {};
   const auto last = text.find_last_not_of(" \t\r\n");
   return std::string(text.substr(first, last - first + 1));
+}
+
+/// The problem with a whole number 0 to 2^64-1 written as `text` (decimal digits, an optional
+/// leading `+`), as a rule for `PATH = VALUE (RULE)`; nullopt when it is one. It is read as text,
+/// never through a double, so every value up to 18446744073709551615 is exact.
+std::optional<std::string> unsigned_problem(std::string_view text, std::uint64_t& value) {
+  const std::string kept = trimmed(text);
+  std::string_view digits = kept;
+  const bool plus = !digits.empty() && digits.front() == '+';
+  if (plus) digits.remove_prefix(1);
+  const bool negative = !plus && !digits.empty() && digits.front() == '-';
+  if (negative) digits.remove_prefix(1);
+  if (digits.empty() || digits.find_first_not_of("0123456789") != std::string_view::npos)
+    return std::string("must be an integer");
+  if (negative) {
+    if (digits.find_first_not_of('0') == std::string_view::npos) {  // -0
+      value = 0;
+      return std::nullopt;
+    }
+    return std::string("must be >= 0");
+  }
+  const auto result = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+  if (result.ec == std::errc::result_out_of_range) return std::string("must be <= 18446744073709551615");
+  if (result.ec != std::errc{} || result.ptr != digits.data() + digits.size()) return std::string("must be an integer");
+  return std::nullopt;
 }
 
 std::size_t levenshtein(const std::string& a, const std::string& b) {

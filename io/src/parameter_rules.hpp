@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -30,6 +32,10 @@ std::string format_location(const solver::SourceLocation& location);
 std::string join_words(const std::vector<std::string>& words, const char* separator = ", ");
 /// Without leading and trailing blanks.
 std::string trimmed(std::string_view text);
+/// The rule a whole number 0 to 2^64-1 (a seed) written as `text` breaks: "must be an integer",
+/// "must be >= 0" or "must be <= 18446744073709551615"; nullopt, with `value` set, when it is one.
+/// Read as text (decimal digits, an optional `+`, blanks around), never through a double.
+std::optional<std::string> unsigned_problem(std::string_view text, std::uint64_t& value);
 /// Edit distance, for did-you-mean suggestions.
 std::size_t levenshtein(const std::string& a, const std::string& b);
 /// "unknown key (did you mean 'gpu_count'?)" when a key is within max(2, len/3) edits,

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
+#include <optional>
 #include <system_error>
 #include <utility>
 
@@ -100,12 +102,20 @@ std::string ReportReader::status_reason() const {
 
 namespace {
 /// The root group's scalar attributes of one HDF5 type class, each read by `read(name)`.
+/// `unsigned_64`: only unsigned integers of 64 bits (true), or everything else of the class (false;
+/// a value of such a type may not fit a long long), or no distinction (nullopt).
 template <typename Value, typename Read>
-std::map<std::string, Value> scalar_attributes(const h5::File& file, H5T_class_t type_class, Read read) {
+std::map<std::string, Value> scalar_attributes(const h5::File& file, H5T_class_t type_class, Read read,
+                                               std::optional<bool> unsigned_64 = std::nullopt) {
   std::map<std::string, Value> values;
   for (const auto& name : file.attribute_names()) {
     const auto attribute = file.open_attribute(name);
     if (attribute.type().type_class() != type_class || attribute.space().element_count() != 1) continue;
+    if (unsigned_64) {
+      const auto type = attribute.type();
+      const bool wide_unsigned = type.is_unsigned_integer() && type.size() >= 8;
+      if (wide_unsigned != *unsigned_64) continue;
+    }
     values.emplace(name, read(name));
   }
   return values;
@@ -123,8 +133,16 @@ std::map<std::string, std::string> ReportReader::string_attributes() const {
 std::map<std::string, long long> ReportReader::integer_attributes() const {
   const auto& self = impl();
   return self.guarded([&] {
-    return scalar_attributes<long long>(self.file, H5T_INTEGER,
-                                        [&](const std::string& name) { return self.file.integer_attribute(name); });
+    return scalar_attributes<long long>(
+        self.file, H5T_INTEGER, [&](const std::string& name) { return self.file.integer_attribute(name); }, false);
+  });
+}
+
+std::map<std::string, std::uint64_t> ReportReader::unsigned_attributes() const {
+  const auto& self = impl();
+  return self.guarded([&] {
+    return scalar_attributes<std::uint64_t>(
+        self.file, H5T_INTEGER, [&](const std::string& name) { return self.file.unsigned_attribute(name); }, true);
   });
 }
 

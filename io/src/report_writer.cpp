@@ -1,6 +1,3 @@
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -10,6 +7,7 @@
 #include <cmath>
 #include <exception>
 #include <limits>
+#include <optional>
 #include <set>
 #include <span>
 #include <string_view>
@@ -439,6 +437,14 @@ std::size_t check_layout(const ReportLayout& layout) {
       layout_error(fmt::format("attribute '{}' is written by the report itself", name));
     }
   }
+  for (const auto& [name, value] : layout.unsigned_attributes) {
+    if (name.empty()) layout_error("an extra attribute has an empty name");
+    if (std::find(reserved_attributes.begin(), reserved_attributes.end(), name) !=
+            reserved_attributes.end() ||
+        layout.attributes.count(name) != 0) {
+      layout_error(fmt::format("attribute '{}' is written twice", name));
+    }
+  }
   return required;
 }
 
@@ -447,24 +453,18 @@ void set_text_attributes(h5::Object& object, std::string_view units, std::string
   object.set_attribute("long_name", long_name);
 }
 
-/// Makes a file's contents and its directory entry durable; best effort.
-void sync_path(const std::filesystem::path& path, bool directory) {
-  const int fd = ::open(path.c_str(), directory ? O_RDONLY | O_DIRECTORY : O_RDONLY);
-  if (fd < 0) return;
-  (void)::fsync(fd);
-  (void)::close(fd);
-}
-
 }  // namespace
 
 struct ReportWriter::Impl {
   enum class State { open, closed, discarded };
 
-  // Declared first so that it is destroyed last, after every object inside the file.
+  // The temporary the file lives in; declared first, so that it is removed (when not committed)
+  // only after the file is closed.
+  std::optional<OutputFile> temporary;
+  // Declared next so that it is destroyed after every object inside the file.
   h5::File file;
 
   std::filesystem::path final_path;
-  std::filesystem::path part_path;
   State state = State::open;
   std::size_t required_values = 0;
   double last_time = 0.0;
@@ -489,7 +489,7 @@ struct ReportWriter::Impl {
   StringSeries event_name;
   StringSeries event_message;
 
-  void create(const ReportLayout& layout);
+  void create(const ReportLayout& layout, const std::vector<InputFile>& inputs);
   void ensure_group(const std::string& group, std::set<std::string>& existing,
                     const h5::PropertyList& gcpl);
   void require_open(std::string_view operation) const;
@@ -503,7 +503,8 @@ struct ReportWriter::Impl {
   void abandon(const std::string& reason);
 };
 
-void ReportWriter::Impl::create(const ReportLayout& layout) {
+void ReportWriter::Impl::create(const ReportLayout& layout, const std::vector<InputFile>& inputs) {
+  temporary.emplace(final_path, "report", inputs);
   auto fapl = h5::PropertyList::create(H5P_FILE_ACCESS, "file access");
   // HDF5 1.8 object formats: readable by every current tool, with dense attribute storage and
   // link creation order.
@@ -517,7 +518,7 @@ void ReportWriter::Impl::create(const ReportLayout& layout) {
   auto fcpl = h5::PropertyList::create(H5P_FILE_CREATE, "file creation");
   no_times(fcpl);
   track_link_order(fcpl);
-  file = h5::File::create(part_path, fcpl.id(), fapl.id());
+  file = h5::File::create(temporary->open_path(), fcpl.id(), fapl.id(), temporary->describe());
 
   const auto gcpl = group_properties();
   const auto plain_dcpl = plain_dataset_properties();
@@ -537,6 +538,7 @@ void ReportWriter::Impl::create(const ReportLayout& layout) {
   file.set_attribute("end_time", 0.0);
   file.set_attribute("wall_time", 0.0);
   for (const auto& [name, value] : layout.attributes) file.set_attribute(name, value);
+  for (const auto& [name, value] : layout.unsigned_attributes) file.set_unsigned_attribute(name, value);
 
   // The scenario as written and resolved.
   {
@@ -734,19 +736,11 @@ void ReportWriter::Impl::close_file() {
   event_name.close();
   event_message.close();
   file.close();
-  sync_path(part_path, false);
 }
 
 void ReportWriter::Impl::publish() {
   state = State::closed;
-  std::error_code error;
-  std::filesystem::rename(part_path, final_path, error);
-  if (error) {
-    throw ReportError(fmt::format("cannot rename '{}' to '{}': {} (the report is left at '{}')",
-                                  part_path.string(), final_path.string(), error.message(),
-                                  part_path.string()));
-  }
-  sync_path(final_path.has_parent_path() ? final_path.parent_path() : ".", true);
+  temporary->commit();  // removes the temporary when it fails
 }
 
 void ReportWriter::Impl::discard() noexcept {
@@ -764,8 +758,7 @@ void ReportWriter::Impl::discard() noexcept {
   event_name.reset();
   event_message.reset();
   file.reset();
-  std::error_code ignored;
-  std::filesystem::remove(part_path, ignored);
+  if (temporary) temporary->discard();
 }
 
 void ReportWriter::Impl::abandon(const std::string& reason) {
@@ -786,15 +779,14 @@ void ReportWriter::Impl::abandon(const std::string& reason) {
 
 // --- ReportWriter ---------------------------------------------------------------------------
 
-ReportWriter::ReportWriter(std::filesystem::path final_path, ReportLayout layout)
+ReportWriter::ReportWriter(std::filesystem::path final_path, ReportLayout layout,
+                           const std::vector<InputFile>& inputs)
     : impl_(std::make_unique<Impl>()) {
   h5::init();
   impl_->required_values = check_layout(layout);
   impl_->final_path = std::move(final_path);
-  impl_->part_path = impl_->final_path;
-  impl_->part_path += ".part";
   try {
-    impl_->create(layout);
+    impl_->create(layout, inputs);
   } catch (...) {
     impl_->discard();
     throw;

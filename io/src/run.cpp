@@ -11,6 +11,7 @@
 #include <span>
 #include <utility>
 
+#include "dctwin/io/output_file.hpp"
 #include "dctwin/io/report.hpp"
 #include "dctwin/io/units.hpp"
 #include "dctwin/io/version.hpp"
@@ -30,8 +31,8 @@ void override_value(solver::ParameterTree& section, const std::string& name, dou
   v.location = {};
 }
 
-/// The weather series of a facility scenario that names a weather file (relative to the scenario).
-std::optional<models::facility::WeatherSeries> weather_file(const ScenarioDocument& document) {
+/// The weather file a facility scenario names (relative to the scenario), if any.
+std::optional<std::filesystem::path> weather_path(const ScenarioDocument& document) {
   const auto& tree = document.tree;
   if (tree.text("site") != "facility") return std::nullopt;
   const auto& weather = tree.section("facility").section("weather");
@@ -42,7 +43,14 @@ std::optional<models::facility::WeatherSeries> weather_file(const ScenarioDocume
                              " = file needs " + weather.key_path("file"));
   std::filesystem::path path(name);
   if (path.is_relative()) path = std::filesystem::path(document.file).parent_path() / path;
-  return load_weather_csv(path, models::facility::WeatherInterpolation::monotone_cubic);
+  return path;
+}
+
+/// The weather series of a facility scenario that names a weather file.
+std::optional<models::facility::WeatherSeries> weather_file(const ScenarioDocument& document) {
+  const auto path = weather_path(document);
+  if (!path) return std::nullopt;
+  return load_weather_csv(*path, models::facility::WeatherInterpolation::monotone_cubic);
 }
 
 /// Memory this process may use [bytes], and what bounds it: the machine's physical memory, or
@@ -115,7 +123,7 @@ ReportLayout report_layout(const ScenarioDocument& document, const models::facil
   for (const std::string& name : models::facility::sections_of_other_site_kind(resolved)) resolved.sections.erase(name);
   layout.resolved_scenario = emit_resolved_yaml(resolved, models::facility::scenario_schema());
   layout.attributes["dctwin_version"] = version();
-  layout.attributes["seed"] = std::to_string(document.tree.section("simulation").integer("seed"));
+  layout.unsigned_attributes["seed"] = document.tree.section("simulation").unsigned_integer("seed");
   layout.attributes["integrator"] = "CVODE BDF + KLU, analytic sparse Jacobian";
   layout.attributes["simulation_mode"] = document.tree.section("simulation").text("mode");
   return layout;
@@ -248,9 +256,11 @@ ScenarioDocument load_scenario_file(const std::filesystem::path& file, const Sce
   if (overrides.output_interval)
     override_value(simulation, "output_interval", *overrides.output_interval,
                    format_number(*overrides.output_interval) + " s (--output-interval)");
-  if (overrides.seed)
+  if (overrides.seed) {
     override_value(simulation, "seed", static_cast<double>(*overrides.seed),
                    std::to_string(*overrides.seed) + " (--seed)");
+    simulation.values.at("seed").unsigned_number = *overrides.seed;
+  }
   return document;
 }
 
@@ -279,13 +289,21 @@ RunResult run_scenario(const ScenarioDocument& document, const std::filesystem::
     stopped.report_written = false;
     return stopped;
   };
+  // The report's place is checked before the site is built and run, not when the run is over.
+  std::vector<InputFile> inputs{{document.file, "scenario"}};
+  try {
+    if (const auto weather = weather_path(document)) inputs.push_back({*weather, "weather"});
+  } catch (const solver::InputError&) {
+    // build() reports it with its place.
+  }
+  check_output_path(report, "report", inputs);
   if (stopped_early()) return nothing_written();
   const auto site = build(document);
   const solver::System& system = site->system();
   const ReportLayout layout = report_layout(document, *site);
   check_report_size(document, layout, free_space_for(report));
   if (stopped_early()) return nothing_written();
-  ReportWriter writer(report, layout);
+  ReportWriter writer(report, layout, inputs);
   if (callbacks.layout) callbacks.layout(layout);
   const auto wall_start = std::chrono::steady_clock::now();
   RunResult result;

@@ -30,6 +30,7 @@ using rules::number_rule;
 using rules::range_rule;
 using rules::shown_unit;
 using rules::trimmed;
+using rules::unsigned_problem;
 
 namespace {
 
@@ -67,6 +68,8 @@ std::string expected_detail(const ParameterSpec& spec) {
       return is_dimensionless(shown_unit(spec)) ? "dimensionless" : shown_unit(spec);
     case ParameterKind::integer:
       return "integer";
+    case ParameterKind::unsigned_integer:
+      return "integer >= 0";
     case ParameterKind::boolean:
       return "true or false";
     case ParameterKind::choice:
@@ -247,6 +250,7 @@ class Resolver {
       value.text = spec.default_text.value_or(std::string{});
     else
       value.number = spec.default_value.value_or(0.0);
+    if (spec.kind == ParameterKind::unsigned_integer) value.unsigned_number = static_cast<std::uint64_t>(value.number);
     return value;
   }
 
@@ -323,6 +327,12 @@ class Resolver {
         if (!in_range(spec, value.number)) fail_value(location, path, written, range_rule(spec));
         break;
       }
+      case ParameterKind::unsigned_integer: {
+        if (const auto problem = unsigned_problem(text, value.unsigned_number))
+          fail_value(location, path, written, *problem);
+        value.number = static_cast<double>(value.unsigned_number);
+        break;
+      }
       case ParameterKind::boolean: {
         const auto flag = parse_boolean(text);
         if (!flag) fail_value(location, path, written, "must be true or false");
@@ -360,6 +370,8 @@ std::string resolved_value_text(const ParameterSpec& spec, const ParameterValue&
     }
     case ParameterKind::integer:
       return std::to_string(std::llround(value.number));
+    case ParameterKind::unsigned_integer:
+      return std::to_string(value.unsigned_number);
     case ParameterKind::boolean:
       return value.number != 0.0 ? "true" : "false";
     case ParameterKind::choice:

@@ -18,6 +18,7 @@
 
 #include "dctwin/io/units.hpp"
 #include "dctwin/solver/check.hpp"
+#include "dctwin/solver/printable.hpp"
 #include "sweep_internal.hpp"
 #include "yaml_documents.hpp"
 
@@ -77,6 +78,8 @@ const char* kind_name(ParameterKind kind) {
       return "a real number";
     case ParameterKind::integer:
       return "an integer";
+    case ParameterKind::unsigned_integer:
+      return "an integer >= 0";
     case ParameterKind::boolean:
       return "true or false";
     case ParameterKind::choice:
@@ -121,6 +124,10 @@ double numeric_value(const ParameterSpec& spec, const std::string& written) {
     case ParameterKind::integer: {
       const auto value = parse_integer_literal(text);
       return value ? static_cast<double>(*value) : nan;
+    }
+    case ParameterKind::unsigned_integer: {  // rounded; the exact value is the written text
+      std::uint64_t value = 0;
+      return rules::unsigned_problem(text, value) ? nan : static_cast<double>(value);
     }
     case ParameterKind::boolean:
       if (text == "true" || text == "True" || text == "TRUE") return 1.0;
@@ -411,6 +418,15 @@ class SweepReader {
     return *value;
   }
 
+  /// A whole number 0 to 2^64-1 (a seed), exact.
+  std::uint64_t unsigned_integer(const KeyedNode& entry, const std::string& path) const {
+    const std::string written = scalar(entry, path, "integer >= 0");
+    std::uint64_t value = 0;
+    if (const auto problem = rules::unsigned_problem(written, value))
+      fail_value(where(entry.value.Mark()), path, written, *problem);
+    return value;
+  }
+
   /// A quantity converted to the parameter's SI unit; `difference`: a spread (no offset).
   double quantity(const KeyedNode& entry, const std::string& path, const ParameterSpec& spec,
                   bool difference = false) const {
@@ -582,15 +598,9 @@ std::string error_path(const solver::InputError& error) {
   return error.key_path();
 }
 
-std::string escape_comment(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    if (c == '\n') out += "\\n";
-    else if (c == '\r') out += "\\r";
-    else out += c;
-  }
-  return out;
-}
+/// Text for a comment line of a member scenario: no line break (it would end the comment) and no
+/// other control character (the scenario checker refuses them anywhere in the file).
+std::string escape_comment(const std::string& text) { return solver::printable(text); }
 
 /// Base scenario with the `set:` values and `values` (one per parameter, or none) applied.
 std::string compose(const SweepPlan& plan, const std::vector<std::string>* values, const std::string& header) {
@@ -739,7 +749,7 @@ SweepPlan parse_sweep(std::string_view text, std::string file_label, const Secti
                         "must be <= " + std::to_string(max_members));
     plan.samples = static_cast<std::size_t>(count);
     if (const auto seed = design.find("seed"); seed != design.end())
-      plan.seed = static_cast<std::uint64_t>(reader.integer(seed->second, "design.seed", 0));
+      plan.seed = reader.unsigned_integer(seed->second, "design.seed");
   }
 
   // Values fixed for every member.

@@ -1,6 +1,7 @@
 // The sweep index: one HDF5 table of every member's parameters, status and summary figures,
 // rebuilt from the member reports (see sweep_run.hpp for the layout).
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <map>
 #include <system_error>
@@ -8,6 +9,7 @@
 #include "dctwin/io/sweep_run.hpp"
 #include "dctwin/io/version.hpp"
 #include "hdf5_handles.hpp"
+#include "parameter_rules.hpp"
 #include "sweep_internal.hpp"
 
 namespace dctwin::io {
@@ -35,13 +37,7 @@ h5::PropertyList ordered_group_properties(hid_t cls, const char* what) {
 
 class IndexFile {
  public:
-  IndexFile(const fs::path& path, std::size_t rows) : rows_(rows) {
-    auto fapl = h5::PropertyList::create(H5P_FILE_ACCESS, "file access");
-    h5::check_status(H5Pset_libver_bounds(fapl.id(), H5F_LIBVER_V18, H5F_LIBVER_V18), "cannot configure",
-                     fapl.what());
-    h5::check_status(H5Pset_file_locking(fapl.id(), 1, 1), "cannot configure", fapl.what());
-    const auto fcpl = ordered_group_properties(H5P_FILE_CREATE, "file creation");
-    file_ = h5::File::create(path, fcpl.id(), fapl.id());
+  IndexFile(h5::File& file, std::size_t rows) : rows_(rows), file_(file) {
     gcpl_ = ordered_group_properties(H5P_GROUP_CREATE, "group creation");
     dcpl_ = h5::PropertyList::create(H5P_DATASET_CREATE, "dataset creation");
     h5::check_status(H5Pset_obj_track_times(dcpl_.id(), 0), "cannot configure", dcpl_.what());
@@ -75,6 +71,17 @@ class IndexFile {
     return dataset;
   }
 
+  /// Unsigned 64-bit integers (H5T_STD_U64LE), exact over their whole range (seeds).
+  h5::Dataset unsigned_numbers(const h5::Object& parent, const std::string& name, const std::vector<std::uint64_t>& values,
+                               const std::string& long_name) {
+    const hsize_t dims[1] = {rows_};
+    const auto space = h5::Dataspace::simple(dims);
+    auto dataset = h5::Dataset::create(parent, name, H5T_STD_U64LE, space, dcpl_.id());
+    if (!values.empty()) dataset.write_all(H5T_NATIVE_UINT64, values.data());
+    describe(dataset, "1", long_name);
+    return dataset;
+  }
+
   void text(const h5::Object& parent, const std::string& name, const std::string& value, const std::string& long_name,
             const std::string& file_label) {
     const auto space = h5::Dataspace::scalar();
@@ -93,17 +100,16 @@ class IndexFile {
   }
 
   hsize_t rows_;
-  h5::File file_;
+  h5::File& file_;
   h5::PropertyList gcpl_;
   h5::PropertyList dcpl_;
   h5::Datatype text_type_;
 };
 
-void write_index_file(const fs::path& path, const SweepPlan& plan, const std::vector<MemberRecord>& records,
+void write_index_file(h5::File& file, const SweepPlan& plan, const std::vector<MemberRecord>& records,
                       const SweepCounts& counts) {
   const std::size_t rows = plan.members.size();
-  IndexFile index(path, rows);
-  h5::File& file = index.file();
+  IndexFile index(file, rows);
 
   file.set_attribute("title", "dctwin sweep index: " + plan.name);
   file.set_attribute("Conventions", "CF-1.8");
@@ -115,7 +121,7 @@ void write_index_file(const fs::path& path, const SweepPlan& plan, const std::ve
   file.set_attribute("base_scenario", plan.base_file);
   file.set_attribute("design", to_string(plan.design));
   file.set_attribute("design_description", plan.design_text());
-  file.set_attribute("seed", static_cast<long long>(plan.seed));
+  file.set_unsigned_attribute("seed", plan.seed);
   file.set_attribute("samples", static_cast<long long>(plan.samples));
   file.set_attribute("members", static_cast<long long>(rows));
   file.set_attribute("complete", static_cast<long long>(counts.complete));
@@ -153,6 +159,16 @@ void write_index_file(const fs::path& path, const SweepPlan& plan, const std::ve
         std::vector<std::string> values;
         for (const auto& m : plan.members) values.push_back(m.written[p]);
         columns.push_back(index.strings(group, parameter.key, values, long_name));
+      } else if (parameter.spec.kind == solver::ParameterKind::unsigned_integer) {
+        // Seeds exactly, from the text each member was given (a double would round those above
+        // 2^53); 0 for a value that is not a seed, whose member failed (see status and reason).
+        std::vector<std::uint64_t> values;
+        for (const auto& m : plan.members) {
+          std::uint64_t value = 0;
+          if (rules::unsigned_problem(m.written[p], value)) value = 0;
+          values.push_back(value);
+        }
+        columns.push_back(index.unsigned_numbers(group, parameter.key, values, long_name));
       } else {
         std::vector<double> values;
         for (const auto& m : plan.members) values.push_back(m.si[p]);
@@ -198,8 +214,7 @@ void write_index_file(const fs::path& path, const SweepPlan& plan, const std::ve
     index.text(group, "base", plan.base_text, "base scenario as written", plan.base_file);
     group.close();
   }
-  file.flush();
-  file.close();
+  file.flush();  // while every object is open (h5::write_output)
 }
 
 }  // namespace
@@ -225,28 +240,13 @@ SweepCounts write_sweep_index(const SweepPlan& plan, const fs::path& dir) {
         break;
     }
   }
-  const fs::path final_path = dir / "index.h5";
-  fs::path temporary = final_path;
-  temporary += "." + detail::unique_suffix() + ".part";
   h5::init();
-  try {
-    write_index_file(temporary, plan, records, counts);
-  } catch (const ReportError& error) {
-    std::error_code ignored;
-    fs::remove(temporary, ignored);
-    const std::string message = error.what();
-    const std::string created = "cannot create report '" + temporary.string() + "'";
-    if (message.rfind(created, 0) == 0)
-      throw ReportError("cannot create index '" + temporary.string() + "'" + message.substr(created.size()));
-    throw ReportError("cannot write index '" + final_path.string() + "': " + message);
-  }
-  std::error_code error;
-  fs::rename(temporary, final_path, error);
-  if (error) {
-    std::error_code ignored;
-    fs::remove(temporary, ignored);
-    throw ReportError("cannot write index '" + final_path.string() + "': " + error.message());
-  }
+  OutputFile output(dir / "index.h5", "index");
+  auto fapl = h5::PropertyList::create(H5P_FILE_ACCESS, "file access");
+  h5::check_status(H5Pset_libver_bounds(fapl.id(), H5F_LIBVER_V18, H5F_LIBVER_V18), "cannot configure", fapl.what());
+  h5::check_status(H5Pset_file_locking(fapl.id(), 1, 1), "cannot configure", fapl.what());
+  const auto fcpl = ordered_group_properties(H5P_FILE_CREATE, "file creation");
+  h5::write_output(output, fcpl.id(), fapl.id(), [&](h5::File& file) { write_index_file(file, plan, records, counts); });
   return counts;
 }
 
@@ -259,6 +259,8 @@ SweepIndex read_sweep_index(const fs::path& path) {
       const auto attribute = file.open_attribute(name);
       const H5T_class_t cls = attribute.type().type_class();
       if (cls == H5T_STRING) index.string_attributes[name] = file.string_attribute(name);
+      else if (cls == H5T_INTEGER && attribute.type().is_unsigned_integer())
+        index.unsigned_attributes[name] = file.unsigned_attribute(name);
       else if (cls == H5T_INTEGER) index.integer_attributes[name] = file.integer_attribute(name);
     }
     const auto strings = [&](const char* name) { return h5::read_strings(h5::Dataset::open(file, name)); };
@@ -282,8 +284,15 @@ SweepIndex read_sweep_index(const fs::path& path) {
         column.units = dataset.string_attribute("units");
         column.long_name = dataset.string_attribute("long_name");
         column.is_text = dataset.type().type_class() == H5T_STRING;
-        if (column.is_text) column.text = h5::read_strings(dataset);
-        else column.values = numbers(dataset);
+        if (column.is_text) {
+          column.text = h5::read_strings(dataset);
+        } else {
+          column.values = numbers(dataset);
+          if (dataset.type().is_unsigned_integer()) {
+            column.unsigned_values.resize(column.values.size());
+            if (!column.values.empty()) dataset.read_all(H5T_NATIVE_UINT64, column.unsigned_values.data());
+          }
+        }
         columns->push_back(std::move(column));
       }
     }

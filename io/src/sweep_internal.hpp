@@ -33,11 +33,8 @@ struct YamlPlace {
 };
 std::vector<YamlPlace> locate_in_yaml(const std::string& text, const std::string& file, const std::string& key_path);
 
-/// `<host>.<pid>`, for temporary file names that no other process uses.
-std::string unique_suffix();
-
-/// Writes `text` to a temporary file next to `path` and renames it to `path`. Throws ReportError
-/// "cannot write '<path>': <reason>".
+/// Writes `text` through an OutputFile (output_file.hpp). Throws ReportError "cannot create
+/// '<path>': <reason>" or "cannot write '<path>': <reason>".
 void write_file_atomically(const std::filesystem::path& path, const std::string& text);
 
 }  // namespace dctwin::io::detail

@@ -1,4 +1,6 @@
 // Sweep members: running one, reading its record, and the sweep directory (see sweep_run.hpp).
+#include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -6,10 +8,13 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <cstring>
 #include <limits>
+#include <optional>
 #include <sstream>
 #include <system_error>
 
+#include "dctwin/io/output_file.hpp"
 #include "dctwin/io/report.hpp"
 #include "dctwin/io/run.hpp"
 #include "dctwin/io/sweep_run.hpp"
@@ -55,35 +60,43 @@ bool read_text_file(const fs::path& path, std::string& text) {
 
 namespace detail {
 
-std::string unique_suffix() {
-  char host[256] = {};
-  if (::gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
-  return std::string(host[0] != '\0' ? host : "host") + "." + std::to_string(::getpid());
-}
-
-void write_file_atomically(const fs::path& path, const std::string& text) {
-  fs::path temporary = path;
-  temporary += "." + unique_suffix() + ".part";
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.flush();
-    if (!out) {
-      std::error_code ignored;
-      fs::remove(temporary, ignored);
-      throw ReportError("cannot write '" + path.string() + "': " + std::generic_category().message(errno));
-    }
-  }
-  std::error_code error;
-  fs::rename(temporary, path, error);
-  if (error) {
-    std::error_code ignored;
-    fs::remove(temporary, ignored);
-    throw ReportError("cannot write '" + path.string() + "': " + error.message());
-  }
-}
+void write_file_atomically(const fs::path& path, const std::string& text) { write_output_text(path, text, ""); }
 
 }  // namespace detail
+
+namespace {
+
+/// An exclusive lock on one member of a sweep directory: flock() on DIR/locks/<id>.lock, held
+/// while the member runs, so that two sweeps on the same directory (two shells, two array tasks
+/// with overlapping ranges) never run, record or remove the same member at once. The kernel
+/// releases it when the process ends, however it ends; the lock files stay (removing one would
+/// let a third process lock a new file of the same name while the second still holds the old).
+class MemberLock {
+ public:
+  MemberLock(const fs::path& dir, const std::string& id) {
+    const fs::path locks = dir / "locks";
+    std::error_code ignored;
+    fs::create_directories(locks, ignored);
+    path_ = locks / (id + ".lock");
+    fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0666);
+    if (fd_ < 0) throw ReportError("cannot create lock file '" + path_.string() + "': " + std::strerror(errno));
+    if (::flock(fd_, LOCK_EX | LOCK_NB) == 0) return;
+    // A file system without flock() (some parallel file systems): carry on unlocked, as HDF5's
+    // own file locking does.
+    held_ = errno != EWOULDBLOCK;
+  }
+  ~MemberLock() { ::close(fd_); }
+  MemberLock(const MemberLock&) = delete;
+  MemberLock& operator=(const MemberLock&) = delete;
+  [[nodiscard]] bool held() const { return held_; }
+
+ private:
+  fs::path path_;
+  int fd_ = -1;
+  bool held_ = true;
+};
+
+}  // namespace
 
 const char* to_string(MemberStatus status) noexcept {
   switch (status) {
@@ -168,6 +181,29 @@ MemberOutcome run_sweep_member(const SweepPlan& plan, std::size_t index, const f
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   };
   std::string text;
+  std::optional<MemberLock> lock;
+  try {
+    lock.emplace(dir, plan.members.at(index).id);
+  } catch (const ReportError& error) {
+    outcome.status = MemberStatus::failed;
+    outcome.reason = error.what();
+    return outcome;
+  }
+  if (!lock->held()) {
+    outcome.status = MemberStatus::missing;
+    outcome.reason = "another process is running this member";
+    outcome.wall_time_seconds = elapsed();
+    return outcome;
+  }
+  {
+    // Another process may have finished it since this one looked.
+    const MemberRecord now = inspect_sweep_member(plan, index, dir);
+    if (now.status == MemberStatus::complete) {
+      outcome.status = MemberStatus::complete;
+      outcome.wall_time_seconds = elapsed();
+      return outcome;
+    }
+  }
   const auto fail = [&](const char* failure, const std::string& reason) {
     outcome.status = MemberStatus::failed;
     outcome.reason = reason;
@@ -213,6 +249,7 @@ MemberOutcome run_sweep_member(const SweepPlan& plan, std::size_t index, const f
 }
 
 void prepare_sweep_directory(const SweepPlan& plan, const fs::path& dir) {
+  if (dir.empty()) throw ReportError("cannot create sweep directory '': the name is empty");
   for (const fs::path& path : {dir, dir / "members", dir / "plan"}) {
     std::error_code error;
     fs::create_directories(path, error);

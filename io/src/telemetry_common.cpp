@@ -15,6 +15,7 @@
 #include "dctwin/io/scenario.hpp"
 #include "dctwin/io/units.hpp"
 #include "dctwin/io/weather_csv.hpp"
+#include "dctwin/solver/printable.hpp"
 #include "telemetry_internal.hpp"
 
 namespace dctwin::io {
@@ -270,10 +271,13 @@ void TraceBuilder::declare(std::size_t quantity) {
   for (auto& [key, s] : series_) s.values[quantity].assign(s.time.size(), std::numeric_limits<double>::quiet_NaN());
 }
 
-void TraceBuilder::bad_line(std::size_t line, const std::string& problem) {
+void TraceBuilder::bad_line(std::size_t line, const std::string& problem, bool impossible) {
   if (!skip_) fail(label_, line, problem);
   ++skipped_count_;
-  if (skipped_.size() < 10) skipped_.push_back(fmt::format("{}: {}", line, problem));
+  if (impossible) ++impossible_count_;
+  // Printed and stored as they are: the cell quoted in the problem is made printable here, as the
+  // exception would have made it.
+  if (skipped_.size() < 10) skipped_.push_back(solver::printable(fmt::format("{}: {}", line, problem)));
 }
 
 bool TraceBuilder::add(const GpuKey& gpu, const std::string& uuid, double time, const std::vector<double>& values,
@@ -341,6 +345,7 @@ TelemetryTrace TraceBuilder::finish(const TelemetryImportOptions& options) {
   trace.provenance.options = used.describe();
   trace.provenance.notes = std::move(notes_);
   trace.provenance.skipped_count = skipped_count_;
+  trace.provenance.impossible_count = impossible_count_;
   trace.provenance.skipped = std::move(skipped_);
   return trace;
 }
@@ -403,6 +408,79 @@ bool is_missing(std::string_view text) {
   return t.empty() || t == "[n/a]" || t == "n/a" || t == "[not supported]" || t == "not supported" || t == "-" ||
          t == "[unknown error]" || t == "[insufficient permissions]" || t == "[gpu is lost]" ||
          t == "[requested functionality has been deprecated]";
+}
+
+namespace {
+
+/// The physically possible range of a quantity, in the unit its rule is worded in.
+struct PossibleRange {
+  double low, high;      ///< in `unit`; -inf / +inf when open
+  const char* unit;      ///< shown after the bounds ("" for ratios)
+  double scale, offset;  ///< value in `unit` = si * scale + offset
+};
+
+// Bounds wide enough for any GPU a training facility runs today or soon, narrow enough to catch a
+// sign error, a sentinel or a wrong unit (a kW column read as W stays in range; mW read as W, a
+// kelvin reading taken for degC, or kHz for MHz does not).
+constexpr double open = std::numeric_limits<double>::infinity();
+PossibleRange possible_range(std::size_t quantity) {
+  switch (quantity) {
+    // Board power, instantaneous or averaged, and its limit: never negative; the largest boards
+    // (GB200, B300) are rated 1.2-1.4 kW, so 2 kW per GPU leaves room for the next generation.
+    case q_power:
+    case q_power_instant:
+    case q_power_limit:
+      return {0.0, 2000.0, "W", 1.0, 0.0};
+    // A counter since the driver was loaded.
+    case q_energy:
+      return {0.0, open, "J", 1.0, 0.0};
+    // A GPU's sensors cannot read colder than its surroundings: -40 degC is the lowest storage
+    // temperature of data-centre GPUs and colder than any hall or chiller. 150 degC is above any
+    // junction or HBM limit (slowdown near 90 degC, shutdown near 100 degC on H100, silicon's
+    // absolute maximum about 125-150 degC). Outside: a sentinel, a K value taken for degC, noise.
+    case q_gpu_temperature:
+    case q_memory_temperature:
+      return {-40.0, 150.0, "degC", 1.0, -273.15};
+    // Core clocks: the fastest GPUs boost to about 3 GHz.
+    case q_sm_clock:
+    case q_graphics_clock:
+      return {0.0, 5000.0, "MHz", 1e-6, 0.0};
+    // Memory clocks are reported as the data rate of the part: HBM3 2.6 GHz (H100), GDDR6 9 GHz
+    // (L40S), GDDR7 14 GHz; 30 GHz leaves room and still catches kHz taken for MHz.
+    case q_memory_clock:
+      return {0.0, 30000.0, "MHz", 1e-6, 0.0};
+    // Shares of time.
+    case q_gpu_utilization:
+    case q_memory_utilization:
+      return {0.0, 100.0, "%", 100.0, 0.0};
+    case q_sm_active:
+    case q_tensor_active:
+      return {0.0, 1.0, "", 1.0, 0.0};
+    // A bitmask.
+    case q_clock_event_reasons:
+      return {0.0, open, "", 1.0, 0.0};
+    default:
+      return {-open, open, "", 1.0, 0.0};
+  }
+}
+
+}  // namespace
+
+std::optional<std::string> impossible_value_rule(std::size_t quantity, double si) {
+  if (std::isnan(si)) return std::nullopt;
+  const PossibleRange r = possible_range(quantity);
+  const double shown = si * r.scale + r.offset;
+  // A bound met up to rounding in the unit conversion (150 degC via K) is met.
+  const auto slack = [](double bound) { return 1e-9 * std::max(1.0, std::abs(bound)); };
+  if (shown >= r.low - slack(r.low) && shown <= r.high + slack(r.high)) return std::nullopt;
+  const std::string unit = *r.unit ? std::string(" ") + r.unit : std::string();
+  if (std::isinf(r.high)) return fmt::format("must be >= {}{}", r.low, unit);
+  return fmt::format("must be in [{}, {}]{}", r.low, r.high, unit);
+}
+
+void check_possible(std::size_t quantity, double si, std::string_view field, std::string_view cell) {
+  if (const auto rule = impossible_value_rule(quantity, si))
+    throw ImpossibleValue(fmt::format("{}: {} ({})", field, trim(cell), *rule));
 }
 
 bool is_dcgm_blank(double value) {

@@ -194,8 +194,11 @@ void read_generic_csv(LineReader& reader, TraceBuilder& builder, const Telemetry
         } catch (const UnitError& e) {
           throw RowProblem(fmt::format("{}: {}", c.column, e.what()));
         }
+        check_possible(c.quantity, values[c.quantity], c.column, cell);
       }
       builder.add(GpuKey{host, gpu}, uuid, time, values, n);
+    } catch (const ImpossibleValue& p) {
+      builder.bad_line(n, p.what(), true);
     } catch (const RowProblem& p) {
       builder.bad_line(n, p.what());
     }

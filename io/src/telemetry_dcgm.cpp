@@ -74,12 +74,16 @@ double dcgm_value(std::string_view cell, const std::string& field, const MetricM
   if (is_dcgm_blank(*number)) return nan;
   const std::string& si = telemetry_quantities()[m.quantity].unit;
   const std::string unit = m.unit;
-  if (unit == si || unit == "1") return *number;
-  try {
-    return units.to_si(*number, unit, si);
-  } catch (const UnitError& e) {
-    throw RowProblem(fmt::format("{}: {}", field, e.what()));
+  double value = *number;
+  if (unit != si && unit != "1") {
+    try {
+      value = units.to_si(*number, unit, si);
+    } catch (const UnitError& e) {
+      throw RowProblem(fmt::format("{}: {}", field, e.what()));
+    }
   }
+  check_possible(m.quantity, value, field, cell);
+  return value;
 }
 
 int gpu_index(std::string_view text, const std::string& what) {
@@ -187,6 +191,8 @@ void read_dcgmi_dmon(LineReader& reader, TraceBuilder& builder, const TelemetryI
       }
       in_tick.insert(gpu);
       builder.add(GpuKey{"", gpu}, "", static_cast<double>(tick) * options.interval, values, n);
+    } catch (const ImpossibleValue& p) {
+      builder.bad_line(n, p.what(), true);
     } catch (const RowProblem& p) {
       builder.bad_line(n, p.what());
     }
@@ -340,6 +346,8 @@ void read_prometheus_text(LineReader& reader, TraceBuilder& builder, const Telem
                                      format_time(time), format_time(last->second.first), last->second.second));
       last_of_series[series] = {time, n};
       points.push_back(Point{GpuKey{host, gpu}, time, m->quantity, value, n, uuid});
+    } catch (const ImpossibleValue& p) {
+      builder.bad_line(n, p.what(), true);
     } catch (const RowProblem& p) {
       builder.bad_line(n, p.what());
     }
@@ -629,6 +637,8 @@ void read_prometheus_json(const std::string& text, TraceBuilder& builder) {
           previous = t;
           points.push_back(Point{GpuKey{host, index}, t, m->quantity,
                                  dcgm_value(pair.items[1].text, name->text, *m, units), pair.line, uuid});
+        } catch (const ImpossibleValue& p) {
+          builder.bad_line(pair.line, p.what(), true);
         } catch (const RowProblem& p) {
           builder.bad_line(pair.line, p.what());
         }

@@ -57,8 +57,7 @@ void write_strings(h5::Group& group, const std::string& name, const std::vector<
   if (!strings.empty()) dataset.write_all(type.id(), pointers.data());
 }
 
-void write_file(const TelemetryTrace& trace, const std::filesystem::path& path,
-                const std::filesystem::path& final_path) {
+void write_file(const TelemetryTrace& trace, h5::File& file) {
   // The common time grid.
   std::vector<double> grid;
   for (const auto& g : trace.gpus) grid.insert(grid.end(), g.time.begin(), g.time.end());
@@ -66,16 +65,6 @@ void write_file(const TelemetryTrace& trace, const std::filesystem::path& path,
   grid.erase(std::unique(grid.begin(), grid.end()), grid.end());
   const hsize_t nt = grid.size(), ng = trace.gpus.size();
 
-  h5::File file;
-  try {
-    file = h5::File::create(path, H5P_DEFAULT, H5P_DEFAULT);
-  } catch (const ReportError& e) {
-    // Name the file the user asked for, with the system's reason.
-    const std::string message = e.what();
-    const auto reason = message.find("': ");
-    throw ReportError(fmt::format("cannot create telemetry file '{}'{}", final_path.string(),
-                                  reason == std::string::npos ? std::string() : message.substr(reason + 1)));
-  }
   file.set_attribute("title", "dctwin GPU telemetry");
   file.set_attribute("dctwin_telemetry_version", static_cast<long long>(telemetry_file_version));
   auto group = h5::Group::create(file, group_name);
@@ -150,30 +139,17 @@ void write_file(const TelemetryTrace& trace, const std::filesystem::path& path,
     dataset.attach_scale(time, 0);
     dataset.attach_scale(gpu, 1);
   }
+  // While every object is open: writes their cached chunks, and fails here if that fails.
   file.flush();
-  file.close();
 }
 
 }  // namespace
 
-void write_telemetry_hdf5(const TelemetryTrace& trace, const std::filesystem::path& file) {
+void write_telemetry_hdf5(const TelemetryTrace& trace, const std::filesystem::path& file,
+                          const std::vector<InputFile>& inputs) {
   h5::init();
-  std::filesystem::path part = file;
-  part += ".part";
-  try {
-    write_file(trace, part, file);
-  } catch (...) {
-    std::error_code ignored;
-    std::filesystem::remove(part, ignored);
-    throw;
-  }
-  std::error_code error;
-  std::filesystem::rename(part, file, error);
-  if (error) {
-    std::error_code ignored;
-    std::filesystem::remove(part, ignored);
-    throw ReportError(fmt::format("cannot create telemetry file '{}': {}", file.string(), error.message()));
-  }
+  OutputFile output(file, "telemetry file", inputs);
+  h5::write_output(output, H5P_DEFAULT, H5P_DEFAULT, [&](h5::File& f) { write_file(trace, f); });
 }
 
 TelemetryTrace read_telemetry_hdf5(const std::filesystem::path& path) {

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <map>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -56,6 +57,19 @@ class LineReader {
   std::size_t line_number_ = 0;
 };
 
+/// A value no GPU can report (-500 W, -300 degC): the row is refused like a malformed one, and
+/// counted apart when bad lines are skipped. The message is `FIELD: CELL (RULE)`.
+struct ImpossibleValue : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+/// The rule a value of quantity `quantity` (in its SI unit) breaks by being physically impossible,
+/// worded in the unit the tools print it in (`must be in [-40, 150] degC`); nullopt when it is
+/// possible or NaN (not given).
+std::optional<std::string> impossible_value_rule(std::size_t quantity, double si);
+/// Throws ImpossibleValue `FIELD: CELL (RULE)` when `si` is impossible for `quantity`.
+void check_possible(std::size_t quantity, double si, std::string_view field, std::string_view cell);
+
 /// Throws TelemetryError `LABEL:LINE: problem` (or `LABEL: problem` for line 0).
 [[noreturn]] void fail(const std::string& label, std::size_t line, const std::string& problem);
 
@@ -88,8 +102,9 @@ class TraceBuilder {
   /// Marks a quantity as present in the source (it gets a series even if every value is NaN).
   void declare(std::size_t quantity);
 
-  /// A problem on a line: throws unless bad lines are skipped, in which case it is recorded.
-  void bad_line(std::size_t line, const std::string& problem);
+  /// A problem on a line: throws unless bad lines are skipped, in which case it is recorded;
+  /// `impossible`: the problem is a physically impossible value (counted apart as well).
+  void bad_line(std::size_t line, const std::string& problem, bool impossible = false);
   /// Adds one sample. `values` has q_count entries (NaN = not given). Returns false (after
   /// bad_line) when the sample breaks a rule and bad lines are skipped.
   bool add(const GpuKey& gpu, const std::string& uuid, double time, const std::vector<double>& values,
@@ -115,6 +130,7 @@ class TraceBuilder {
   std::map<GpuKey, Series> series_;
   std::vector<std::string> notes_;
   std::size_t skipped_count_ = 0;
+  std::size_t impossible_count_ = 0;
   std::vector<std::string> skipped_;
 };
 

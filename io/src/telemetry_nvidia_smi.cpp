@@ -128,19 +128,21 @@ bool classify(Column& column) {
   return false;
 }
 
-/// A cell with an optional unit converted to `si_unit` (`unit` used when the cell has none).
-double cell_value(std::string_view cell, const std::string& field, const std::string& unit, const std::string& si_unit,
-                  UnitCache& units) {
+/// A cell of quantity `q` with an optional unit converted to `si_unit` (`unit` used when the cell
+/// has none); a physically impossible value throws ImpossibleValue.
+double cell_value(std::string_view cell, std::size_t q, const std::string& field, const std::string& unit,
+                  const std::string& si_unit, UnitCache& units) {
   if (is_missing(cell)) return nan;
-  Quantity quantity;
+  double si = nan;
   try {
-    quantity = parse_quantity(cell);
+    const Quantity quantity = parse_quantity(cell);
     const std::string& u = quantity.unit.empty() ? unit : quantity.unit;
-    if (u.empty() || u == si_unit) return quantity.number;
-    return units.to_si(quantity.number, u, si_unit);
+    si = u.empty() || u == si_unit ? quantity.number : units.to_si(quantity.number, u, si_unit);
   } catch (const UnitError& e) {
     throw RowProblem(fmt::format("{}: {}", field, e.what()));
   }
+  check_possible(q, si, field, cell);
+  return si;
 }
 
 std::uint64_t parse_mask(std::string_view cell, const std::string& field) {
@@ -302,7 +304,7 @@ void read_nvidia_smi_csv(LineReader& reader, TraceBuilder& builder, const Teleme
           case Role::value: {
             const std::string& si = quantities[c.quantity].unit;
             const std::string& unit = c.header_unit.empty() ? c.default_unit : c.header_unit;
-            values[c.quantity] = cell_value(cell, c.name, unit, si == "1" ? std::string("1") : si, units);
+            values[c.quantity] = cell_value(cell, c.quantity, c.name, unit, si == "1" ? std::string("1") : si, units);
             break;
           }
           case Role::mask:
@@ -337,6 +339,8 @@ void read_nvidia_smi_csv(LineReader& reader, TraceBuilder& builder, const Teleme
         index = position++;
       }
       builder.add(GpuKey{"", index}, uuid, time, values, n);
+    } catch (const ImpossibleValue& p) {
+      builder.bad_line(n, p.what(), true);
     } catch (const RowProblem& p) {
       builder.bad_line(n, p.what());
     }
@@ -463,7 +467,7 @@ void read_nvidia_smi_dmon(LineReader& reader, TraceBuilder& builder, const Telem
       for (std::size_t i = 0; i < cells.size(); ++i) {
         if (quantity_of[i] < 0) continue;
         const auto q = static_cast<std::size_t>(quantity_of[i]);
-        values[q] = cell_value(cells[i], names[i], units[i], quantities[q].unit, cache);
+        values[q] = cell_value(cells[i], q, names[i], units[i], quantities[q].unit, cache);
       }
       double time = 0.0;
       if (time_column >= 0) {
@@ -514,6 +518,8 @@ void read_nvidia_smi_dmon(LineReader& reader, TraceBuilder& builder, const Telem
       }
       previous_gpu = gpu;
       builder.add(GpuKey{"", gpu}, "", time, values, n);
+    } catch (const ImpossibleValue& p) {
+      builder.bad_line(n, p.what(), true);
     } catch (const RowProblem& p) {
       builder.bad_line(n, p.what());
     }

@@ -26,6 +26,48 @@ std::string_view trim(std::string_view text) {
 
 std::string quoted(std::string_view text) { return "'" + std::string(text) + "'"; }
 
+/// Facility engineers' units that udunits2 reads otherwise or not at all, as whole words of a unit
+/// expression: udunits2 takes `gal` for the galileo (an acceleration, 0.01 m/s2) and knows neither
+/// `gpm` nor `CFM`. (US customary units, NIST Handbook 44, Appendix C: 1 US gallon = 231 in3 =
+/// 3.785411784 L exactly, written as 231 inch^3 because udunits2 stores the gallon rounded to
+/// 3.785412 L; 1 ft3 = 28.316846592 L.)
+struct UnitAlias {
+  std::string_view word, meaning;
+};
+constexpr std::array<UnitAlias, 5> unit_aliases = {{
+    {"gal", "(231 inch^3)"},
+    {"gpm", "(231 inch^3/min)"},
+    {"GPM", "(231 inch^3/min)"},
+    {"cfm", "(ft^3/min)"},
+    {"CFM", "(ft^3/min)"},
+}};
+
+bool is_word_character(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; }
+
+/// `text` with every whole word that has an alias replaced by its meaning, and, when
+/// `ton_as_refrigeration`, `ton` and `tons` by the ton of refrigeration (12,000 BTU/h = 3.517 kW)
+/// instead of udunits2's short ton of mass.
+std::string with_aliases(std::string_view text, bool ton_as_refrigeration) {
+  std::string out;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    if (!is_word_character(text[i])) {
+      out += text[i++];
+      continue;
+    }
+    std::size_t j = i;
+    while (j < text.size() && is_word_character(text[j])) ++j;
+    const std::string_view word = text.substr(i, j - i);
+    std::string_view meaning = word;
+    for (const UnitAlias& alias : unit_aliases)
+      if (word == alias.word) meaning = alias.meaning;
+    if (ton_as_refrigeration && (word == "ton" || word == "tons")) meaning = "refrigeration_ton";
+    out += meaning;
+    i = j;
+  }
+  return out;
+}
+
 /// The udunits2 unit system with caches of parsed units and converters. udunits2 is not
 /// thread-safe (its parser has global state), so every call into it holds `mutex_`.
 class UnitDatabase {
@@ -53,8 +95,8 @@ class UnitDatabase {
 
   bool convertible(std::string_view from, std::string_view to) {
     const std::lock_guard<std::mutex> lock(mutex_);
-    ut_unit* a = find_unit(from);
     ut_unit* b = find_unit(to);
+    ut_unit* a = find_unit_for(from, b);
     return a != nullptr && b != nullptr && ut_are_convertible(a, b) != 0;
   }
 
@@ -76,13 +118,25 @@ class UnitDatabase {
   }
 
   // Parsed unit or nullptr if udunits2 does not know it. Caller holds the mutex.
-  ut_unit* find_unit(std::string_view text) {
-    const std::string key(trim(text));
+  ut_unit* find_unit(std::string_view text, bool ton_as_refrigeration = false) {
+    std::string key(trim(text));
+    const std::string expression = with_aliases(key, ton_as_refrigeration);
+    if (ton_as_refrigeration) key += " (ton of refrigeration)";  // its own cache entry
     auto it = units_.find(key);
     if (it != units_.end()) return it->second;
-    ut_unit* unit = key.empty() ? nullptr : ut_parse(system_, key.c_str(), UT_UTF8);
+    ut_unit* unit = key.empty() ? nullptr : ut_parse(system_, expression.c_str(), UT_UTF8);
     units_.emplace(key, unit);
     return unit;
+  }
+
+  // `text` parsed for conversion to `target`: a `ton` that cannot be a mass there is read as the
+  // ton of refrigeration. Caller holds the mutex.
+  ut_unit* find_unit_for(std::string_view text, ut_unit* target) {
+    ut_unit* unit = find_unit(text);
+    if (unit == nullptr || target == nullptr || ut_are_convertible(unit, target) != 0) return unit;
+    if (with_aliases(text, true) == with_aliases(text, false)) return unit;
+    ut_unit* capacity = find_unit(text, true);
+    return capacity != nullptr && ut_are_convertible(capacity, target) != 0 ? capacity : unit;
   }
 
   // Converter, or throws UnitError. Caller holds the mutex.
@@ -90,10 +144,10 @@ class UnitDatabase {
     auto key = std::make_pair(std::string(trim(from)), std::string(trim(to)));
     auto it = converters_.find(key);
     if (it != converters_.end()) return it->second;
-    ut_unit* a = find_unit(key.first);
+    ut_unit* b = find_unit(key.second);
+    ut_unit* a = find_unit_for(key.first, b);
     if (a == nullptr)
       throw UnitError(UnitError::Reason::unknown_unit, "unknown unit " + quoted(key.first));
-    ut_unit* b = find_unit(key.second);
     if (b == nullptr)
       throw UnitError(UnitError::Reason::unknown_unit, "unknown unit " + quoted(key.second));
     cv_converter* converter = ut_are_convertible(a, b) != 0 ? ut_get_converter(a, b) : nullptr;

@@ -4,13 +4,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
-#include <cstring>
 #include <ctime>
-#include <fstream>
-#include <system_error>
 
+#include "dctwin/io/output_file.hpp"
 #include "dctwin/io/report.hpp"
 #include "dctwin/io/validation.hpp"
 #include "dctwin/models/facility/single_node.hpp"
@@ -69,6 +66,8 @@ void export_nvidia_smi_csv(const ScenarioDocument& scenario, const std::filesyst
                              scenario.tree.text("site") + "'");
   if (!(options.interval > 0.0) || !(options.averaging_window > 0.0) || !(options.step > 0.0))
     throw solver::InputError("the export interval, averaging window and step must be > 0");
+  // The output is checked and created before the simulation, not after it.
+  OutputFile out(file, "", {{scenario.file, "scenario"}});
   models::facility::SingleNodeSite site(scenario.tree);
   auto settings = site.settings();
   settings.output_interval = options.step;
@@ -106,35 +105,26 @@ void export_nvidia_smi_csv(const ScenarioDocument& scenario, const std::filesyst
     return v[j == 0 ? 0 : j - 1];
   };
 
-  std::filesystem::path part = file;
-  part += ".part";
-  {
-    std::ofstream out(part, std::ios::binary | std::ios::trunc);
-    if (!out) throw ReportError(fmt::format("cannot create '{}': {}", file.string(), std::strerror(errno)));
-    out << "timestamp, index, power.draw [W], temperature.gpu, clocks.sm [MHz]\n";
-    const double first = settings.start_time + options.averaging_window;
-    for (long k = 0;; ++k) {
-      const double at = first + static_cast<double>(k) * options.interval;
-      if (at > settings.end_time + 1e-9 * options.interval) break;
-      const std::string stamp = nvidia_smi_time(options.epoch + at);
-      for (std::size_t i = 0; i < gpus; ++i) {
-        const double mean = (integral_at(i, at) - integral_at(i, at - options.averaging_window)) / options.averaging_window;
-        const double celsius = interpolate(collected.junction[i], at) - 273.15;
-        const double megahertz = before(collected.clock[i], at) / 1e6;
-        out << fmt::format("{}, {}, {:.2f} W, {:.{}f}, {:.0f} MHz\n", stamp, i, mean, celsius,
-                           options.temperature_decimals, megahertz);
-      }
+  std::string text = "timestamp, index, power.draw [W], temperature.gpu, clocks.sm [MHz]\n";
+  const double first = settings.start_time + options.averaging_window;
+  for (long k = 0;; ++k) {
+    const double at = first + static_cast<double>(k) * options.interval;
+    if (at > settings.end_time + 1e-9 * options.interval) break;
+    const std::string stamp = nvidia_smi_time(options.epoch + at);
+    for (std::size_t i = 0; i < gpus; ++i) {
+      const double mean = (integral_at(i, at) - integral_at(i, at - options.averaging_window)) / options.averaging_window;
+      const double celsius = interpolate(collected.junction[i], at) - 273.15;
+      const double megahertz = before(collected.clock[i], at) / 1e6;
+      text += fmt::format("{}, {}, {:.2f} W, {:.{}f}, {:.0f} MHz\n", stamp, i, mean, celsius,
+                          options.temperature_decimals, megahertz);
     }
-    out.flush();
-    if (!out) {
-      std::error_code ignored;
-      std::filesystem::remove(part, ignored);
-      throw ReportError(fmt::format("cannot write '{}'", file.string()));
+    if (text.size() > (1U << 20)) {
+      out.write(text);
+      text.clear();
     }
   }
-  std::error_code error;
-  std::filesystem::rename(part, file, error);
-  if (error) throw ReportError(fmt::format("cannot create '{}': {}", file.string(), error.message()));
+  out.write(text);
+  out.commit();
 }
 
 }  // namespace dctwin::io

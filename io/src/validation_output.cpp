@@ -71,16 +71,7 @@ const char* metric_long_name(const std::string& name) {
   return "lag of the cross-correlation peak (> 0: simulated late)";
 }
 
-void write_file(const ValidationResult& r, const std::filesystem::path& path, const std::filesystem::path& final_path) {
-  h5::File file;
-  try {
-    file = h5::File::create(path, H5P_DEFAULT, H5P_DEFAULT);
-  } catch (const ReportError& e) {
-    const std::string message = e.what();
-    const auto reason = message.find("': ");
-    throw ReportError(fmt::format("cannot create validation file '{}'{}", final_path.string(),
-                                  reason == std::string::npos ? std::string() : message.substr(reason + 1)));
-  }
+void write_file(const ValidationResult& r, h5::File& file) {
   file.set_attribute("title", "dctwin validation against GPU telemetry");
   file.set_attribute("dctwin_validation_version", static_cast<long long>(validation_file_version));
   auto root = h5::Group::create(file, "validation");
@@ -135,8 +126,7 @@ void write_file(const ValidationResult& r, const std::filesystem::path& path, co
     }
     write_rows(phases, "phase", codes, "1", "phase of each sample (index into names) [gpu x sample]");
   }
-  file.flush();
-  file.close();
+  file.flush();  // while every object is open (h5::write_output)
 }
 
 std::string value_text(double v) {
@@ -147,24 +137,11 @@ std::string value_text(double v) {
 
 }  // namespace
 
-void write_validation_hdf5(const ValidationResult& result, const std::filesystem::path& file) {
+void write_validation_hdf5(const ValidationResult& result, const std::filesystem::path& file,
+                           const std::vector<InputFile>& inputs) {
   h5::init();
-  std::filesystem::path part = file;
-  part += ".part";
-  try {
-    write_file(result, part, file);
-  } catch (...) {
-    std::error_code ignored;
-    std::filesystem::remove(part, ignored);
-    throw;
-  }
-  std::error_code error;
-  std::filesystem::rename(part, file, error);
-  if (error) {
-    std::error_code ignored;
-    std::filesystem::remove(part, ignored);
-    throw ReportError(fmt::format("cannot create validation file '{}': {}", file.string(), error.message()));
-  }
+  OutputFile output(file, "validation file", inputs);
+  h5::write_output(output, H5P_DEFAULT, H5P_DEFAULT, [&](h5::File& f) { write_file(result, f); });
 }
 
 std::string format_validation_table(const ValidationResult& r) {

@@ -31,6 +31,7 @@
 
 #include "dctwin/solver/check.hpp"
 #include "dctwin/solver/parallel.hpp"
+#include "dctwin/solver/printable.hpp"
 #include "schur_solver.hpp"
 #include "vector_operations.hpp"
 
@@ -61,13 +62,13 @@ std::string flag_name(int flag) {
 }  // namespace
 
 SolverError::SolverError(const std::string& function, int code, const std::string& detail)
-    : std::runtime_error(function + " failed with " + flag_name(code) + " (" + std::to_string(code) +
-                         ")" + (detail.empty() ? std::string() : ": " + detail)),
+    : std::runtime_error(printable(function + " failed with " + flag_name(code) + " (" + std::to_string(code) +
+                                   ")" + (detail.empty() ? std::string() : ": " + detail))),
       function_(function),
       code_(code) {}
 
 SolverError::SolverError(const std::string& function, const std::string& detail)
-    : std::runtime_error(function + " failed: " + detail), function_(function), code_(0) {}
+    : std::runtime_error(printable(function + " failed: " + detail)), function_(function), code_(0) {}
 
 struct CvodeIntegrator::Impl {
   const System* system = nullptr;

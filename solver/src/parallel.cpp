@@ -74,21 +74,29 @@ class Team {
 
   [[nodiscard]] std::size_t size() const noexcept { return size_; }
 
-  /// job(i) on the calling thread (i = 0) and on each helper (i = 1 .. size - 1); returns when all
-  /// have returned. The job must not throw.
+  /// job(i) on the calling thread (i = 0) and on each helper (i = 1 .. size - 1) that joins the
+  /// loop before the caller has finished its own part; returns when those have returned. A helper
+  /// that was descheduled and wakes after that skips the loop instead of making the caller wait a
+  /// time slice for it, so the job must not depend on every i running: it must be able to finish
+  /// all the work from job(0) alone (for_each_block's stealing does). The job must not throw.
   void run(const std::function<void(std::size_t)>& job) {
     struct Inside {
       Inside() { inside_loop = true; }
       ~Inside() { inside_loop = false; }
     } inside;
     job_ = &job;
-    pending_.store(size_ - 1, std::memory_order_relaxed);
-    generation_.fetch_add(1, std::memory_order_release);
+    const std::uint32_t loop = generation_.load(std::memory_order_relaxed) + 1;
+    open_.store(loop, std::memory_order_seq_cst);
+    generation_.store(loop, std::memory_order_release);
     if (sleepers_.load(std::memory_order_seq_cst) > 0) generation_.notify_all();
     job(0);
-    for (std::uint32_t spins = 0; pending_.load(std::memory_order_acquire) != 0; ++spins) {
+    // Close the loop, then wait for the helpers inside it. A helper counts itself in before it
+    // checks that the loop is still open (both sequentially consistent), so either the caller sees
+    // it counted and waits, or the helper sees the loop closed and leaves without touching it.
+    open_.store(0, std::memory_order_seq_cst);
+    for (std::uint32_t spins = 0; inside_.load(std::memory_order_seq_cst) != 0; ++spins) {
       if (spins < 4096) pause();
-      else std::this_thread::yield();  // a helper was descheduled: let it run
+      else std::this_thread::yield();  // a helper inside was descheduled: let it run
     }
   }
 
@@ -121,8 +129,9 @@ class Team {
       }
       seen = now;
       if (stop_) return;
-      (*job_)(index);
-      pending_.fetch_sub(1, std::memory_order_release);
+      inside_.fetch_add(1, std::memory_order_seq_cst);
+      if (open_.load(std::memory_order_seq_cst) == now) (*job_)(index);
+      inside_.fetch_sub(1, std::memory_order_seq_cst);
     }
   }
 
@@ -131,7 +140,8 @@ class Team {
   const std::function<void(std::size_t)>* job_ = nullptr;  // published by generation_
   bool stop_ = false;                                       // published by generation_
   alignas(64) std::atomic<std::uint32_t> generation_{0};    // bumped once per loop
-  alignas(64) std::atomic<std::size_t> pending_{0};         // helpers still in the current loop
+  alignas(64) std::atomic<std::uint32_t> open_{0};          // the loop helpers may still join (0: none)
+  alignas(64) std::atomic<std::size_t> inside_{0};          // helpers inside a loop now
   alignas(64) std::atomic<int> sleepers_{0};
 };
 

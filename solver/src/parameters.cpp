@@ -30,6 +30,20 @@ ParameterSpec integer_parameter(std::string name, std::string doc,
   return spec;
 }
 
+ParameterSpec unsigned_parameter(std::string name, std::string doc, std::uint64_t default_value,
+                                 std::string source) {
+  DCTWIN_DEMAND(default_value <= (std::uint64_t{1} << 53), "an unsigned default must be exact as a double");
+  ParameterSpec spec;
+  spec.name = std::move(name);
+  spec.kind = ParameterKind::unsigned_integer;
+  spec.unit = "1";
+  spec.doc = std::move(doc);
+  spec.default_value = static_cast<double>(default_value);
+  spec.min = 0.0;
+  spec.source = std::move(source);
+  return spec;
+}
+
 ParameterSpec boolean_parameter(std::string name, std::string doc, bool default_value) {
   ParameterSpec spec;
   spec.name = std::move(name);
@@ -99,6 +113,10 @@ double ParameterTree::number(const std::string& name) const { return find_value(
 
 std::int64_t ParameterTree::integer(const std::string& name) const {
   return static_cast<std::int64_t>(std::llround(find_value(*this, name).number));
+}
+
+std::uint64_t ParameterTree::unsigned_integer(const std::string& name) const {
+  return find_value(*this, name).unsigned_number;
 }
 
 bool ParameterTree::boolean(const std::string& name) const {

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "../support/run_program.hpp"
+#include "../support/temporaries.hpp"
 #include "dctwin/io/report.hpp"
 
 namespace fs = std::filesystem;
@@ -153,7 +154,7 @@ TEST_CASE("run writes a complete report that info reads", "[cli][report]") {
   CHECK(o.out.find("status: finished at t = 120 s") != std::string::npos);
   CHECK(o.out.find("energy_balance_relative_error") != std::string::npos);
   CHECK(fs::exists(dir / "out.h5"));
-  CHECK_FALSE(fs::exists(dir / "out.h5.part"));
+  CHECK(test_support::temporaries_in(dir).empty());
 
   const dctwin::io::ReportReader report(dir / "out.h5");
   CHECK(report.status() == "complete");
@@ -239,7 +240,7 @@ TEST_CASE("SIGINT and SIGTERM leave a report marked incomplete, never a truncate
       kill(pid, sig);
       const Outcome o = finish(pid, dir);
       CHECK(o.code == (sig == SIGINT ? 130 : 143));
-      CHECK_FALSE(fs::exists(dir / "long.h5.part"));
+      CHECK(test_support::temporaries_in(dir).empty());
       if (fs::exists(dir / "long.h5")) {
         const dctwin::io::ReportReader report(dir / "long.h5");
         CHECK(report.status() == "incomplete");
@@ -251,7 +252,7 @@ TEST_CASE("SIGINT and SIGTERM leave a report marked incomplete, never a truncate
   }
 }
 
-TEST_CASE("Command-line usage errors exit 64; help and version exit 0", "[cli]") {
+TEST_CASE("Command-line usage errors exit 64, help and version exit 0", "[cli]") {
   const auto dir = scratch("usage");
   CHECK(run_dctwin({}, dir).code == 64);
   CHECK(run_dctwin({"run"}, dir).code == 64);
@@ -276,14 +277,69 @@ TEST_CASE("Command-line usage errors exit 64; help and version exit 0", "[cli]")
   CHECK(version.out.rfind("dctwin 0.", 0) == 0);
 }
 
-TEST_CASE("Output errors: an uncreatable report exits 73; info on a broken file exits 65", "[cli][report]") {
+TEST_CASE("Output errors: an uncreatable report exits 73, info on a broken file exits 65", "[cli][report]") {
   const auto dir = scratch("output");
   const Outcome o = run_dctwin({"run", single_node, "-o", "/proc/no-such-dir/r.h5", "-q"}, dir);
   CHECK(o.code == 73);
-  CHECK(o.err.rfind("dctwin run: cannot create report '/proc/no-such-dir/r.h5.part'", 0) == 0);
+  CHECK(o.err == "dctwin run: cannot create report '/proc/no-such-dir/r.h5': directory '/proc/no-such-dir' does not exist\n");
   std::ofstream(dir / "text.h5") << "not a report\n";
   const Outcome info = run_dctwin({"info", "text.h5"}, dir);
   CHECK(info.code == 65);
   CHECK(info.err == "text.h5: not an HDF5 file or truncated\n");
   CHECK(run_dctwin({"info", "absent.h5"}, dir).code == 66);
+}
+
+TEST_CASE("The --seed option takes every whole number 0 to 2^64-1 exactly, the report stores it as uint64", "[cli][seed]") {
+  const auto dir = scratch("seed");
+  // 2^64 - 1 and 2^53 + 1 (a double would round the second to 2^53, and the first overflowed).
+  for (const std::string seed : {"18446744073709551615", "9007199254740993"}) {
+    INFO(seed);
+    const Outcome o = run_dctwin({"run", single_node, "-o", "s.h5", "--duration", "2 s", "--seed", seed, "-q"}, dir);
+    REQUIRE(o.code == 0);
+    const dctwin::io::ReportReader report(dir / "s.h5");
+    const auto unsigned_attributes = report.unsigned_attributes();
+    REQUIRE(unsigned_attributes.count("seed") == 1);
+    CHECK(std::to_string(unsigned_attributes.at("seed")) == seed);
+    CHECK(report.string_attributes().count("seed") == 0);
+    CHECK(report.integer_attributes().count("seed") == 0);
+    const auto resolved = report.read_strings("/scenario/resolved");
+    REQUIRE(resolved.size() == 1);
+    CHECK(resolved[0].find("  seed: " + seed + "\n") != std::string::npos);
+    const Outcome listed = run_dctwin({"info", "s.h5", "--attributes"}, dir);
+    CHECK(listed.out.find("  seed = " + seed + "\n") != std::string::npos);
+  }
+  const Outcome too_large = run_dctwin({"run", single_node, "--seed", "18446744073709551616"}, dir);
+  CHECK(too_large.code == 64);
+  CHECK(too_large.err.rfind("--seed: must be <= 18446744073709551615, not 18446744073709551616\n", 0) == 0);
+  const Outcome negative = run_dctwin({"run", single_node, "--seed", "-5"}, dir);
+  CHECK(negative.code == 64);
+  CHECK(negative.err.rfind("--seed: must be a whole number >= 0, not '-5'\n", 0) == 0);
+  const Outcome fraction = run_dctwin({"run", single_node, "--seed", "1e3"}, dir);
+  CHECK(fraction.code == 64);
+  CHECK(fraction.err.rfind("--seed: must be a whole number >= 0, not '1e3'\n", 0) == 0);
+  const Outcome escape = run_dctwin({"run", single_node, "--seed", "\x1b[2J"}, dir);
+  CHECK(escape.code == 64);
+  CHECK(escape.err.rfind("--seed: must be a whole number >= 0, not '\\x1b[2J'\n", 0) == 0);
+  // In a scenario file: exit 65 with the place.
+  std::ofstream(dir / "big-seed.yaml") << "name: big seed\nsimulation:\n  seed: 18446744073709551616\n";
+  const Outcome in_file = run_dctwin({"check", "big-seed.yaml"}, dir);
+  CHECK(in_file.code == 65);
+  CHECK(in_file.err == "big-seed.yaml:3:9: simulation.seed = 18446744073709551616 (must be <= 18446744073709551615)\n");
+}
+
+TEST_CASE("File names and values the command did not produce are printed as escapes", "[cli][messages]") {
+  const auto dir = scratch("escapes");
+  const Outcome missing = run_dctwin({"check", "a\x1b]0;title\x07.yaml"}, dir);
+  CHECK(missing.code == 66);
+  CHECK(missing.err == "a\\x1b]0;title\\x07.yaml: cannot open scenario file (No such file or directory)\n");
+  const Outcome absent = run_dctwin({"info", "r\x1b[2J.h5"}, dir);
+  CHECK(absent.code == 66);
+  CHECK(absent.err == "r\\x1b[2J.h5: no such report file\n");
+  std::ofstream(dir / "t\x1b[8m.h5") << "not a report\n";
+  const Outcome text = run_dctwin({"info", "t\x1b[8m.h5"}, dir);
+  CHECK(text.code == 65);
+  CHECK(text.err == "t\\x1b[8m.h5: not an HDF5 file or truncated\n");
+  const Outcome format = run_dctwin({"import", "x.csv", "--format", "\x1b[31mcsv"}, dir);
+  CHECK(format.code == 64);
+  CHECK(format.err.rfind("dctwin import: unknown format '\\x1b[31mcsv'", 0) == 0);
 }

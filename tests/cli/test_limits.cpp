@@ -88,10 +88,14 @@ void write_variant(const fs::path& dir, const std::string& name, const std::stri
   std::ofstream(dir / name) << text;
 }
 
-/// No report and no temporary file in `dir`.
+/// No report and no temporary file (any `*.part`, hidden or not) in `dir`.
 void check_no_report(const fs::path& dir, const std::string& report) {
   CHECK_FALSE(fs::exists(dir / report));
-  CHECK_FALSE(fs::exists(dir / (report + ".part")));
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    const std::string name = entry.path().filename().string();
+    INFO(name);
+    CHECK_FALSE((name.size() >= 5 && name.compare(name.size() - 5, 5, ".part") == 0));
+  }
 }
 
 }  // namespace

@@ -5,12 +5,16 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <algorithm>
 #include <optional>
 #include <stdexcept>
 
 #include "dctwin/io/report.hpp"
 #include "dctwin/io/run.hpp"
+#include "dctwin/gui/report_model.hpp"
+#include "dctwin/gui/validation_model.hpp"
 #include "dctwin/io/scenario.hpp"
+#include "dctwin/io/sweep.hpp"
 #include "dctwin/io/telemetry.hpp"
 #include "dctwin/io/weather_csv.hpp"
 #include "dctwin/models/facility/site.hpp"
@@ -183,8 +187,109 @@ void report(Bytes data) {
   }
 }
 
+namespace {
+
+/// The base scenario of sweep inputs that bring none.
+constexpr std::string_view default_sweep_base =
+    "name: fuzz-base\n"
+    "simulation: {duration: 60 s, output_interval: 1 s}\n"
+    "server:\n"
+    "  gpu_count: 8\n"
+    "loop:\n"
+    "  supply_temperature: 32 degC\n"
+    "  pump: {speed: 1.0}\n";
+
+/// Members looked at in an accepted sweep: the first, the middle and the last one (each is a full
+/// scenario check, the bulk of the time of an input).
+constexpr std::size_t members_checked = 3;
+
+}  // namespace
+
+void sweep(Bytes data) {
+  static const solver::SectionSchema schema = models::facility::scenario_schema();
+  std::string_view text = as_text(data);
+  std::string_view base = default_sweep_base;
+  if (const std::size_t split = text.find("\n%%\n"); split != std::string_view::npos) {
+    base = text.substr(split + 4);
+    text = text.substr(0, split + 1);
+  }
+  io::SweepPlan plan;
+  try {
+    plan = io::parse_sweep(text, "fuzz-sweep.yaml", schema, io::SweepBase{std::string(base), "base.yaml"});
+  } catch (const solver::InputError&) {
+    return;
+  }
+  (void)plan.design_text();
+  const std::size_t count = plan.members.size();
+  const std::size_t picks = std::min(count, members_checked);
+  for (std::size_t k = 0; k < picks; ++k) {
+    const std::size_t index = picks == 1 ? 0 : k * (count - 1) / (picks - 1);
+    (void)io::member_scenario_text(plan, index);
+    (void)io::member_label(plan, index);
+    try {
+      (void)io::load_sweep_member(plan, index, schema);
+    } catch (const solver::InputError&) {
+    }
+  }
+}
+
+void gui_report(Bytes data) {
+  const ScratchFile file("gui-report.h5", as_text(data));
+  try {
+    const gui::ReportModel model(file.path());
+    (void)model.status();
+    (void)model.status_reason();
+    (void)model.scenario_name();
+    const std::size_t samples = model.time().size();
+    (void)model.time_index(0.0);
+    (void)model.default_field();
+    for (const auto& field : model.hall_fields()) {
+      if (field.count == 0 || samples > max_elements_read / field.count) continue;
+      for (const auto reduction : {gui::Reduction::max, gui::Reduction::mean, gui::Reduction::count_nonzero}) {
+        try {
+          (void)model.rack_value_range(field, reduction);
+          if (samples > 0) (void)model.rack_values(field, reduction, samples - 1);
+          (void)model.aggregate_series(field, reduction);
+        } catch (const io::ReportError&) {
+        }
+      }
+      try {
+        if (samples > 0) (void)model.entity_row(field, 0);
+        const std::size_t entities[] = {0, field.count - 1};
+        (void)model.entity_series(field, entities);
+      } catch (const io::ReportError&) {
+      }
+    }
+    for (const auto& series : model.series()) {
+      try {
+        (void)model.series_values(series.path);
+      } catch (const io::ReportError&) {
+      }
+    }
+    for (const auto& group : model.fine_groups()) {
+      if (group.samples > max_elements_read) continue;
+      try {
+        (void)model.fine_time(group);
+        for (const auto& series : group.series) (void)model.series_values(series.path);
+      } catch (const io::ReportError&) {
+      }
+    }
+  } catch (const io::ReportError&) {
+  }
+  if (!gui::ValidationModel::is_validation_report(file.path())) return;
+  try {
+    const gui::ValidationModel validation(file.path());
+    for (const auto& quantity : validation.quantities()) {
+      for (std::size_t gpu = 0; gpu < std::min<std::size_t>(validation.gpu_labels().size(), 4); ++gpu) {
+        (void)validation.series(quantity.name, gpu);
+      }
+    }
+  } catch (const std::runtime_error&) {
+  }
+}
+
 std::vector<std::string> target_names() {
-  std::vector<std::string> names{"scenario", "scenario-site", "weather", "report"};
+  std::vector<std::string> names{"scenario", "scenario-site", "weather", "report", "sweep", "gui-report"};
   for (auto f : {io::TelemetryFormat::automatic, io::TelemetryFormat::nvidia_smi_csv,
                  io::TelemetryFormat::nvidia_smi_dmon, io::TelemetryFormat::dcgmi_dmon,
                  io::TelemetryFormat::prometheus_text, io::TelemetryFormat::prometheus_json,
@@ -199,6 +304,8 @@ void run_target(std::string_view name, Bytes data) {
   if (name == "scenario-site") return scenario_site(data);
   if (name == "weather") return weather(data);
   if (name == "report") return report(data);
+  if (name == "sweep") return sweep(data);
+  if (name == "gui-report") return gui_report(data);
   if (name.starts_with("telemetry-")) return telemetry(name.substr(10), data);
   throw std::invalid_argument("unknown fuzz target " + std::string(name));
 }

@@ -45,8 +45,22 @@ void telemetry(std::string_view format, Bytes data);
 /// Accepted refusals: io::ReportError.
 void report(Bytes data);
 
+/// Sweep file: parse_sweep against the scenario schema, then the text, label and checked scenario of
+/// three members (the first, the middle and the last). The input is the sweep file, optionally
+/// followed by a line `%%` and the base scenario; without that line a fixed small base is used.
+/// Accepted refusals: solver::InputError (SweepError, ScenarioError, MissingInputError).
+void sweep(Bytes data);
+
+/// HDF5 report through the desktop application's readers (gui/lib, built without Qt and VTK):
+/// ReportModel and every accessor on every field and series (the hall's per-rack values and
+/// ranges, aggregates, entity rows and columns, fine time axes), then ValidationModel when the file
+/// looks like a validation report. Accepted refusals: io::ReportError (ReportModel) and
+/// std::runtime_error (ValidationModel's constructor).
+void gui_report(Bytes data);
+
 /// The target names, as used for corpus folders and fuzz executables (`scenario`, `scenario-site`,
-/// `weather`, `report`, `telemetry-<format>` for every format and `telemetry-auto`).
+/// `weather`, `report`, `sweep`, `gui-report`, `telemetry-<format>` for every format and
+/// `telemetry-auto`).
 [[nodiscard]] std::vector<std::string> target_names();
 
 /// Runs target `name` on `data`; throws std::invalid_argument for an unknown name.

@@ -8,6 +8,7 @@
 #include <QDir>
 #include <QFile>
 #include <QImage>
+#include <QMessageBox>
 #include <QProcess>
 #include <QSignalSpy>
 #include <QSlider>
@@ -16,8 +17,12 @@
 #include <QTableWidget>
 #include <QTest>
 
+#include <hdf5.h>
+
 #include <cmath>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <set>
 #include <sstream>
@@ -569,8 +574,8 @@ TEST_CASE("run: the main window cancels a run and opens another, ten times in a 
     REQUIRE(finished.wait(120000));
     CHECK_FALSE(editor->running());
     CHECK_FALSE(finished.back().at(2).toBool());
-    // The cancelled run leaves a complete file marked incomplete, and no .part file.
-    CHECK_FALSE(QFileInfo::exists(report + ".part"));
+    // The cancelled run leaves a complete file marked incomplete, and no temporary (*.part).
+    CHECK(QDir(QFileInfo(report).absolutePath()).entryList({"*.part"}, QDir::Files | QDir::Hidden).isEmpty());
     const dctwin::io::ReportReader reader(report.toStdString());
     CHECK(reader.status() == "incomplete");
     CHECK(reader.end_time() < 86400.0);
@@ -635,6 +640,134 @@ TEST_CASE("command line: errors and an unusable OpenGL give messages and exit co
   r = run_process(DCTWIN_GUI_EXE, {"--screenshot", shot, report}, environment);
   CHECK(r.exit_code == 69);
   CHECK(r.err.contains("OpenGL unavailable"));
+}
+
+// ---- damaged reports ------------------------------------------------------------------------------
+
+namespace {
+
+/// The 42 kB report of the fuzz corpus with three bytes of its global heap changed: libhdf5 1.10.8
+/// dies of SIGSEGV reading it (tests/io/robustness has more of these).
+fs::path heap_damaged_report() {
+  std::ifstream in(DCTWIN_SOURCE_DIR "/tests/fuzz/corpus/report/tiny-incomplete.hdf5-report", std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  REQUIRE(bytes.size() == 42158);
+  for (const auto& [offset, value] : {std::pair<std::size_t, int>{5203, 215}, {2379, 132}, {6028, 207}}) {
+    bytes[offset] = static_cast<char>(value);
+  }
+  fs::create_directories(work_dir);
+  const fs::path path = work_dir / "heap-damaged.h5";
+  std::ofstream(path, std::ios::binary) << bytes;
+  return path;
+}
+
+/// A copy of the "small" fixture whose first compressed chunk of `dataset` has its middle
+/// overwritten, so that inflating it fails (everything else of the report reads).
+fs::path chunk_damaged_report(const std::string& dataset) {
+  const fs::path path = work_dir / "chunk-damaged.h5";
+  fs::copy_file(fixture("small"), path, fs::copy_options::overwrite_existing);
+  haddr_t address = HADDR_UNDEF;
+  hsize_t size = 0;
+  {
+    const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    REQUIRE(file >= 0);
+    const hid_t data = H5Dopen2(file, dataset.c_str(), H5P_DEFAULT);
+    REQUIRE(data >= 0);
+    hsize_t offset[2] = {0, 0};
+    unsigned filter_mask = 0;
+    const hid_t space = H5Dget_space(data);
+    CHECK(H5Dget_chunk_info(data, space, 0, offset, &filter_mask, &address, &size) >= 0);
+    H5Sclose(space);
+    H5Dclose(data);
+    H5Fclose(file);
+  }
+  REQUIRE(address != HADDR_UNDEF);
+  REQUIRE(size > 64);
+  std::fstream io(path, std::ios::in | std::ios::out | std::ios::binary);
+  io.seekp(static_cast<std::streamoff>(address + size / 4));
+  const std::string junk(static_cast<std::size_t>(size / 2), '\x55');
+  io.write(junk.data(), static_cast<std::streamsize>(junk.size()));
+  return path;
+}
+
+}  // namespace
+
+TEST_CASE("damaged report: one that crashes libhdf5 gives an error dialog and the application keeps running", "[gl][damaged]") {
+  app();
+  MainWindow window;
+  window.set_interactive(true);  // the real dialog: window-modal, opened without blocking
+  window.resize(1200, 800);
+  window.show();
+  QSignalSpy errors(&window, &MainWindow::error_reported);
+  const fs::path damaged = heap_damaged_report();
+  CHECK_FALSE(window.open_report(QString::fromStdString(damaged.string())));
+  REQUIRE(errors.count() == 1);
+  const QString message = errors.at(0).at(0).toString();
+  INFO(message.toStdString());
+  CHECK(message.startsWith(QString::fromStdString(damaged.string() + ": damaged: ")));
+  CHECK(message.contains(" while reading "));
+  CHECK(window.last_error() == message);
+  auto* dialog = window.findChild<QMessageBox*>("errorDialog");
+  REQUIRE(dialog != nullptr);
+  CHECK(dialog->isVisible());
+  CHECK(dialog->text() == message);
+  CHECK(window.hall()->report() == nullptr);
+  // Compare refuses it the same way.
+  REQUIRE(window.open_report(QString::fromStdString(fixture("small").string())));
+  CHECK_FALSE(window.compare_with(QString::fromStdString(damaged.string())));
+  CHECK(errors.count() == 2);
+  dialog->accept();
+  QApplication::processEvents();
+  CHECK_FALSE(dialog->isVisible());
+  // Still running: the good report is shown and its time can be moved.
+  CHECK(window.hall()->report() != nullptr);
+  window.hall()->set_time_index(3);
+  CHECK(window.hall()->time_index() == 3);
+  CHECK(window.hall()->shown_values().size() == window.hall()->report()->layout().rack_count());
+  // The command line: exit 65 with the message.
+  const QString shot = QString::fromStdString((work_dir / "damaged.png").string());
+  const auto r = run_process(DCTWIN_GUI_EXE, {"--screenshot", shot, QString::fromStdString(damaged.string())});
+  CHECK(r.exit_code == 65);
+  CHECK(r.err.contains(": damaged: libhdf5 crashed ("));
+}
+
+TEST_CASE("damaged report: a corrupt compressed chunk gives an error dialog, not an abort", "[gl][damaged]") {
+  app();
+  MainWindow window;
+  window.set_interactive(true);
+  window.resize(1200, 800);
+  window.show();
+  QSignalSpy errors(&window, &MainWindow::error_reported);
+  const fs::path damaged = chunk_damaged_report("/gpu/junction_temperature");
+  // The rest of the report reads: it opens, and the hall meets the chunk when it colours the racks.
+  CHECK(window.open_report(QString::fromStdString(damaged.string())));
+  REQUIRE(errors.count() >= 1);
+  const QString message = errors.last().at(0).toString();
+  INFO(message.toStdString());
+  CHECK(message.contains("/gpu/junction_temperature"));
+  auto* dialog = window.findChild<QMessageBox*>("errorDialog");
+  REQUIRE(dialog != nullptr);
+  CHECK(dialog->isVisible());
+  CHECK(window.hall()->shown_values().empty());
+  // Other fields of the same report still show; moving in time with the damaged one is a message
+  // again, not an abort.
+  const auto errors_before = errors.count();
+  window.hall()->set_time_index(5);
+  CHECK(errors.count() > errors_before);
+  CHECK(window.hall()->set_field("/gpu/power"));
+  CHECK(window.hall()->shown_values().size() == window.hall()->report()->layout().rack_count());
+  // The charts of the damaged field give the message too.
+  window.show_view(MainWindow::View::charts);
+  window.charts()->set_checked({"max:/gpu/junction_temperature"});
+  CHECK(window.charts()->note().contains("Cannot read the report"));
+  dialog->accept();
+  REQUIRE(window.open_report(QString::fromStdString(fixture("small").string())));
+  CHECK(window.hall()->shown_values().size() == window.hall()->report()->layout().rack_count());
+  // The command line: exit 65 with the reader's message.
+  const QString shot = QString::fromStdString((work_dir / "chunk.png").string());
+  const auto r = run_process(DCTWIN_GUI_EXE, {"--screenshot", shot, QString::fromStdString(damaged.string())});
+  CHECK(r.exit_code == 65);
+  CHECK(r.err.contains("cannot read dataset '/gpu/junction_temperature'"));
 }
 
 // ---- fine series (/grid), ramp rate, spectrum, decimation -------------------------------------------
@@ -778,7 +911,7 @@ TEST_CASE("grid charts: the pod report's /grid series are listed, plotted decima
   CHECK_FALSE(charts.chart().refresh_detail());
   CHECK(charts.chart().drawn_points() == whole);
 
-  // Ramp rate: its largest magnitude is the report's grid_ramp_rate_max (same definition).
+  // Ramp rate: its largest magnitude is the report's grid_ramp_rate_max_1s (same definition).
   REQUIRE(charts.set_checked({"ramp:/grid/power"}) == 1);
   const std::string csv = charts.csv();
   CHECK(csv.rfind("time [s],grid power ramp rate (1 s) [MW/s]\n", 0) == 0);

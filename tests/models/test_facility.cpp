@@ -1,6 +1,7 @@
 // The facility site on a small layout: energy conservation in every cooling configuration,
 // steady state, GPU-to-GPU differences, maldistribution, pump failures, seeded spread; the pod
-// scenario against the reference mode; states formed only where they are read.
+// scenario against the reference mode; states formed only where they are read; the grid's load
+// between samples; operating envelopes counted against hand counts and on a humid heatwave.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -11,6 +12,7 @@
 #include <sstream>
 
 #include "dctwin/io/scenario.hpp"
+#include "dctwin/models/facility/envelope.hpp"
 #include "dctwin/models/facility/facility_site.hpp"
 #include "dctwin/solver/parallel.hpp"
 
@@ -48,6 +50,21 @@ std::vector<dctwin::solver::SummaryFigure> run(FacilitySite& site, std::vector<d
   if (final_state != nullptr) *final_state = simulator.final_state();
   return site.summary(x0, simulator.final_state(), simulator.final_discrete());
 }
+
+/// Forwards samples and knots to the site, as a report's observer does, and keeps the grid samples.
+struct GridObserver final : dctwin::solver::SimulationObserver {
+  FacilitySite* site = nullptr;
+  std::vector<dctwin::models::electrical::GridSample> grid;
+  void on_sample(double t, const std::vector<double>& x, const std::vector<double>& out) override {
+    site->observe(t, x, out);
+    for (const auto& g : site->take_grid_samples()) grid.push_back(g);
+  }
+  [[nodiscard]] bool wants_knots() const override { return true; }
+  void on_knot(double t, const std::vector<double>& x, const std::vector<double>& before,
+               const std::vector<double>& after) override {
+    site->knot(t, x, before, after);
+  }
+};
 
 double figure(const std::vector<dctwin::solver::SummaryFigure>& summary, const std::string& name) {
   for (const auto& f : summary)
@@ -120,7 +137,7 @@ TEST_CASE("The steady state is steady, and GPUs differ GPU to GPU", "[models][fa
   }
 }
 
-TEST_CASE("Direct-return headers starve the far racks; the rack flow is the sum of its plates", "[models][facility]") {
+TEST_CASE("Direct-return headers starve the far racks, the rack flow is the sum of its plates", "[models][facility]") {
   const auto doc = small_site("liquid-to-liquid", 24);
   FacilitySite site(doc.tree, std::nullopt);
   const auto& phase = site.flows().phases().front();
@@ -133,7 +150,7 @@ TEST_CASE("Direct-return headers starve the far racks; the rack flow is the sum 
   }
 }
 
-TEST_CASE("A pump failure: the standby takes over; losing all pumps reaches the thermal limit", "[models][facility]") {
+TEST_CASE("A pump failure: the standby takes over, losing all pumps reaches the thermal limit", "[models][facility]") {
   SECTION("one of three pumps fails: N+1, flows unchanged") {
     const auto doc = small_site("liquid-to-liquid", 6, "  pump_failures:\n    - {time: 20 s, pod: 1, failed: 1}\n");
     FacilitySite site(doc.tree, std::nullopt);
@@ -211,19 +228,7 @@ TEST_CASE("The electrical feed follows the hall at 1 ms between knots and its en
   const auto doc = dctwin::io::parse_scenario(text, "small.yaml", dctwin::models::facility::scenario_schema());
   FacilitySite site(doc.tree, std::nullopt);
   REQUIRE(site.has_electrical_feed());
-  struct KnotObserver final : dctwin::solver::SimulationObserver {
-    FacilitySite* site = nullptr;
-    std::vector<dctwin::models::electrical::GridSample> grid;
-    void on_sample(double t, const std::vector<double>& x, const std::vector<double>& out) override {
-      site->observe(t, x, out);
-      for (const auto& g : site->take_grid_samples()) grid.push_back(g);
-    }
-    [[nodiscard]] bool wants_knots() const override { return true; }
-    void on_knot(double t, const std::vector<double>& x, const std::vector<double>& before,
-                 const std::vector<double>& after) override {
-      site->knot(t, x, before, after);
-    }
-  } observer;
+  GridObserver observer;
   observer.site = &site;
   dctwin::solver::Simulator simulator(site.system(), site.settings());
   const auto x0 = site.initial_state();
@@ -251,6 +256,38 @@ TEST_CASE("The electrical feed follows the hall at 1 ms between knots and its en
   CHECK(figure(summary, "grid_band_energy_fraction_0p1_20hz") > 0.5);
   CHECK(figure(summary, "grid_energy") == Approx(e.grid).epsilon(1e-12));
   CHECK(figure(summary, "limit_violations") >= figure(summary, "grid_limit_violations"));
+}
+
+TEST_CASE("The grid sees the cooling's power as a ramp between samples, not a step at each", "[models][facility][electrical]") {
+  // The air-cooled hall from a cold start: fans, CRAH and plant power change over the minute while
+  // the GPUs compute steadily (one long compute phase, no communication edges), sampled every 10 s.
+  // The thermal part knows the cooling's power only at its samples; the feed gets it interpolated
+  // between them.
+  const std::string text =
+      "name: small\nsite: facility\nsimulation: {output_interval: 10 s, duration: 60 s}\n"
+      "facility:\n  cooling: air\n  layout: {pods: 2, racks_per_pod: 4}\n"
+      "workload:\n  job: {timing: given, compute_time: 100 s, exposed_communication_time: 1 s, optimizer_time: 0.5 s, "
+      "pipeline_parallel: 2}\n";
+  const auto doc = dctwin::io::parse_scenario(text, "small.yaml", dctwin::models::facility::scenario_schema());
+  FacilitySite site(doc.tree, std::nullopt);
+  REQUIRE(site.has_electrical_feed());
+  GridObserver observer;
+  observer.site = &site;
+  dctwin::solver::Simulator simulator(site.system(), site.settings());
+  REQUIRE(simulator.run(site.initial_state(), observer).finished());
+  REQUIRE(observer.grid.size() == 60001);
+  // Held between samples, the cooling's power stepped by its change over 10 s at a sample (or at
+  // the first knot after it): hundreds of W. Interpolated, the largest 1-ms change anywhere is a
+  // small fraction of the slow drift the record shows over the minute.
+  double largest = 0.0, low = observer.grid.front().grid_power, high = low;
+  for (std::size_t m = 1; m < observer.grid.size(); ++m) {
+    largest = std::max(largest, std::abs(observer.grid[m].grid_power - observer.grid[m - 1].grid_power));
+    low = std::min(low, observer.grid[m].grid_power);
+    high = std::max(high, observer.grid[m].grid_power);
+  }
+  INFO("largest 1-ms change " << largest << " W, drift over the run " << high - low << " W");
+  CHECK(high - low > 1e3);
+  CHECK(largest <= 1e-3 * (high - low));
 }
 
 TEST_CASE("The fast mode equals the reference mode on the pod scenario", "[models][facility][reference]") {
@@ -594,4 +631,72 @@ TEST_CASE("A layout's size is estimated and bounded before anything is built", "
           "them would take about 128 GiB of memory)");
     CHECK(e.key_path() == "facility.layout.pods");
   }
+}
+
+TEST_CASE("an envelope counts the sampled time outside its band, the first sample and the worst value",
+          "[facility][envelope]") {
+  dctwin::models::facility::EnvelopeMonitor monitor;
+  const auto ceiling = monitor.add({"t", "temperature", "at most 300 K", "K", -std::numeric_limits<double>::infinity(), 300.0});
+  const auto band = monitor.add({"b", "value", "within [1, 2]", "1", 1.0, 2.0});
+  // Samples every 2 s: outside the ceiling at t = 4, 6 and 10 (three intervals of 2 s ending there).
+  const double temperatures[] = {290.0, 299.0, 301.0, 305.0, 300.0, 302.0};
+  const double values[] = {1.5, 1.5, 1.5, 0.5, 1.5, 2.5};
+  for (int k = 0; k < 6; ++k) {
+    monitor.observe(ceiling, 2.0 * k, temperatures[k]);
+    monitor.observe(band, 2.0 * k, values[k]);
+  }
+  const auto s = monitor.summary();
+  CHECK(figure(s, "envelope_t_time") == 6.0);
+  CHECK(figure(s, "envelope_t_first") == 4.0);
+  CHECK(figure(s, "envelope_t_worst") == 305.0);
+  CHECK(figure(s, "envelope_b_time") == 4.0);   // t = 6 (below) and t = 10 (above)
+  CHECK(figure(s, "envelope_b_first") == 6.0);
+  CHECK(figure(s, "envelope_b_worst") == 0.5);  // 0.5 below beats 0.5 above: the first kept
+  CHECK(monitor.violated() == 2);
+
+  // Never outside: time 0, first -1, worst the sample nearest the edge; the first sample itself
+  // counts no interval.
+  dctwin::models::facility::EnvelopeMonitor calm;
+  const auto k = calm.add({"c", "x", "at most 10", "1", -std::numeric_limits<double>::infinity(), 10.0});
+  calm.observe(k, 0.0, 3.0);
+  calm.observe(k, 1.0, 7.0);
+  calm.observe(k, 2.0, 5.0);
+  CHECK(figure(calm.summary(), "envelope_c_time") == 0.0);
+  CHECK(figure(calm.summary(), "envelope_c_first") == -1.0);
+  CHECK(figure(calm.summary(), "envelope_c_worst") == 7.0);
+  CHECK(calm.violated() == 0);
+  dctwin::models::facility::EnvelopeMonitor early;
+  const auto e = early.add({"e", "x", "at most 10", "1", -std::numeric_limits<double>::infinity(), 10.0});
+  early.observe(e, 5.0, 11.0);
+  CHECK(figure(early.summary(), "envelope_e_time") == 0.0);
+  CHECK(figure(early.summary(), "envelope_e_first") == 5.0);
+}
+
+TEST_CASE("a humid heatwave is counted: the tower runs beyond its correlation's wet bulb",
+          "[facility][envelope]") {
+  // Liquid-to-liquid hall of two small pods on the heatwave day of scenarios/heatwave-pump-failure.yaml
+  // (wet bulb 30 degC, above the YorkCalc correlation's 26.7 degC), and without it.
+  auto site_on = [](const std::string& wet_bulb) {
+    const std::string text =
+        "name: small\nsite: facility\nsimulation:\n  output_interval: 5 s\n  duration: 20 s\n"
+        "facility:\n  cooling: liquid-to-liquid\n  layout: {pods: 2, racks_per_pod: 4}\n  pod_loop: {rack_count: 4}\n"
+        "  weather:\n    source: design_day\n    design_day:\n      design_dry_bulb: 41 degC\n"
+        "      daily_range: 10 K\n      coincident_wet_bulb: " + wet_bulb + "\n"
+        "workload:\n  job: {pipeline_parallel: 2}\n";
+    return dctwin::io::parse_scenario(text, "small.yaml", dctwin::models::facility::scenario_schema());
+  };
+  auto summary_of = [&](const std::string& wet_bulb) {
+    const auto doc = site_on(wet_bulb);
+    FacilitySite site(doc.tree, std::nullopt);
+    return run(site);
+  };
+  const auto humid = summary_of("30 degC");
+  CHECK(figure(humid, "envelope_cooling_tower_wet_bulb_first") == 0.0);
+  CHECK(figure(humid, "envelope_cooling_tower_wet_bulb_time") == 20.0);
+  CHECK(figure(humid, "envelope_cooling_tower_wet_bulb_worst") > 273.15 + 26.7);
+  const auto dry = summary_of("20 degC");
+  CHECK(figure(dry, "envelope_cooling_tower_wet_bulb_first") == -1.0);
+  CHECK(figure(dry, "envelope_cooling_tower_wet_bulb_time") == 0.0);
+  // Each envelope left adds one to limit_violations.
+  CHECK(figure(humid, "limit_violations") - figure(dry, "limit_violations") >= 1.0);
 }

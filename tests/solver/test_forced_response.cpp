@@ -205,7 +205,7 @@ TEST_CASE("A forcing step the responses do not absorb restarts the integrator", 
   CHECK(shifted.statistics.continued_segments == 0);
 }
 
-TEST_CASE("An advance that forms some states gives them the bits of the whole state; the rest on request", "[solver]") {
+TEST_CASE("An advance that forms some states gives them the bits of the whole state, the rest on request", "[solver]") {
   // At a governors' tick only the states the updates read are formed (advance with `only`): the
   // interpolation and x = y + r on those states alone; complete_state() forms the others.
   System system;

@@ -119,7 +119,7 @@ struct BudgetGuard {
 
 }  // namespace
 
-TEST_CASE("Each GPU's four states form a group; hubs and long chains stay shared", "[solver][schur]") {
+TEST_CASE("Each GPU's four states form a group, hubs and long chains stay shared", "[solver][schur]") {
   // 12 GPUs per rack: the manifolds (13 neighbours) and the supply (40) are hubs.
   const MiniHall hall{36, 3, 1};
   const SparsePattern p = hall.pattern();

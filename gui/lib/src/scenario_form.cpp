@@ -4,6 +4,7 @@
 
 #include <cctype>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <stdexcept>
 
@@ -247,6 +248,7 @@ std::string describe_default(const solver::ParameterSpec& spec) {
       return number_text(to_input_unit(spec, *spec.default_value)) + (unit.empty() ? "" : " " + unit);
     }
     case ParameterKind::integer: return number_text(*spec.default_value);
+    case ParameterKind::unsigned_integer: return std::to_string(static_cast<std::uint64_t>(*spec.default_value));
     case ParameterKind::boolean: return *spec.default_value != 0.0 ? "true" : "false";
     case ParameterKind::choice:
     case ParameterKind::text: return *spec.default_text;

@@ -361,6 +361,8 @@ struct ElectricalFeed::Impl {
     piece_start.it.resize(lineups);
     piece_end.it.resize(lineups);
     push_sample(t0);
+    // The metrics cover the same record as the report's series: the state at t0, then every step.
+    recorder.add(last_grid_power, utility.frequency(), feeder.voltage_relative());
   }
 
   void check_load(const FeedLoad& load_now, double t) const {
@@ -659,7 +661,14 @@ std::vector<solver::SummaryFigure> ElectricalFeed::summary() const {
     out.push_back({std::move(name), value, std::move(unit), std::move(long_name)});
   };
   add("grid_power_peak_to_peak", m.power_peak_to_peak, "W", "Peak-to-peak grid power");
-  add("grid_ramp_rate_max", m.ramp_rate_max, "W/s", "Largest grid power ramp rate");
+  // One figure per window the record holds twice; the name and long_name state the window.
+  for (const RampRate& r : m.ramp_rates) {
+    if (!r.complete) continue;
+    const std::string label = ramp_window_label(r.window);
+    add("grid_ramp_rate_max_" + label, r.max, "W/s",
+        "Largest grid power ramp rate over " + label +
+            " windows: change between the means of two adjacent windows, per second");
+  }
   add("grid_band_energy_fraction_0p1_20hz", m.band_fraction_0p1_20hz, "1", "Share of grid power variance in 0.1-20 Hz");
   add("grid_band_energy_fraction_below_1hz", m.band_fraction_below_1hz, "1", "Share of grid power variance below 1 Hz");
   add("grid_band_energy_fraction_1_2p5hz", m.band_fraction_1_2p5hz, "1", "Share of grid power variance in 1-2.5 Hz");
@@ -689,8 +698,11 @@ std::vector<solver::SummaryFigure> ElectricalFeed::summary() const {
   for (const auto& c : checks)
     if (!c.passed) violations += 1.0;
   add("grid_limit_violations", violations, "1", "Grid limits exceeded");
-  for (const auto& c : checks)
-    add("grid_limit_" + c.name, c.passed ? 1.0 : 0.0, "1", "Grid limit " + c.name + " kept (1) or exceeded (0)");
+  for (const auto& c : checks) {
+    std::string what = c.name;
+    if (c.name == "ramp_rate") what += " (over " + ramp_window_label(f.p.limits.ramp_window) + " windows)";
+    add("grid_limit_" + c.name, c.passed ? 1.0 : 0.0, "1", "Grid limit " + what + " kept (1) or exceeded (0)");
+  }
   return out;
 }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <complex>
+#include <cstdio>
 #include <memory>
 #include <mutex>
 
@@ -212,6 +213,65 @@ std::vector<LimitCheck> check_limits(const GridLimits& limits, const GridMetrics
 
 // ---- recorder ----------------------------------------------------------------------------------
 
+std::string ramp_window_label(double window_s) {
+  DCTWIN_DEMAND(std::isfinite(window_s) && window_s > 0.0, "ramp window label: window must be finite and > 0");
+  char buffer[64];
+  if (window_s < 1.0)
+    std::snprintf(buffer, sizeof buffer, "%gms", window_s * 1e3);
+  else if (window_s < 60.0 || std::fmod(window_s, 60.0) != 0.0)
+    std::snprintf(buffer, sizeof buffer, "%gs", window_s);
+  else
+    std::snprintf(buffer, sizeof buffer, "%gmin", window_s / 60.0);
+  std::string text = buffer;
+  std::replace(text.begin(), text.end(), '.', 'p');
+  return text;
+}
+
+RampTracker::RampTracker(double window, double dt) : window_(window), dt_(dt), n_(samples_in(window, dt)) {
+  ring_.assign(2 * n_, 0.0);
+}
+
+void RampTracker::add(std::size_t c, double x) {
+  // The ring holds samples c-2n+1 .. c once full; older half c-2n+1 .. c-n, newer c-n+1 .. c.
+  const std::size_t n = n_;
+  const std::size_t ring = 2 * n;
+  if (c < ring) {
+    (c < n ? older_sum_ : newer_sum_) += x;
+  } else {
+    const double leaving = ring_[c % ring];        // sample c-2n leaves the older half
+    const double crossing = ring_[(c - n) % ring];  // sample c-n moves from newer to older
+    older_sum_ += static_cast<long double>(crossing) - leaving;
+    newer_sum_ += static_cast<long double>(x) - crossing;
+  }
+  ring_[c % ring] = x;
+  if (c + 1 >= ring) {
+    // Re-add both halves from the ring every 2n samples so that the running sums cannot drift.
+    if (++since_resum_ >= ring) {
+      since_resum_ = 0;
+      older_sum_ = newer_sum_ = 0.0L;
+      for (std::size_t j = 0; j < ring; ++j) {
+        const double y = ring_[(c + 1 + j) % ring];  // sample c+1-2n+j
+        (j < n ? older_sum_ : newer_sum_) += y;
+      }
+    }
+    const long double change = std::fabs(newer_sum_ - older_sum_) / static_cast<long double>(n);
+    max_ = std::max(max_, static_cast<double>(change) / (static_cast<double>(n) * dt_));
+  }
+}
+
+RampRate RampTracker::result(std::size_t count) const {
+  RampRate r;
+  r.window = window_;
+  r.complete = count >= 2 * n_;
+  r.max = max_;
+  if (!r.complete && count >= 2) {
+    // Shorter than two windows: the same rule as max_ramp_rate, from what the ring holds (all samples).
+    const std::vector<double> all(ring_.begin(), ring_.begin() + static_cast<std::ptrdiff_t>(count));
+    r.max = max_ramp_rate(all, dt_, static_cast<double>(n_) * dt_);
+  }
+  return r;
+}
+
 GridRecorder::GridRecorder(double dt, double spectrum_interval, double ramp_window, double rocof_window)
     : dt_(dt) {
   DCTWIN_DEMAND(std::isfinite(dt) && dt > 0.0, "grid recorder: dt must be finite and > 0");
@@ -221,9 +281,19 @@ GridRecorder::GridRecorder(double dt, double spectrum_interval, double ramp_wind
   DCTWIN_DEMAND(std::isfinite(rocof_window) && rocof_window > 0.0,
                 "grid recorder: RoCoF window must be finite and > 0");
   block_length_ = samples_in(spectrum_interval, dt);
-  ramp_length_ = samples_in(ramp_window, dt);
   rocof_length_ = samples_in(rocof_window, dt);
-  ramp_ring_.assign(2 * ramp_length_, 0.0);
+  // A window shorter than the sample spacing cannot be resolved: it is left out rather than reported
+  // under a name that promises it.
+  limit_ramp_ = standard_ramp_windows.size();
+  for (const double w : standard_ramp_windows) {
+    if (w < dt) continue;
+    if (std::fabs(w - ramp_window) <= 1e-9 * w) limit_ramp_ = ramps_.size();
+    ramps_.emplace_back(w, dt);
+  }
+  if (limit_ramp_ == standard_ramp_windows.size()) {
+    limit_ramp_ = ramps_.size();
+    ramps_.emplace_back(ramp_window, dt);
+  }
   rocof_ring_.assign(rocof_length_ + 1, 0.0);
 }
 
@@ -245,31 +315,7 @@ void GridRecorder::add(double grid_power_w, double frequency_hz, double voltage_
     block_fill_ = 0;
   }
 
-  // Ramp: the ring holds samples c-2n+1 .. c once full; older half c-2n+1 .. c-n, newer c-n+1 .. c.
-  const std::size_t n = ramp_length_;
-  const std::size_t ring = 2 * n;
-  if (c < ring) {
-    (c < n ? older_sum_ : newer_sum_) += grid_power_w;
-  } else {
-    const double leaving = ramp_ring_[c % ring];        // sample c-2n leaves the older half
-    const double crossing = ramp_ring_[(c - n) % ring];  // sample c-n moves from newer to older
-    older_sum_ += static_cast<long double>(crossing) - leaving;
-    newer_sum_ += static_cast<long double>(grid_power_w) - crossing;
-  }
-  ramp_ring_[c % ring] = grid_power_w;
-  if (c + 1 >= ring) {
-    // Re-add both halves from the ring every 2n samples so that the running sums cannot drift.
-    if (++since_resum_ >= ring) {
-      since_resum_ = 0;
-      older_sum_ = newer_sum_ = 0.0L;
-      for (std::size_t j = 0; j < ring; ++j) {
-        const double x = ramp_ring_[(c + 1 + j) % ring];  // sample c+1-2n+j
-        (j < n ? older_sum_ : newer_sum_) += x;
-      }
-    }
-    const long double change = std::fabs(newer_sum_ - older_sum_) / static_cast<long double>(n);
-    ramp_max_ = std::max(ramp_max_, static_cast<double>(change) / (static_cast<double>(n) * dt_));
-  }
+  for (RampTracker& ramp : ramps_) ramp.add(c, grid_power_w);
 
   // Frequency and RoCoF over rocof_length_ samples.
   frequency_min_ = std::min(frequency_min_, frequency_hz);
@@ -294,12 +340,8 @@ GridMetrics GridRecorder::metrics() const {
   if (count_ == 0) return m;
   m.power_peak_to_peak = power_max_ - power_min_;
   m.power_mean = static_cast<double>(power_sum_ / static_cast<long double>(count_));
-  m.ramp_rate_max = ramp_max_;
-  if (count_ < 2 * ramp_length_ && count_ >= 2) {
-    // Shorter than two windows: the same rule as max_ramp_rate, from what the ring holds (all samples).
-    std::vector<double> all(ramp_ring_.begin(), ramp_ring_.begin() + static_cast<std::ptrdiff_t>(count_));
-    m.ramp_rate_max = max_ramp_rate(all, dt_, static_cast<double>(ramp_length_) * dt_);
-  }
+  for (const RampTracker& ramp : ramps_) m.ramp_rates.push_back(ramp.result(count_));
+  m.ramp_rate_max = m.ramp_rates[limit_ramp_].max;
   const Spectrum s = power_spectrum(blocks_, spectrum_interval());
   double variance = 0.0;
   for (double e : s.energy) variance += e;
@@ -319,8 +361,10 @@ GridMetrics GridRecorder::metrics() const {
 }
 
 std::size_t GridRecorder::memory_bytes() const {
-  return sizeof(*this) + blocks_.capacity() * sizeof(double) + ramp_ring_.capacity() * sizeof(double) +
-         rocof_ring_.capacity() * sizeof(double);
+  std::size_t bytes = sizeof(*this) + blocks_.capacity() * sizeof(double) + rocof_ring_.capacity() * sizeof(double) +
+                      ramps_.capacity() * sizeof(RampTracker);
+  for (const RampTracker& ramp : ramps_) bytes += ramp.bytes();
+  return bytes;
 }
 
 }  // namespace dctwin::models::electrical

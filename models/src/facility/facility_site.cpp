@@ -3,7 +3,11 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdio>
+#include <limits>
 #include <map>
+#include <string>
+#include <variant>
 #include <vector>
 
 #include "dctwin/models/fluid/coolant.hpp"
@@ -132,6 +136,13 @@ SectionSchema facility_schema() {
 
 namespace {
 
+/// A temperature in K as text in degC with one decimal, for the envelopes' long names.
+std::string degrees_celsius(double kelvin) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f degC", kelvin - 273.15);
+  return text;
+}
+
 /// The pod loops' flows for every phase of pump states.
 FlowPlan plan_flows(const FacilityLayout& layout, const hydraulic::PodLoopParameters& base,
                     const std::vector<ParameterTree>& failures) {
@@ -228,7 +239,7 @@ FacilitySite::FacilitySite(const ParameterTree& scenario, std::optional<WeatherS
   }
 
   // GPUs with their seeded spread.
-  const auto seed = static_cast<std::uint64_t>(sim.integer("seed"));
+  const auto seed = sim.unsigned_integer("seed");
   auto spread = draw_spread(SpreadParameters::from(f.section("spread")), layout.gpus(), seed);
   auto gpus = std::make_unique<thermal::GpuPackageArray>("gpus", thermal::GpuPackageParameters::from(f.section("gpu")),
                                                          std::move(spread), layout.gpu_labels(), initial_temperature_);
@@ -380,9 +391,31 @@ void FacilitySite::finish_assembly() {
     if (slot.spec.group == "gpu" && slot.spec.name == "total_power") gpu_total_power_slot_ = slot.first_value;
   for (const auto& slot : system_.outputs())
     if (slot.spec.group == "gpu" && slot.spec.name == "power") gpu_power_slot_ = slot.first_value;
+  for (const auto& slot : system_.outputs())
+    if (slot.spec.group == "rack" && slot.spec.name == "coolant_flow") rack_flow_slot_ = slot.first_value;
+
+  // ASHRAE TC 9.9, Thermal Guidelines for Data Processing Environments, 5th ed. (2021): class A1
+  // allowable server inlet dry bulb 15-32 degC (recommended 18-27 degC for all A classes).
+  cold_aisle_check_ = envelope_.add({"cold_aisle_ashrae_a1", "cold-aisle (server inlet) air temperature",
+                                     "ASHRAE class A1 allowable 15-32 degC", "K", 288.15, 305.15});
+  const double hbm_limit = gpus_->parameters().hbm_max_operating_temperature;
+  hbm_check_ = envelope_.add({"gpu_hbm_max_operating", "hottest HBM temperature",
+                              "the HBM's max operating temperature (" + degrees_celsius(hbm_limit) + ")",
+                              "K", -std::numeric_limits<double>::infinity(), hbm_limit});
+  if (const auto* tower = std::get_if<hx::CoolingTower>(&plant_->economizer().heat_rejection())) {
+    // The approach correlation holds for this wet-bulb range only (EnergyPlus Engineering
+    // Reference, cooling tower correlation limits); outside it the tower is evaluated at the
+    // nearer edge, which the report counts here.
+    const hx::TowerCorrelationData& data = hx::correlation_data(tower->parameters().correlation);
+    wet_bulb_check_ = envelope_.add({"cooling_tower_wet_bulb", "outdoor wet bulb",
+                                     "the cooling tower correlation's range (" + degrees_celsius(data.min_wet_bulb + 273.15) +
+                                         " to " + degrees_celsius(data.max_wet_bulb + 273.15) +
+                                         "; the tower is evaluated at the nearer edge outside it)",
+                                     "K", data.min_wet_bulb + 273.15, data.max_wet_bulb + 273.15});
+  }
 }
 
-electrical::FeedLoad FacilitySite::feed_load(double t, const double* d, const std::vector<double>& leakage) const {
+std::vector<double> FacilitySite::pod_gpu_power(double t, const double* d, const std::vector<double>& leakage) const {
   const solver::EvalContext ctx{t, t, d};
   const std::size_t per_pod = layout_->gpus() / layout_->pods();
   // Each pod's GPUs, summed per block of GPUs (and then over the blocks in order).
@@ -394,21 +427,29 @@ electrical::FeedLoad FacilitySite::feed_load(double t, const double* d, const st
       sums[g / per_pod] += on ? power + leakage[g] : 0.0;
     });
   });
-  return feed_load(pod_sums);
+  return pod_gpu_power(pod_sums);
 }
 
-electrical::FeedLoad FacilitySite::feed_load(const workload::TrainingJob::GroupPowerSums& pod_sums) const {
-  electrical::FeedLoad load;
-  load.it = pod_other_it_power_;
-  load.mechanical = cooling_power_now_;
+std::vector<double> FacilitySite::pod_gpu_power(const workload::TrainingJob::GroupPowerSums& pod_sums) const {
+  std::vector<double> power(layout_->pods(), 0.0);
   for (const auto& sums : pod_sums)
-    for (std::size_t pod = 0; pod < sums.size(); ++pod) load.it[pod] += sums[pod];
-  return load;
+    for (std::size_t pod = 0; pod < sums.size(); ++pod) power[pod] += sums[pod];
+  return power;
+}
+
+double FacilitySite::stepped_cooling_power(double t, bool before) const {
+  if (pods_ == nullptr) return 0.0;  // air-cooled: no pod pumps, no doors
+  const auto& phases = flows_->phases();
+  std::size_t k = flows_->phase_index(t);
+  if (before && k > 0 && phases[k].start >= t) --k;  // the phase that ends at t
+  double power = static_cast<double>(layout_->racks()) * racks_->door_fan_power();
+  for (double p : phases[k].pod_pump_power) power += p;
+  return power;
 }
 
 void FacilitySite::knot(double t, const std::vector<double>& x, const std::vector<double>& before,
                         const std::vector<double>& after) {
-  if (!feed_ || t <= feed_->time()) return;  // not started yet (it starts at the first sample)
+  if (!feed_ || t <= held_until_) return;  // not started yet (it starts at the first sample)
   // Both sides are the same load unless the update changed some GPU's power (most ticks do not).
   // (The job knows whether its updates at t touched those inputs; only then are they compared.)
   const bool same = &before == &after || (job_ != nullptr && (!job_->power_inputs_changed_at(t) ||
@@ -416,18 +457,44 @@ void FacilitySite::knot(double t, const std::vector<double>& x, const std::vecto
   // After the job's update at t its per-pod sums are this side's load, summed in the same order
   // from the same leakage (the same x): no second pass over the GPUs.
   const workload::TrainingJob::GroupPowerSums* after_sums = job_ != nullptr ? job_->power_by_group(t) : nullptr;
+  HeldKnot held;
+  held.t = t;
   if (after_sums != nullptr && same) {
-    const electrical::FeedLoad load = feed_load(*after_sums);
-    feed_->advance(t, feed_right_, load);
-    feed_right_ = load;
-    return;
+    held.gpu_before = pod_gpu_power(*after_sums);
+    held.gpu_after = held.gpu_before;
+  } else {
+    // The leakage depends on x only: once for both sides of the knot.
+    gpus_->leakage_powers(x.data(), knot_leakage_);
+    held.gpu_before = pod_gpu_power(t, before.data(), knot_leakage_);
+    if (same) held.gpu_after = held.gpu_before;
+    else held.gpu_after = after_sums != nullptr ? pod_gpu_power(*after_sums) : pod_gpu_power(t, after.data(), knot_leakage_);
   }
-  // The leakage depends on x only: once for both sides of the knot.
-  gpus_->leakage_powers(x.data(), knot_leakage_);
-  const electrical::FeedLoad left = feed_load(t, before.data(), knot_leakage_);
-  feed_->advance(t, feed_right_, left);
-  if (same) feed_right_ = left;
-  else feed_right_ = after_sums != nullptr ? feed_load(*after_sums) : feed_load(t, after.data(), knot_leakage_);
+  held_knots_.push_back(std::move(held));
+  held_until_ = t;
+}
+
+void FacilitySite::advance_feed_to_sample(double t) {
+  // Linear in time between the samples at t0 (previous) and t1 = t: the plant's power, the CRAH
+  // fans and the servers' other IT power (fans) change smoothly; pumps and door fans step at their
+  // flow phases, taken at each knot's own time.
+  const double t0 = previous_sample_time_;
+  const double span = t - t0;
+  const std::size_t pods = layout_->pods();
+  for (const HeldKnot& k : held_knots_) {
+    const double w = span > 0.0 ? std::clamp((k.t - t0) / span, 0.0, 1.0) : 1.0;
+    const double smooth = previous_smooth_cooling_power_ + w * (smooth_cooling_power_ - previous_smooth_cooling_power_);
+    electrical::FeedLoad left;
+    left.it.resize(pods);
+    for (std::size_t p = 0; p < pods; ++p)
+      left.it[p] = previous_other_it_power_[p] + w * (pod_other_it_power_[p] - previous_other_it_power_[p]) +
+                   k.gpu_before[p];
+    left.mechanical = smooth + stepped_cooling_power(k.t, true);
+    feed_->advance(k.t, feed_right_, left);
+    feed_right_ = left;
+    for (std::size_t p = 0; p < pods; ++p) feed_right_.it[p] += k.gpu_after[p] - k.gpu_before[p];
+    feed_right_.mechanical = smooth + stepped_cooling_power(k.t, false);
+  }
+  held_knots_.clear();
 }
 
 std::vector<electrical::GridSample> FacilitySite::take_grid_samples() {
@@ -481,12 +548,13 @@ void FacilitySite::observe(double t, const std::vector<double>& x, const std::ve
     supply = v[pods_->supply_index(0)];
     for (std::size_t p = 1; p < layout_->pods(); ++p) supply = std::max(supply, v[pods_->supply_index(p)]);
   }
-  double it_power = gpu_power, cooling_power = plant_->operate(t, v).power;
   const auto& crah = hall_->room().crah_parameters();
-  cooling_power += static_cast<double>(layout_->pods()) * crah.count * crah.rated_fan_power;
+  const double smooth_cooling =
+      plant_->operate(t, v).power + static_cast<double>(layout_->pods()) * crah.count * crah.rated_fan_power;
+  const double cooling_power = smooth_cooling + stepped_cooling_power(t, false);
   // The non-GPU IT power per pod (the electrical feed's lineups are the pods).
   const std::size_t pods = layout_->pods(), servers_per_pod = layout_->servers() / pods;
-  const std::vector<double> other_it_before = pod_other_it_power_;
+  previous_other_it_power_ = pod_other_it_power_;
   pod_other_it_power_.assign(pods, 0.0);
   if (servers_ != nullptr) {
     // Server fans are part of the servers' (IT) power.
@@ -499,17 +567,16 @@ void FacilitySite::observe(double t, const std::vector<double>& x, const std::ve
     }
   } else {
     for (double& p : pod_other_it_power_) p = static_cast<double>(layout_->racks_per_pod()) * server_air_heat_per_rack_;
-    for (double p : flows_->at(t).pod_pump_power) cooling_power += p;
-    cooling_power += static_cast<double>(layout_->racks()) * racks_->door_fan_power();
   }
+  double it_power = gpu_power;
   for (double p : pod_other_it_power_) it_power += p;
-  cooling_power_now_ = cooling_power;
-  if (feed_) feed_->set_ambient_temperature(weather_->dry_bulb_at(t));
-  // The powers sampled here hold from the sample on (a step at its knot, not a ramp to the next).
-  if (feed_ && feed_->time() == t && other_it_before.size() == pods) {
-    feed_right_.mechanical = cooling_power;
-    for (std::size_t p = 0; p < pods; ++p) feed_right_.it[p] += pod_other_it_power_[p] - other_it_before[p];
+  previous_smooth_cooling_power_ = smooth_cooling_power_;
+  smooth_cooling_power_ = smooth_cooling;
+  if (feed_) {
+    advance_feed_to_sample(t);
+    feed_->set_ambient_temperature(weather_->dry_bulb_at(t));
   }
+  previous_sample_time_ = t;
   if (electrical_ && !feed_) {
     // The feed starts at the first sample, in steady state at the load then.
     electrical::FeedLoad load;
@@ -520,8 +587,25 @@ void FacilitySite::observe(double t, const std::vector<double>& x, const std::ve
     feed_ = std::make_unique<electrical::ElectricalFeed>(*electrical_, pods, servers_per_pod, layout_->racks_per_pod(),
                                                          weather_->dry_bulb_at(t), t, load);
     feed_right_ = load;
+    held_until_ = t;
+  }
+  {
+    double coldest = v[hall_->cold_index(0)];
+    for (std::size_t p = 1; p < layout_->pods(); ++p) coldest = std::min(coldest, v[hall_->cold_index(p)]);
+    envelope_.observe(cold_aisle_check_, t, 288.15 - coldest > cold - 305.15 ? coldest : cold);
+    envelope_.observe(hbm_check_, t, hbm);
+    if (wet_bulb_check_) envelope_.observe(*wet_bulb_check_, t, weather_->wet_bulb_at(t));
+  }
+  double flow_min = 0.0, flow_max = 0.0;
+  if (rack_flow_slot_) {
+    const auto first = outputs.begin() + static_cast<std::ptrdiff_t>(*rack_flow_slot_);
+    const auto [low, high] = std::minmax_element(first, first + static_cast<std::ptrdiff_t>(layout_->racks()));
+    flow_min = *low;
+    flow_max = *high;
   }
   if (first_sample_) {
+    rack_flow_min_ = flow_min;
+    rack_flow_max_ = flow_max;
     junction_max_ = hottest;
     hbm_max_ = hbm;
     supply_max_ = supply;
@@ -535,6 +619,8 @@ void FacilitySite::observe(double t, const std::vector<double>& x, const std::ve
     hbm_max_ = std::max(hbm_max_, hbm);
     supply_max_ = std::max(supply_max_, supply);
     cold_aisle_max_ = std::max(cold_aisle_max_, cold);
+    rack_flow_min_ = std::min(rack_flow_min_, flow_min);
+    rack_flow_max_ = std::max(rack_flow_max_, flow_max);
   }
   if (time_to_limit_ < 0.0 && first_failure_time_ >= 0.0 && t >= first_failure_time_ &&
       hottest > gpus_->parameters().max_operating_temperature)
@@ -569,15 +655,17 @@ std::vector<solver::SummaryFigure> FacilitySite::summary(const std::vector<doubl
       {"stored_energy_change", stored_change, "J", "change of thermal energy stored in the site"},
       {"energy_balance_relative_error", generated > 0.0 ? std::abs(imbalance) / generated : std::abs(imbalance), "1",
        "|generated - rejected - stored change| / generated"},
-      {"limit_violations", junction_max_ > gpus_->parameters().max_operating_temperature ? 1.0 : 0.0, "1",
-       "limit checks failed (GPU max operating temperature)"},
+      {"limit_violations",
+       (junction_max_ > gpus_->parameters().max_operating_temperature ? 1.0 : 0.0) +
+           static_cast<double>(envelope_.violated()),
+       "1", "limit checks failed: GPU max operating temperature and the operating envelopes (envelope_*)"},
   };
-  if (flows_ != nullptr) {
-    const auto& flows = flows_->phases().front().rack_flow;
-    s.push_back({"rack_coolant_flow_min", *std::min_element(flows.begin(), flows.end()), "m3/s",
-                 "lowest rack coolant flow with the initial pump states (maldistribution)"});
-    s.push_back({"rack_coolant_flow_max", *std::max_element(flows.begin(), flows.end()), "m3/s",
-                 "highest rack coolant flow with the initial pump states"});
+  for (auto& figure : envelope_.summary()) s.push_back(std::move(figure));
+  if (rack_flow_slot_) {
+    // Over the samples, as the series /rack/coolant_flow: maldistribution and pump failures alike.
+    s.push_back({"rack_coolant_flow_min", rack_flow_min_, "m3/s",
+                 "lowest coolant flow of any rack over the run (samples; maldistribution and pump failures)"});
+    s.push_back({"rack_coolant_flow_max", rack_flow_max_, "m3/s", "highest coolant flow of any rack over the run (samples)"});
   }
   if (first_failure_time_ >= 0.0)
     s.push_back({"time_to_first_gpu_thermal_limit", time_to_limit_, "s",
@@ -593,7 +681,9 @@ std::vector<solver::SummaryFigure> FacilitySite::summary(const std::vector<doubl
     for (auto& figure : s)
       if (figure.name == "limit_violations") {
         figure.value += grid_violations;
-        figure.long_name = "limit checks failed: GPU max operating temperature and the utility's limits (grid_limit_*)";
+        figure.long_name =
+            "limit checks failed: GPU max operating temperature, the operating envelopes (envelope_*) and the "
+            "utility's limits (grid_limit_*)";
       }
     double storage_losses = 0.0;
     for (const auto& [stage, loss] : feed_->energy().loss_by_stage)

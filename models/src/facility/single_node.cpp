@@ -110,7 +110,7 @@ SingleNodeSite::SingleNodeSite(const ParameterTree& scenario, std::shared_ptr<co
   } else {
     gpus->stop_on_shutdown(workload_parameters.on_gpu_shutdown == "end_run");
     job = std::make_unique<workload::TrainingJob>("job", workload_parameters, *gpus, settings_.end_time,
-                                                  static_cast<std::uint64_t>(sim.integer("seed")), "workload");
+                                                  sim.unsigned_integer("seed"), "workload");
     gpus->connect(*job);
   }
   auto coolant = std::make_unique<thermal::CoolantChannel>(

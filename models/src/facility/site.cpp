@@ -56,8 +56,7 @@ solver::SectionSchema simulation_schema() {
   s.parameters.push_back(choice_parameter("initial_state", {"supply_temperature", "steady_state"},
                                           "Start with every node at the coolant supply temperature, or at the steady state of the training step's time-averaged power (controllers at their initial outputs)",
                                           std::string("supply_temperature")));
-  p = integer_parameter("seed", "Seed of the random draws (spread, failures)", 1.0);
-  s.parameters.push_back(at_least(p, 0.0));
+  s.parameters.push_back(unsigned_parameter("seed", "Seed of the random draws (spread, failures)", 1));
   return s;
 }
 

@@ -1053,8 +1053,9 @@ std::vector<solver::SummaryFigure> TrainingJob::summary(const double* d, double 
        "GPU-hours lost to interruptions: work since the last checkpoint, detection, restart, reload"},
       {"effective_training_time_fraction", std::clamp(1.0 - a.lost_gpu_hours_failures / gpu_hours, 0.0, 1.0), "1",
        "share of the run not lost to interruptions"},
-      {"it_power_peak_to_peak", a.gpu_power_max - a.gpu_power_min, "W",
-       "largest minus least total GPU board power at the job's updates (the rest of the IT load is constant)"},
+      {"gpu_total_power_peak_to_peak", a.gpu_power_max - a.gpu_power_min, "W",
+       "largest minus least total GPU power at every governor update and phase edge (finer than the report's "
+       "samples of /gpu/total_power)"},
       {"gpu_smoothing_energy", a.smoothing_energy, "J",
        "energy the GPUs drew above what their work asked for: power floor, ramp-down hold and software fill, less "
        "what rising ramps held back (0 without power smoothing or fill)"},

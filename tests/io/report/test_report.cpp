@@ -43,10 +43,15 @@ fs::path scratch_dir(const std::string& name) {
   return dir;
 }
 
-fs::path part_of(const fs::path& path) {
-  fs::path part = path;
-  part += ".part";
-  return part;
+/// The temporaries of a report at `path`: `.<name>.XXXXXX.part` in its directory.
+std::vector<fs::path> temporaries_of(const fs::path& path) {
+  std::vector<fs::path> found;
+  const std::string prefix = "." + path.filename().string() + ".";
+  for (const auto& entry : fs::directory_iterator(path.parent_path())) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind(prefix, 0) == 0 && entry.path().extension() == ".part") found.push_back(entry.path());
+  }
+  return found;
 }
 
 std::vector<std::string> labels(const std::string& prefix, std::size_t count) {
@@ -173,7 +178,7 @@ TEST_CASE("a finished report reads back exactly, across several chunks", "[repor
   write_report(path, samples, events, finished_run(time_at(samples - 1)));
 
   CHECK(fs::exists(path));
-  CHECK_FALSE(fs::exists(part_of(path)));
+  CHECK(temporaries_of(path).empty());
 
   const ReportReader reader(path);
   CHECK(reader.status() == "complete");
@@ -399,20 +404,20 @@ TEST_CASE("a run that ended early is marked incomplete with the status descripti
   CHECK(reader.end_time() == 12.5);
   CHECK(reader.time().size() == 26);
   CHECK(reader.summary().size() == 3);
-  CHECK_FALSE(fs::exists(part_of(path)));
+  CHECK(temporaries_of(path).empty());
 }
 
 TEST_CASE("abandon() publishes an incomplete report with the reason", "[report]") {
   const fs::path path = scratch_dir("abandon") / "run.h5";
   ReportWriter writer(path, test_layout());
   CHECK(writer.final_path() == path);
-  CHECK(fs::exists(part_of(path)));
+  CHECK(temporaries_of(path).size() == 1);
   CHECK_FALSE(fs::exists(path));
   for (std::size_t i = 0; i < 300; ++i) writer.append_sample(time_at(i), sample(i));
   writer.add_event(1.0, "gpus", "checkpoint", "saved");
   writer.abandon("cancelled by the user");
   CHECK(fs::exists(path));
-  CHECK_FALSE(fs::exists(part_of(path)));
+  CHECK(temporaries_of(path).empty());
 
   // Closed: further use is an error, a second abandon() does nothing.
   CHECK(error_of([&] { writer.append_sample(1000.0, sample(0)); })
@@ -448,7 +453,7 @@ TEST_CASE("an exception during a run leaves an incomplete report and no temporar
     CHECK(std::string(error.what()) == "model failure");
   }
   CHECK(fs::exists(path));
-  CHECK_FALSE(fs::exists(part_of(path)));
+  CHECK(temporaries_of(path).empty());
   const ReportReader reader(path);
   CHECK(reader.status() == "incomplete");
   CHECK(reader.status_reason().find("aborted by an error") != std::string::npos);
@@ -467,7 +472,7 @@ TEST_CASE("destroying an open writer without an exception also abandons the repo
   CHECK(reader.status_reason() == "the report was closed before the run finished");
   CHECK(reader.time().empty());
   CHECK(reader.read("/gpu/junction_temperature").empty());
-  CHECK_FALSE(fs::exists(part_of(path)));
+  CHECK(temporaries_of(path).empty());
 }
 
 TEST_CASE("a moved writer keeps its report", "[report]") {
@@ -509,7 +514,7 @@ TEST_CASE("an unwritable output directory is reported with the system's reason",
     { std::ofstream(file) << "x"; }
     const fs::path path = file / "run.h5";
     CHECK(error_of([&] { ReportWriter writer(path, test_layout()); }) ==
-          "cannot create report '" + path.string() + ".part': Not a directory");
+          "cannot create report '" + path.string() + "': Not a directory");
   }
 
   SECTION("a directory that refuses new files, even to root") {
@@ -524,14 +529,14 @@ TEST_CASE("an unwritable output directory is reported with the system's reason",
       fs::permissions(locked, fs::perms::owner_read | fs::perms::owner_exec);
       path = locked / "run.h5";
     }
-    const fs::path part = part_of(path);
+    const fs::path part = path.parent_path() / ".probe.part";
     // What the operating system says when anyone tries to create the file there.
     const int fd = ::open(part.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     const int os_error = errno;
     REQUIRE(fd < 0);
     CHECK((os_error == EACCES || os_error == EROFS || os_error == EPERM));
     CHECK(error_of([&] { ReportWriter writer(path, test_layout()); }) ==
-          "cannot create report '" + part.string() + "': " + std::strerror(os_error));
+          "cannot create report '" + path.string() + "': " + std::strerror(os_error));
     CHECK_FALSE(fs::exists(path));
     if (::geteuid() != 0) fs::permissions(dir / "locked", fs::perms::owner_all);
   }
@@ -540,8 +545,9 @@ TEST_CASE("an unwritable output directory is reported with the system's reason",
 namespace {
 
 // Write-failure injection: this executable's pwrite() stands in for the C library's (HDF5 calls it
-// for every write). While armed, writes to the file named `failing_path` succeed until
-// `write_budget` bytes have been written, then fail with ENOSPC, as on a full disk.
+// for every write). While armed, writes to a temporary of the report at `failing_path` (a file
+// `.<name>.XXXXXX.part` next to it) succeed until `write_budget` bytes have been written, then
+// fail with ENOSPC, as on a full disk.
 std::string failing_path;
 long long write_budget = 0;
 bool failure_armed = false;
@@ -550,7 +556,12 @@ bool writes_to_failing_path(int fd) {
   const std::string link = "/proc/self/fd/" + std::to_string(fd);
   char target[4096];
   const ssize_t length = ::readlink(link.c_str(), target, sizeof target);
-  return length > 0 && std::string(target, static_cast<std::size_t>(length)) == failing_path;
+  if (length <= 0) return false;
+  const fs::path written(std::string(target, static_cast<std::size_t>(length)));
+  const fs::path failing(failing_path);
+  const std::string name = written.filename().string();
+  return written.parent_path() == failing.parent_path() && written.extension() == ".part" &&
+         name.rfind("." + failing.filename().string() + ".", 0) == 0;
 }
 
 /// Arms the failure for one scope.
@@ -606,7 +617,7 @@ TEST_CASE("a write failure never leaves a temporary or corrupt file behind", "[r
     for (const bool finish : {true, false}) {
       std::string message;
       {
-        const DiskFullAfter disk_full(fs::weakly_canonical(part_of(path)), budget);
+        const DiskFullAfter disk_full(fs::weakly_canonical(path), budget);
         try {
           ReportWriter writer(path, layout);
           for (std::size_t i = 0; i < 5000; ++i) {
@@ -621,7 +632,7 @@ TEST_CASE("a write failure never leaves a temporary or corrupt file behind", "[r
         }
       }
       INFO("budget " << budget << " of " << full_size << " bytes: " << message);
-      CHECK_FALSE(fs::exists(part_of(path)));
+      CHECK(temporaries_of(path).empty());
       if (!message.empty()) {
         ++failures;
         CHECK(message.find("No space left on device") != std::string::npos);
@@ -649,7 +660,7 @@ TEST_CASE("an inconsistent layout is rejected before any file is created", "[rep
     CHECK(message.find("invalid report layout") != std::string::npos);
     CHECK(message.find(expected) != std::string::npos);
     CHECK_FALSE(fs::exists(path));
-    CHECK_FALSE(fs::exists(part_of(path)));
+    CHECK(temporaries_of(path).empty());
   };
   ReportLayout layout = test_layout();
   layout.entities[0].labels.pop_back();
@@ -852,4 +863,48 @@ TEST_CASE("fine series have their own time axis, cross chunks and are refused ou
       CHECK(d.long_name == "grid power");
     }
   CHECK(found);
+}
+
+TEST_CASE("unsigned 64-bit attributes (the seed) are stored as uint64 and read back exactly", "[report][seed]") {
+  const fs::path path = scratch_dir("unsigned") / "run.h5";
+  ReportLayout layout = test_layout();
+  layout.attributes.erase("seed");
+  layout.unsigned_attributes = {{"seed", 18446744073709551615ULL}, {"other_seed", 9007199254740993ULL}};
+  {
+    ReportWriter writer(path, layout);
+    writer.finish(finished_run(0.0), {});
+  }
+  const ReportReader reader(path);
+  const auto unsigned_attributes = reader.unsigned_attributes();
+  CHECK(unsigned_attributes.at("seed") == 18446744073709551615ULL);
+  CHECK(unsigned_attributes.at("other_seed") == 9007199254740993ULL);
+  CHECK(reader.integer_attributes().count("seed") == 0);  // would not fit a long long
+  CHECK(reader.integer_attributes().count("dctwin_report_version") == 1);
+  CHECK(reader.string_attributes().count("seed") == 0);
+  // Stored as H5T_STD_U64LE, so any HDF5 reader (h5py: numpy.uint64) gets the exact value.
+  const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  REQUIRE(file >= 0);
+  const hid_t attribute = H5Aopen(file, "seed", H5P_DEFAULT);
+  const hid_t type = H5Aget_type(attribute);
+  CHECK(H5Tequal(type, H5T_STD_U64LE) > 0);
+  H5Tclose(type);
+  H5Aclose(attribute);
+  H5Fclose(file);
+  // The same name twice is refused before any file is created.
+  ReportLayout twice = test_layout();
+  twice.unsigned_attributes = {{"seed", 7}};
+  CHECK_THROWS_AS(ReportWriter(scratch_dir("unsigned_twice") / "run.h5", twice), ReportError);
+}
+
+TEST_CASE("report errors show control characters in file names as escapes", "[report][messages]") {
+  const fs::path dir = scratch_dir("escapes");
+  const fs::path text = dir / "notes\x1b[2J.h5";
+  { std::ofstream(text) << "not a report\n"; }
+  try {
+    ReportReader reader(text);
+    FAIL("no error");
+  } catch (const ReportError& e) {
+    CHECK(std::string(e.what()) == (dir / "notes\\x1b[2J.h5").string() + ": not an HDF5 file or truncated");
+  }
+  CHECK(std::string(ReportError("a\nb\x07").what()) == "a\\nb\\x07");
 }

@@ -165,3 +165,20 @@ TEST_CASE("unit conversions are safe from several threads", "[units]") {
   for (auto& thread : threads) thread.join();
   for (int count : failures) CHECK(count == 0);
 }
+
+TEST_CASE("Facility engineers' units: US gallons, gpm, CFM and tons of refrigeration", "[units]") {
+  // NIST Handbook 44, Appendix C: 1 US gallon = 3.785411784 L, 1 ft3 = 28.316846592 L;
+  // 1 ton of refrigeration = 12,000 BTU/h = 3,516.85 W.
+  CHECK(io::parse_to_si("1 gal", "m3") == Approx(3.785411784e-3).epsilon(1e-12));
+  CHECK(io::parse_to_si("10 gpm", "m3/s") == Approx(10.0 * 3.785411784e-3 / 60.0).epsilon(1e-12));
+  CHECK(io::parse_to_si("10 GPM", "m3/s") == Approx(10.0 * 3.785411784e-3 / 60.0).epsilon(1e-12));
+  CHECK(io::parse_to_si("10 gal/min", "m3/s") == Approx(10.0 * 3.785411784e-3 / 60.0).epsilon(1e-12));
+  CHECK(io::parse_to_si("2000 CFM", "m3/s") == Approx(2000.0 * 28.316846592e-3 / 60.0).epsilon(1e-12));
+  CHECK(io::parse_to_si("2000 cfm", "m3/s") == Approx(2000.0 * 28.316846592e-3 / 60.0).epsilon(1e-12));
+  CHECK(io::parse_to_si("500 ton", "W") == Approx(500.0 * 3516.8528420667).epsilon(1e-9));
+  CHECK(io::parse_to_si("500 tons", "W") == Approx(500.0 * 3516.8528420667).epsilon(1e-9));
+  // A ton that can be a mass stays the short ton, and a gallon is never an acceleration.
+  CHECK(io::parse_to_si("1 ton", "kg") == Approx(907.18474).epsilon(1e-12));
+  CHECK(unit_error_of("1 gal", "m/s2") == "unit 'gal' is not convertible to 'm/s2'");
+  CHECK(unit_error_of("3 gpm", "W") == "unit 'gpm' is not convertible to 'W'");
+}

@@ -388,3 +388,30 @@ TEST_CASE("The index reads with h5py: 1-D columns with units, string columns, th
   CHECK(o.code == 0);
   CHECK(o.out == "check_index: OK, 2 members, 2 parameters\n");
 }
+
+TEST_CASE("A sweep over seeds: the index holds them exactly, names with escapes are printed as escapes", "[sweep][cli][seed]") {
+  const auto dir = scratch("seeds");
+  std::ofstream(dir / "s.yaml") << "name: \"seeds\\e[2J\"\n"
+                                   "base: " + single_node + "\n"
+                                   "design: list\n"
+                                   "set:\n"
+                                   "  simulation.duration: 2 s\n"
+                                   "  simulation.output_interval: 1 s\n"
+                                   "parameters:\n"
+                                   "  simulation.seed: [9007199254740993, 18446744073709551615]\n";
+  const Outcome o = run_dctwin({"sweep", "s.yaml"}, dir);
+  INFO(o.out << o.err);
+  CHECK(o.code == 0);
+  CHECK(o.out.find("sweep seeds\\x1b[2J: 2 members: 2 complete") != std::string::npos);
+  for (const char c : o.out + o.err) CHECK(c != '\x1b');
+  const auto index = io::read_sweep_index(dir / "s" / "index.h5");
+  REQUIRE(index.parameters.size() == 1);
+  CHECK(index.parameters[0].unsigned_values == std::vector<std::uint64_t>{9007199254740993ULL, 18446744073709551615ULL});
+  for (const auto& [id, seed] : {std::pair{"0000", std::string("9007199254740993")},
+                                 std::pair{"0001", std::string("18446744073709551615")}}) {
+    const io::ReportReader report(dir / "s" / "members" / (std::string(id) + ".h5"));
+    CHECK(std::to_string(report.unsigned_attributes().at("seed")) == seed);
+  }
+  const Outcome dry = run_dctwin({"sweep", "s.yaml", "--dry-run"}, dir);
+  CHECK(dry.out.rfind("sweep seeds\\x1b[2J: 2 members (list of 2), base ", 0) == 0);
+}

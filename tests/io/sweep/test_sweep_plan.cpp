@@ -393,3 +393,47 @@ TEST_CASE("load_sweep reads the base relative to the sweep file, missing files a
     CHECK(std::string(e.what()) == (dir / "absent.yaml").string() + ": cannot open sweep file (No such file or directory)");
   }
 }
+
+TEST_CASE("The design's seed is a whole number 0 to 2^64-1, exact", "[sweep][design][seed]") {
+  const auto text = [](const std::string& seed) {
+    return head + "design: {type: monte_carlo, samples: 3, seed: " + seed +
+           "}\n"
+           "parameters:\n"
+           "  loop.pump.speed: {min: 0.5, max: 1}\n";
+  };
+  const auto largest = plan_of(text("18446744073709551615"));
+  CHECK(largest.seed == 18446744073709551615ULL);
+  CHECK(largest.design_text() == "monte_carlo, 3 samples, seed 18446744073709551615");
+  // 2^63 and 2^63 + 1: beyond a signed integer, and one apart (a double holds neither apart).
+  const auto a = plan_of(text("9223372036854775808"));
+  const auto b = plan_of(text("9223372036854775809"));
+  CHECK(a.seed == 9223372036854775808ULL);
+  CHECK(b.seed == 9223372036854775809ULL);
+  CHECK(a.members[0].si != b.members[0].si);
+  CHECK(plan_of(text("9223372036854775808")).members[2].si == a.members[2].si);
+  // Refused with the place: too large, negative, not whole.
+  CHECK(error_of(text("18446744073709551616")) ==
+        "sweep.yaml:3:47: design.seed = 18446744073709551616 (must be <= 18446744073709551615)");
+  CHECK(error_of(text("-3")) == "sweep.yaml:3:47: design.seed = -3 (must be >= 0)");
+  CHECK(error_of(text("2.5")) == "sweep.yaml:3:47: design.seed = 2.5 (must be an integer)");
+  CHECK(error_of(text("1e19")) == "sweep.yaml:3:47: design.seed = 1e19 (must be an integer)");
+}
+
+TEST_CASE("A sweep over simulation.seed gives each member its seed exactly", "[sweep][seed]") {
+  const auto plan = plan_of(head +
+                            "design: list\n"
+                            "parameters:\n"
+                            "  simulation.seed: [9007199254740993, 18446744073709551615, 18446744073709551616]\n");
+  REQUIRE(plan.members.size() == 3);
+  const auto member = io::load_sweep_member(plan, 1, schema());
+  CHECK(member.tree.section("simulation").unsigned_integer("seed") == 18446744073709551615ULL);
+  CHECK(io::load_sweep_member(plan, 0, schema()).tree.section("simulation").unsigned_integer("seed") ==
+        9007199254740993ULL);
+  try {
+    (void)io::load_sweep_member(plan, 2, schema());
+    FAIL("no error");
+  } catch (const dctwin::solver::InputError& e) {
+    CHECK(std::string(e.what()) ==
+          "sweep.yaml:5:61: member 0002: simulation.seed = 18446744073709551616 (must be <= 18446744073709551615)");
+  }
+}

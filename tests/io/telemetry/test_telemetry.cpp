@@ -7,6 +7,7 @@
 #include <limits>
 #include <string>
 
+#include "../../support/temporaries.hpp"
 #include "dctwin/io/report.hpp"
 #include "dctwin/io/scenario.hpp"
 #include "dctwin/io/telemetry.hpp"
@@ -140,7 +141,7 @@ TEST_CASE("nvidia-smi CSV without header needs --columns", "[telemetry][nvidia-s
   CHECK(value(with_units, 0, "power", 0) == Approx(540.0));
 }
 
-TEST_CASE("nvidia-smi CSV without index: GPUs by row within each tick; older throttle names",
+TEST_CASE("nvidia-smi CSV without index: GPUs by row within each tick, older throttle names",
           "[telemetry][nvidia-smi]") {
   const std::string header =
       "timestamp, uuid, power.draw [W], temperature.memory, clocks_throttle_reasons.sw_power_cap, "
@@ -635,7 +636,7 @@ TEST_CASE("HDF5 telemetry file round trip", "[telemetry][hdf5]") {
     const fs::path file = scratch_dir / "roundtrip.h5";
     fs::create_directories(scratch_dir);
     write_telemetry_hdf5(trace, file);
-    CHECK_FALSE(fs::exists(scratch_dir / "roundtrip.h5.part"));
+    CHECK(test_support::temporaries_in(scratch_dir).empty());
     const auto back = read_telemetry_hdf5(file);
     CHECK(back.quantities == trace.quantities);
     CHECK(back.provenance.source == trace.provenance.source);
@@ -680,8 +681,120 @@ TEST_CASE("HDF5 telemetry file round trip", "[telemetry][hdf5]") {
       FAIL("no error");
     } catch (const ReportError& e) {
       CHECK(std::string(e.what()) == "cannot create telemetry file '" +
-                                         (scratch_dir / "no-such-dir" / "x.h5").string() +
-                                         "': No such file or directory");
+                                         (scratch_dir / "no-such-dir" / "x.h5").string() + "': directory '" +
+                                         (scratch_dir / "no-such-dir").string() + "' does not exist");
     }
   }
+}
+
+TEST_CASE("Physically impossible values: located messages in every importer", "[telemetry][errors][ranges]") {
+  const std::string h = "timestamp, index, power.draw [W], temperature.gpu, clocks.sm [MHz], clocks.mem [MHz], "
+                        "utilization.gpu [%]\n";
+  const std::string ok = "2025/07/26 23:32:09, 0, 540 W, 66, 1980, 2619, 100\n";
+  struct Case {
+    std::string name, text, message;
+    TelemetryImportOptions options = {};
+  };
+  const std::vector<Case> cases{
+      // nvidia-smi CSV: the cell as written, the rule in the unit nvidia-smi uses.
+      {"r.csv", h + ok + "2025/07/26 23:32:10, 0, -500 W, 66, 1980, 2619, 100\n",
+       "r.csv:3: power.draw: -500 W (must be in [0, 2000] W)"},
+      {"r.csv", h + ok + "2025/07/26 23:32:10, 0, 2.5 kW, 66, 1980, 2619, 100\n",
+       "r.csv:3: power.draw: 2.5 kW (must be in [0, 2000] W)"},
+      {"r.csv", h + ok + "2025/07/26 23:32:10, 0, 540 W, -300, 1980, 2619, 100\n",
+       "r.csv:3: temperature.gpu: -300 (must be in [-40, 150] degC)"},
+      {"r.csv", h + ok + "2025/07/26 23:32:10, 0, 540 W, 343.15 K, 1980, 2619, 100\n", "no error"},
+      {"r.csv", h + ok + "2025/07/26 23:32:10, 0, 540 W, 343.15, 1980, 2619, 100\n",
+       "r.csv:3: temperature.gpu: 343.15 (must be in [-40, 150] degC)"},
+      {"r.csv", h + ok + "2025/07/26 23:32:10, 0, 540 W, 66, 1980000, 2619, 100\n",
+       "r.csv:3: clocks.sm: 1980000 (must be in [0, 5000] MHz)"},
+      {"r.csv", h + ok + "2025/07/26 23:32:10, 0, 540 W, 66, -1, 2619, 100\n",
+       "r.csv:3: clocks.sm: -1 (must be in [0, 5000] MHz)"},
+      {"r.csv", h + ok + "2025/07/26 23:32:10, 0, 540 W, 66, 1980, 40 GHz, 100\n",
+       "r.csv:3: clocks.mem: 40 GHz (must be in [0, 30000] MHz)"},
+      {"r.csv", h + ok + "2025/07/26 23:32:10, 0, 540 W, 66, 1980, 2619, 101 %\n",
+       "r.csv:3: utilization.gpu: 101 % (must be in [0, 100] %)"},
+      // The bounds themselves are possible.
+      {"r.csv", h + ok + "2025/07/26 23:32:10, 0, 0 W, -40, 0, 30000, 0\n2025/07/26 23:32:11, 0, 2000 W, 150, 5000, 0, 100\n",
+       "no error"},
+      // nvidia-smi dmon.
+      {"r.txt", "# gpu pwr gtemp mtemp sm mem mclk pclk\n# Idx W C C % % MHz MHz\n 0 540 66 72 100 35 2619 1980\n"
+                " 0 -500 66 72 100 35 2619 1980\n",
+       "r.txt:4: pwr: -500 (must be in [0, 2000] W)"},
+      {"r.txt", "# gpu pwr gtemp mtemp sm mem mclk pclk\n# Idx W C C % % MHz MHz\n 0 540 66 -300 100 35 2619 1980\n",
+       "r.txt:3: mtemp: -300 (must be in [-40, 150] degC)"},
+      {"r.txt", "# gpu pwr gtemp mtemp sm mem mclk pclk\n# Idx W C C % % MHz MHz\n 0 540 66 72 100 135 2619 1980\n",
+       "r.txt:3: mem: 135 (must be in [0, 100] %)"},
+      // dcgmi dmon.
+      {"r.dcgmi", "#Entity POWER TMPTR TOTEC SMACT\nID\nGPU 0 540 66 1000 0.8\nGPU 0 540 -300 1000 0.8\n",
+       "r.dcgmi:4: TMPTR: -300 (must be in [-40, 150] degC)"},
+      {"r.dcgmi", "#Entity POWER TMPTR TOTEC SMACT\nID\nGPU 0 540 66 -1000 0.8\n",
+       "r.dcgmi:3: TOTEC: -1000 (must be >= 0 J)"},
+      {"r.dcgmi", "#Entity POWER TMPTR TOTEC SMACT\nID\nGPU 0 540 66 1000 1.2\n",
+       "r.dcgmi:3: SMACT: 1.2 (must be in [0, 1])"},
+      // dcgm-exporter Prometheus text.
+      {"r.prom", "DCGM_FI_DEV_POWER_USAGE{gpu=\"0\"} 540\nDCGM_FI_DEV_POWER_USAGE{gpu=\"0\"} -500\n",
+       "r.prom:2: DCGM_FI_DEV_POWER_USAGE: -500 (must be in [0, 2000] W)"},
+      {"r.prom", "DCGM_FI_DEV_CLOCKS_EVENT_REASONS{gpu=\"0\"} -4\n",
+       "r.prom:1: DCGM_FI_DEV_CLOCKS_EVENT_REASONS: -4 (must be >= 0)"},
+      // Prometheus query_range JSON: the line of the pair.
+      {"r.json",
+       "{\"status\":\"success\",\"data\":{\"resultType\":\"matrix\",\"result\":[\n"
+       "{\"metric\":{\"__name__\":\"DCGM_FI_DEV_GPU_TEMP\",\"gpu\":\"0\"},\"values\":[\n"
+       "[1,\"66\"],\n[2,\"-300\"]]}]}}",
+       "r.json:4: DCGM_FI_DEV_GPU_TEMP: -300 (must be in [-40, 150] degC)"},
+  };
+  for (const auto& c : cases) {
+    INFO(c.text);
+    CHECK(error_of(c.name, c.text, c.options) == c.message);
+  }
+  // Generic CSV: the column's name, the cell in the map's unit.
+  TelemetryImportOptions options;
+  options.map_file = write("range-map.yaml",
+                           "time: {column: ts}\npower: {column: P, unit: kW}\ngpu_temperature: {column: T, unit: degF}\n")
+                         .string();
+  CHECK(error_of("r.csv", "ts,P,T\n1753572729,0.54,150\n1753572730,-0.5,150\n", options) ==
+        "r.csv:3: P: -0.5 (must be in [0, 2000] W)");
+  CHECK(error_of("r.csv", "ts,P,T\n1753572729,0.54,-100\n", options) == "r.csv:2: T: -100 (must be in [-40, 150] degC)");
+  CHECK(error_of("r.csv", "ts,P,T\n1753572729,0.54,-40\n", options) == "no error");
+}
+
+TEST_CASE("Skip bad lines: impossible values are skipped and counted apart", "[telemetry][errors][ranges]") {
+  TelemetryImportOptions options;
+  options.skip_bad_lines = true;
+  const auto trace = load("skip-range.csv",
+                          "timestamp, index, power.draw [W], temperature.gpu\n"
+                          "2025/07/26 23:32:09, 0, 540 W, 66\n"
+                          "2025/07/26 23:32:10, 0, -500 W, 66\n"
+                          "2025/07/26 23:32:11, 0, 541 W, -300\n"
+                          "2025/07/26 23:32:12, 0, oops, 66\n"
+                          "2025/07/26 23:32:13, 0, 542 W, 67\n",
+                          options);
+  CHECK(trace.sample_count() == 2);
+  CHECK(trace.provenance.skipped_count == 3);
+  CHECK(trace.provenance.impossible_count == 2);
+  CHECK(trace.provenance.skipped ==
+        std::vector<std::string>{"3: power.draw: -500 W (must be in [0, 2000] W)",
+                                 "4: temperature.gpu: -300 (must be in [-40, 150] degC)",
+                                 "5: power.draw: 'oops' is not a number"});
+}
+
+TEST_CASE("Control characters in cells, headers and labels reach messages as escapes", "[telemetry][messages]") {
+  // ESC is valid UTF-8, so the line reader lets it through; the message shows it.
+  CHECK(error_of("esc.csv", "timestamp, index, power.draw [W]\n2025/07/26 23:32:09, 0, \x1b]0;pwned\x07\n") ==
+        "esc.csv:2: power.draw: '\\x1b]0;pwned\\x07' is not a number");
+  CHECK(error_of("esc.csv", "timestamp, index, power.draw [\x1b" "8mW]\n") ==
+        "esc.csv:1: column 'power.draw': unknown unit '\\x1b8mW'");
+  // A JSON label with an escaped control character, and a C1 control.
+  CHECK(error_of("esc.json",
+                 "{\"status\":\"error\",\"error\":\"bad \\u001b[2J query \\u009b\"}") ==
+        "esc.json:1: query failed (status 'error': bad \\x1b[2J query \\u009b)");
+  // Skipped lines are recorded and printed as escapes too.
+  TelemetryImportOptions options;
+  options.skip_bad_lines = true;
+  const auto trace = load("esc-skip.csv",
+                          "timestamp, index, power.draw [W]\n2025/07/26 23:32:09, 0, \x1b[31m\n"
+                          "2025/07/26 23:32:10, 0, 540 W\n",
+                          options);
+  CHECK(trace.provenance.skipped == std::vector<std::string>{"2: power.draw: '\\x1b[31m' is not a number"});
 }

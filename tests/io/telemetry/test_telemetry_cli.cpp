@@ -94,7 +94,7 @@ TEST_CASE("dctwin import: exit codes and messages", "[cli][telemetry]") {
 
   o = run_dctwin({"import", "bad.csv", "--skip-bad-lines", "-o", "no-such-dir/t.h5"}, dir);
   CHECK(o.code == 73);
-  CHECK(o.err == "dctwin import: cannot create telemetry file 'no-such-dir/t.h5': No such file or directory\n");
+  CHECK(o.err == "dctwin import: cannot create telemetry file 'no-such-dir/t.h5': directory 'no-such-dir' does not exist\n");
 
   o = run_dctwin({"import", "bad.csv", "--format", "csv"}, dir);
   CHECK(o.code == 64);
@@ -116,4 +116,29 @@ TEST_CASE("dctwin import: exit codes and messages", "[cli][telemetry]") {
 
   o = run_dctwin({"import"}, dir);
   CHECK(o.code == 64);
+}
+
+TEST_CASE("dctwin import: impossible values stop the import, or are skipped and counted", "[cli][telemetry][ranges]") {
+  const auto dir = scratch("ranges");
+  write(dir / "neg.csv",
+        "timestamp, index, power.draw [W], temperature.gpu\n"
+        "2025/07/26 23:32:09, 0, 540 W, 66\n"
+        "2025/07/26 23:32:10, 0, -500 W, 66\n"
+        "2025/07/26 23:32:11, 0, 541 W, -300\n"
+        "2025/07/26 23:32:12, 0, x, 66\n"
+        "2025/07/26 23:32:13, 0, 542 W, 67\n");
+  auto o = run_dctwin({"import", "neg.csv", "-o", "t.h5"}, dir);
+  CHECK(o.code == 65);
+  CHECK(o.err == "neg.csv:3: power.draw: -500 W (must be in [0, 2000] W)\n");
+  CHECK_FALSE(fs::exists(dir / "t.h5"));
+
+  o = run_dctwin({"import", "neg.csv", "-o", "t.h5", "--skip-bad-lines"}, dir);
+  CHECK(o.code == 0);
+  CHECK(o.err ==
+        "dctwin import: skipped 3 bad lines:\n"
+        "  neg.csv:3: power.draw: -500 W (must be in [0, 2000] W)\n"
+        "  neg.csv:4: temperature.gpu: -300 (must be in [-40, 150] degC)\n"
+        "  neg.csv:5: power.draw: 'x' is not a number\n");
+  CHECK(o.out.find("skipped lines: 3 (2 with a physically impossible value)\n") != std::string::npos);
+  CHECK(dctwin::io::read_telemetry_hdf5(dir / "t.h5").sample_count() == 2);
 }

@@ -241,14 +241,20 @@ TEST_CASE("Feed starts in steady state and reports its summary", "[electrical][f
   std::set<std::string> names;
   for (const auto& f : summary) names.insert(f.name);
   for (const char* name :
-       {"grid_power_peak_to_peak", "grid_ramp_rate_max", "grid_band_energy_fraction_0p1_20hz",
+       {"grid_power_peak_to_peak", "grid_ramp_rate_max_10ms", "grid_ramp_rate_max_100ms", "grid_ramp_rate_max_1s",
+        "grid_band_energy_fraction_0p1_20hz",
         "grid_band_energy_fraction_below_1hz", "grid_band_energy_fraction_1_2p5hz", "grid_band_energy_fraction_7_40hz",
         "grid_frequency_nadir", "grid_frequency_zenith", "grid_rocof_max", "grid_voltage_change_max",
         "transformer_hot_spot_max", "transformer_loss_of_life", "grid_energy", "electrical_losses",
         "storage_throughput", "storage_losses", "capacitor_energy_swing", "battery_energy_swing",
         "grid_limit_violations", "psu_bulk_voltage_min", "torsional_amplitude_max"})
     CHECK(names.count(name) == 1);
+  // Two seconds of record hold two windows of 1 s but not of 1 min: that figure is left out.
+  CHECK(names.count("grid_ramp_rate_max_1min") == 0);
+  CHECK(names.count("grid_ramp_rate_max") == 0);
   for (const auto& c : feed.limit_checks()) CHECK(names.count("grid_limit_" + c.name) == 1);
+  for (const auto& f : summary)
+    if (f.name == "grid_limit_ramp_rate") CHECK(f.long_name == "Grid limit ramp_rate (over 1s windows) kept (1) or exceeded (0)");
 }
 
 TEST_CASE("Bad electrical input names the key", "[electrical][feed]") {

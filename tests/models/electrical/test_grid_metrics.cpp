@@ -32,7 +32,7 @@ double variance(const std::vector<double>& x) {
 }
 }  // namespace
 
-TEST_CASE("spectrum of a square wave matches its Fourier series; total = variance", "[electrical][metrics]") {
+TEST_CASE("spectrum of a square wave matches its Fourier series, total = variance", "[electrical][metrics]") {
   // x(t) = +A for the first half of each period 1/f0, -A for the second half. Its Fourier series is
   //   x(t) = (4 A / pi) sum_{n odd} sin(2 pi n f0 t) / n,
   // a sine of amplitude a_n = 4 A / (pi n) holds the variance a_n^2 / 2 = 8 A^2 / (pi^2 n^2), and the
@@ -76,7 +76,7 @@ TEST_CASE("spectrum of a square wave matches its Fourier series; total = varianc
   CHECK(band_energy_fraction(s, 0.4, 0.6) == Approx(8.0 / (pi * pi)).epsilon(1e-4));
 }
 
-TEST_CASE("band shares of two tones on bins are exact; Parseval holds for any length", "[electrical][metrics]") {
+TEST_CASE("band shares of two tones on bins are exact, Parseval holds for any length", "[electrical][metrics]") {
   const double dt = 5e-3;
   const std::size_t n = 20000;  // 100 s: bins every 0.01 Hz
   const double a1 = 2.0 * megawatt, f1 = 0.5;
@@ -112,7 +112,7 @@ TEST_CASE("band shares of two tones on bins are exact; Parseval holds for any le
   CHECK(power_spectrum({}, 1e-3).energy.empty());
 }
 
-TEST_CASE("ramp rate: a linear ramp gives its slope, a step its height per window; peak to peak",
+TEST_CASE("ramp rate: a linear ramp gives its slope, a step its height per window, peak to peak",
           "[electrical][metrics]") {
   const double dt = 1e-3;
   const double slope = 2.5 * megawatt;  // W/s
@@ -196,7 +196,7 @@ TEST_CASE("grid recorder on a known step: ramp, spectrum, frequency, RoCoF, volt
   CHECK(checks[4].limit == 383.15);
 }
 
-TEST_CASE("grid recorder: the streamed ramp equals the batch one on noise; memory per simulated hour",
+TEST_CASE("grid recorder: the streamed ramp equals the batch one on noise, memory per simulated hour",
           "[electrical][metrics]") {
   const double dt = 1e-3;
   SplitMix64 random(11);
@@ -222,6 +222,50 @@ TEST_CASE("grid recorder: the streamed ramp equals the batch one on noise; memor
   CHECK(hour.block_power().size() == 720'000);
   CHECK(hour.memory_bytes() >= 720'000 * sizeof(double));
   CHECK(hour.memory_bytes() <= 2 * 720'000 * sizeof(double) + 64'000);
+}
+
+TEST_CASE("grid recorder: a step's ramp rate over each stated window is dP / w", "[electrical][metrics]") {
+  // A 10 MW step at t = 100 s in a 1 ms record of 200 s: over windows of w the means of two adjacent
+  // windows differ by at most 10 MW, so the ramp rate is 10 MW / w: 1,000 MW/s over 10 ms, 100 MW/s
+  // over 100 ms, 10 MW/s over 1 s and 0.1667 MW/s over 1 min.
+  const double dt = 1e-3;
+  GridRecorder recorder(dt, 5e-3, 1.0);
+  std::vector<double> power;
+  for (std::size_t m = 0; m < 200'000; ++m) {
+    const double p = m < 100'000 ? 20.0 * megawatt : 30.0 * megawatt;
+    recorder.add(p, 50.0, 1.0);
+    power.push_back(p);
+  }
+  const GridMetrics m = recorder.metrics();
+  REQUIRE(m.ramp_rates.size() == standard_ramp_windows.size());  // the limit's 1 s is one of them
+  for (std::size_t k = 0; k < standard_ramp_windows.size(); ++k) {
+    const double w = standard_ramp_windows[k];
+    CHECK(m.ramp_rates[k].window == w);
+    CHECK(m.ramp_rates[k].complete);
+    CHECK(m.ramp_rates[k].max == Approx(10.0 * megawatt / w).epsilon(1e-9));
+    CHECK(m.ramp_rates[k].max == Approx(max_ramp_rate(power, dt, w)).epsilon(1e-9));
+  }
+  CHECK(m.ramp_rate_max == m.ramp_rates[2].max);  // the limit's window, 1 s
+  CHECK(ramp_window_label(0.01) == "10ms");
+  CHECK(ramp_window_label(0.1) == "100ms");
+  CHECK(ramp_window_label(1.0) == "1s");
+  CHECK(ramp_window_label(60.0) == "1min");
+  CHECK(ramp_window_label(2.5) == "2p5s");
+  CHECK(ramp_window_label(90.0) == "90s");
+
+  // A record at 20 ms cannot resolve 10 ms windows: left out. A limit over 2 s adds its window after
+  // the standard ones. A record shorter than two windows is marked incomplete.
+  GridRecorder coarse(0.02, 0.02, 2.0);
+  for (std::size_t k = 0; k < 3000; ++k) coarse.add(k < 1500 ? 0.0 : 1.0 * megawatt, 50.0, 1.0);  // 60 s
+  const GridMetrics c = coarse.metrics();
+  REQUIRE(c.ramp_rates.size() == 4);
+  CHECK(c.ramp_rates[0].window == 0.1);
+  CHECK(c.ramp_rates[1].window == 1.0);
+  CHECK(c.ramp_rates[2].window == 60.0);
+  CHECK_FALSE(c.ramp_rates[2].complete);  // 60 s of record hold one 1-min window, not two
+  CHECK(c.ramp_rates[3].window == 2.0);
+  CHECK(c.ramp_rates[3].complete);
+  CHECK(c.ramp_rate_max == Approx(0.5 * megawatt).epsilon(1e-12));  // 1 MW over 2 s
 }
 
 TEST_CASE("grid limits: defaults read back, bad values give exact located messages", "[electrical][metrics]") {

@@ -227,7 +227,7 @@ TEST_CASE("Pump group states: duty, standby, failures and takeover", "[models][h
   CHECK(error_of([&] { g.validate("pod.pumps"); }) == "pod.pumps.duty_count = 4 exceeds pod.pumps.pump_count = 3");
 }
 
-TEST_CASE("N+1: failing one of three pumps moves the flow to the other two; failing all stops it",
+TEST_CASE("N+1: failing one of three pumps moves the flow to the other two, failing all stops it",
           "[models][hydraulic][pump]") {
   // Three identical pumps against k Q^2: with n running, dp_0 - r (Q/n)^2 = k Q^2.
   const PumpParameters pump{220e3, 0.064, 1.0, 0.6, 0.78, 0.92, false};

@@ -50,7 +50,7 @@ const models::fluid::Coolant pg25 = models::fluid::Coolant::parse("PG25");
 
 }  // namespace
 
-TEST_CASE("Rack manifold: plates, servers and rack flows add up; series pairs carry equal flow",
+TEST_CASE("Rack manifold: plates, servers and rack flows add up, series pairs carry equal flow",
           "[models][hydraulic][loops]") {
   RackManifoldParameters p;
   const RackManifoldResult r = solve_rack_manifold(p, pg25, 305.15, 70e3);
@@ -128,7 +128,7 @@ TEST_CASE("Pod loop, 192 racks x 16 plates: mass balance at every node and the r
   }
 }
 
-TEST_CASE("Direct return: flow falls along the header; reverse return spreads it evenly across 192 racks",
+TEST_CASE("Direct return: flow falls along the header, reverse return spreads it evenly across 192 racks",
           "[models][hydraulic][loops]") {
   PodLoopParameters direct;
   direct.headers = HeaderArrangement::direct_return;
@@ -151,7 +151,7 @@ TEST_CASE("Direct return: flow falls along the header; reverse return spreads it
   CHECK(d.solve.mass_residual <= 1e-9);
 }
 
-TEST_CASE("Pod pumps 2+1: a failure is covered by the standby pump; without it the flow drops; all failed stops it",
+TEST_CASE("Pod pumps 2+1: a failure is covered by the standby pump, without it the flow drops, all failed stops it",
           "[models][hydraulic][loops]") {
   PodLoop loop(PodLoopParameters{});
   const PodLoopResult healthy = loop.solve();
@@ -190,7 +190,7 @@ TEST_CASE("Pod pumps 2+1: a failure is covered by the standby pump; without it t
   CHECK(again.flow == Approx(healthy.flow).epsilon(1e-10));
 }
 
-TEST_CASE("A rack whose valve is shut tight carries no flow; the others take more", "[models][hydraulic][loops]") {
+TEST_CASE("A rack whose valve is shut tight carries no flow, the others take more", "[models][hydraulic][loops]") {
   PodLoopParameters p;
   p.rack.valve.leakage = 0.0;
   PodLoop loop(p);
@@ -270,7 +270,7 @@ TEST_CASE("Facility loop: 8 CDU primaries on the facility pumps", "[models][hydr
   CHECK(t.flow < r.flow);
 }
 
-TEST_CASE("Loop parameters: scenario tables give the struct defaults; bad topologies are named",
+TEST_CASE("Loop parameters: scenario tables give the struct defaults, bad topologies are named",
           "[models][hydraulic][loops]") {
   SECTION("pod defaults") {
     const auto doc = io::parse_scenario("rack_count: 192\n", "pod.yaml", PodLoopParameters::schema());

@@ -290,7 +290,7 @@ TEST_CASE("Zero flow: dead ends, a network driven by stopped pumps, and a dead-e
   }
 }
 
-TEST_CASE("Closed branches carry no flow; parts they cut off are solved and referred across them",
+TEST_CASE("Closed branches carry no flow, parts they cut off are solved and referred across them",
           "[solver][network]") {
   Network net("closed");
   const Index tank = net.add_fixed_node("tank", 2e5);
@@ -399,7 +399,7 @@ TEST_CASE("Bad networks are refused with messages that name the node or branch",
   }
 }
 
-TEST_CASE("Laws given as functions; non-convergence is a status in the solution, not an exception",
+TEST_CASE("Laws given as functions, non-convergence is a status in the solution, not an exception",
           "[solver][network]") {
   Network net("functions");
   const Index tank = net.add_fixed_node("tank", 2e5);

@@ -210,8 +210,8 @@ TEST_CASE("A smoothed job keeps its floor and ramp limits and pays in step time 
   CHECK(run.figure("steps_completed") <= base.figure("steps_completed"));
   CHECK(run.figure("mfu_mean") < base.figure("mfu_mean"));
   // The peak-to-peak power the job tracks at its updates is the smoothed one.
-  CHECK(run.figure("it_power_peak_to_peak") > 0.0);
-  CHECK(run.figure("it_power_peak_to_peak") < base.figure("it_power_peak_to_peak"));
+  CHECK(run.figure("gpu_total_power_peak_to_peak") > 0.0);
+  CHECK(run.figure("gpu_total_power_peak_to_peak") < base.figure("gpu_total_power_peak_to_peak"));
   // The floor and the hold burn energy above the work's demand.
   CHECK(run.figure("gpu_smoothing_energy") > 0.0);
   CHECK(base.figure("gpu_smoothing_energy") == 0.0);

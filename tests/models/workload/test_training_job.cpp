@@ -150,8 +150,8 @@ TEST_CASE("Cool GPUs run at the top clock and the job's MFU equals the hand calc
   CHECK(figure("mfu_planned") < 0.43);
   CHECK(figure("throughput_mean") == Approx((steps + partial) * tokens / 65.0).epsilon(1e-9));
   // Compute (~540 W) against communication (~250 W) of 3,072 GPUs.
-  CHECK(figure("it_power_peak_to_peak") > 3072.0 * 250.0);
-  CHECK(figure("it_power_peak_to_peak") < 3072.0 * 450.0);
+  CHECK(figure("gpu_total_power_peak_to_peak") > 3072.0 * 250.0);
+  CHECK(figure("gpu_total_power_peak_to_peak") < 3072.0 * 450.0);
 }
 
 TEST_CASE("One hot GPU in 3,072 slows every step by what its clock gives", "[workload][job]") {

@@ -15,11 +15,13 @@
 //   /scenario/{source,resolved} the scenario file as written and resolved, attribute file
 //
 // with the run status, the solver statistics and descriptive metadata as root attributes.
-// The writer streams into `<report>.part` and renames it to `<report>` once it is closed, so the
-// final name only ever holds a readable file, marked "complete" or "incomplete" with a reason.
+// The writer streams into a temporary `.<report>.XXXXXX.part` next to the report and renames it
+// to `<report>` once it is closed (output_file.hpp), so the final name only ever holds a readable
+// file, marked "complete" or "incomplete" with a reason.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -28,6 +30,8 @@
 #include <string>
 #include <vector>
 
+#include "dctwin/io/output_file.hpp"
+#include "dctwin/solver/printable.hpp"
 #include "dctwin/solver/status.hpp"
 #include "dctwin/solver/types.hpp"
 
@@ -35,9 +39,12 @@ namespace dctwin::io {
 
 /// Any failure to create, write, read or interpret a report. The message names the operation, the
 /// file or the object inside it, and the cause.
+/// Messages name files and objects that may come from outside, so they are stored through
+/// `solver::printable()`: control characters appear as visible escapes.
 class ReportError : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit ReportError(const std::string& message) : std::runtime_error(solver::printable(message)) {}
+  explicit ReportError(const char* message) : ReportError(std::string(message)) {}
 };
 
 /// One recorded output and where its values sit in a sample vector: values
@@ -66,6 +73,9 @@ struct ReportLayout {
   /// Extra root attributes, stored as strings (e.g. seed, dctwin_version). Names must not clash
   /// with the attributes the report writes itself.
   std::map<std::string, std::string> attributes;
+  /// Extra root attributes stored as unsigned 64-bit integers (H5T_STD_U64LE), exact over the
+  /// whole range (the seed). Names must not clash with any other attribute.
+  std::map<std::string, std::uint64_t> unsigned_attributes;
   std::vector<solver::StaticData> static_data;  ///< written once, e.g. /layout/rack_position
   std::vector<FineSeriesLayout> fine_series;
 };
@@ -79,16 +89,18 @@ struct RunInfo {
 
 /// Streams samples into an HDF5 report.
 ///
-/// Samples are buffered and written a chunk at a time. The file lives under `<final>.part` until
-/// `finish` or `abandon` closes it and renames it to the final name (replacing any file there).
+/// Samples are buffered and written a chunk at a time. The file lives under a temporary name in the
+/// final name's directory (an OutputFile) until `finish` or `abandon` closes it and renames it to
+/// the final name (replacing a regular file there; a character device gets a copy).
 /// Destroying an open writer abandons the report; if even that fails, the temporary file is
 /// removed. Any I/O failure throws ReportError.
 class ReportWriter {
  public:
-  /// Creates `<final_path>.part` and writes the layout (index tables, scenario, metadata).
-  /// Throws ReportError when the layout is inconsistent or the file cannot be created, e.g.
-  /// "cannot create report 'out/run.h5.part': Permission denied".
-  ReportWriter(std::filesystem::path final_path, ReportLayout layout);
+  /// Checks `final_path` (check_output_path; it must not be one of `inputs`), creates the
+  /// temporary and writes the layout (index tables, scenario, metadata). Throws ReportError when
+  /// the layout is inconsistent or the file cannot be created, e.g.
+  /// "cannot create report 'out/run.h5': Permission denied".
+  ReportWriter(std::filesystem::path final_path, ReportLayout layout, const std::vector<InputFile>& inputs = {});
   ~ReportWriter();
 
   ReportWriter(ReportWriter&&) noexcept;
@@ -147,8 +159,11 @@ class ReportReader {
   [[nodiscard]] std::string status_reason() const;
   /// All string attributes of the root group.
   [[nodiscard]] std::map<std::string, std::string> string_attributes() const;
-  /// All integer attributes of the root group (report version, solver statistics).
+  /// All integer attributes of the root group (report version, solver statistics), except the
+  /// unsigned 64-bit ones.
   [[nodiscard]] std::map<std::string, long long> integer_attributes() const;
+  /// The unsigned 64-bit integer attributes of the root group (the seed), exact.
+  [[nodiscard]] std::map<std::string, std::uint64_t> unsigned_attributes() const;
   /// All floating-point attributes of the root group (end and wall times, the last step size).
   [[nodiscard]] std::map<std::string, double> double_attributes() const;
   /// Simulated time reached [s].

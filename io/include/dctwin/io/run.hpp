@@ -3,6 +3,7 @@
 #pragma once
 
 #include <atomic>
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <optional>
@@ -21,7 +22,7 @@ namespace dctwin::io {
 struct ScenarioOverrides {
   std::optional<double> duration;         ///< [s]
   std::optional<double> output_interval;  ///< [s]
-  std::optional<long long> seed;
+  std::optional<std::uint64_t> seed;
 };
 
 /// Checks a command-line value (SI) for the key `simulation.<name>` against that key's rule in the
@@ -64,12 +65,14 @@ struct RunResult {
   bool report_written = true;
 };
 
-/// Simulates the scenario and writes the report at `report` (streamed to `<report>.part`, renamed
-/// when complete; a run that ends early leaves a report marked incomplete). Before creating the
-/// report it refuses a site too large for memory and a report larger than max_report_bytes or
-/// than the free space of its file system; stopped (`cancel`) before that, it writes nothing and
-/// returns `report_written = false`. Throws solver::InputError for a bad scenario and ReportError
-/// when the report cannot be written.
+/// Simulates the scenario and writes the report at `report` (streamed to a temporary next to it,
+/// renamed when complete, see output_file.hpp; a run that ends early leaves a report marked
+/// incomplete). The report's path is checked first (check_output_path; it must not be the
+/// scenario or its weather file). Before creating the report it refuses a site too large for
+/// memory and a report larger than max_report_bytes or than the free space of its file system;
+/// stopped (`cancel`) before that, it writes nothing and returns `report_written = false`. Throws
+/// solver::InputError for a bad scenario and ReportError when the report cannot be created or
+/// written.
 RunResult run_scenario(const ScenarioDocument& document, const std::filesystem::path& report,
                        const RunCallbacks& callbacks = {});
 

@@ -5,8 +5,9 @@
 //
 //   DIR/plan/sweep.yaml    the sweep file, as given
 //   DIR/plan/base.yaml     the base scenario, as given (so that DIR alone describes the sweep)
-//   DIR/members/<id>.h5    one report per member (see report.hpp), written to `<id>.h5.part` and
-//                          renamed when closed
+//   DIR/members/<id>.h5    one report per member (see report.hpp), written to a temporary
+//                          `.<id>.h5.XXXXXX.part` and renamed when closed (output_file.hpp)
+//   DIR/locks/<id>.lock    held (flock) by the process running the member
 //   DIR/index.h5           the index: one row per member (see write_sweep_index)
 //
 // A member's report is "final" when it belongs to the member's current scenario text (its
@@ -18,12 +19,14 @@
 // failures that another attempt may not meet; those are not final). A member interrupted by a
 // cancel request leaves no report.
 //
-// Several processes may run members of the same sweep at once (MPI ranks, Slurm array tasks) as
-// long as no member runs twice at the same time; all writes are atomic renames.
+// Several processes may run members of the same sweep at once (MPI ranks, Slurm array tasks, two
+// sweeps started on the same directory): a member runs only in the process that holds its lock,
+// and every write goes to a temporary of its own and is put in place by an atomic rename.
 #pragma once
 
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <string>
@@ -73,7 +76,9 @@ struct MemberOutcome {
 /// Checks member `index`'s scenario, simulates it and writes its report in `dir`/members (which
 /// must exist). A member problem (invalid value, early end, report error) is an outcome, not an
 /// exception. `cancel` interrupts the run; the report is then removed. Thread-safe: several
-/// members may run at once in one process.
+/// members may run at once in one process. When another process holds the member's lock the
+/// member is left alone: status missing, reason "another process is running this member"; when
+/// the member turns out complete once locked (another process finished it), status complete.
 [[nodiscard]] MemberOutcome run_sweep_member(const SweepPlan& plan, std::size_t index,
                                              const std::filesystem::path& dir,
                                              const std::atomic<bool>* cancel = nullptr);
@@ -103,7 +108,8 @@ struct SweepCounts {
 ///   /wall_time           float64 [member]  wall-clock time of the run, units "s" (NaN: did not run)
 ///   /parameters/<key>    float64 [member]  each varied scenario key, SI value, `units` = its SI
 ///                                          unit (NaN where a value is not a number); text and
-///                                          choice keys are string columns
+///                                          choice keys are string columns; a seed is uint64
+///                                          (exact; 0 where the value is not a seed)
 ///   /summary/<name>      float64 [member]  every summary figure found in any member report,
 ///                                          `units` and `long_name` from the reports (NaN where a
 ///                                          member has no such figure)
@@ -111,8 +117,8 @@ struct SweepCounts {
 ///
 /// Every dataset has `units` and `long_name`; the root has `title`, `Conventions`,
 /// `dctwin_sweep_index_version`, `dctwin_version`, `sweep_name`, `sweep_file`, `base_scenario`,
-/// `design`, `design_description` (strings), `seed`, `samples`, `members`, `complete`,
-/// `incomplete`, `failed`, `missing` (integers). Throws ReportError.
+/// `design`, `design_description` (strings), `seed` (unsigned 64-bit integer), `samples`,
+/// `members`, `complete`, `incomplete`, `failed`, `missing` (integers). Throws ReportError.
 SweepCounts write_sweep_index(const SweepPlan& plan, const std::filesystem::path& dir);
 
 /// An index read back (for tests and tools).
@@ -123,6 +129,7 @@ struct SweepIndex {
     std::string long_name;
     std::vector<double> values;     ///< numeric columns
     std::vector<std::string> text;  ///< string columns
+    std::vector<std::uint64_t> unsigned_values;  ///< unsigned integer columns (seeds), exact
     bool is_text = false;
   };
   std::vector<std::string> member, status, reason, report;
@@ -131,6 +138,7 @@ struct SweepIndex {
   std::vector<Column> summary;     ///< in the order the figures were first found
   std::map<std::string, std::string> string_attributes;
   std::map<std::string, long long> integer_attributes;
+  std::map<std::string, std::uint64_t> unsigned_attributes;  ///< the seed
 };
 
 /// Reads an index written by write_sweep_index. Throws ReportError.

@@ -26,6 +26,7 @@
 #include <string_view>
 #include <vector>
 
+#include "dctwin/io/output_file.hpp"
 #include "dctwin/solver/parameters.hpp"
 
 namespace dctwin::io {
@@ -83,6 +84,9 @@ struct TelemetryProvenance {
   std::string options;               ///< the import options, as text
   std::vector<std::string> notes;    ///< assumptions made (no timestamps, ignored columns...)
   std::size_t skipped_count = 0;     ///< lines skipped with skip_bad_lines
+  /// Of those, the lines skipped for a physically impossible value (-500 W, -300 degC); not
+  /// stored in the HDF5 file (its skipped_lines name them).
+  std::size_t impossible_count = 0;
   std::vector<std::string> skipped;  ///< the first 10 of them, `LINE: problem`
 };
 
@@ -131,10 +135,12 @@ struct TelemetryImportOptions {
 [[nodiscard]] TelemetryTrace import_telemetry(const std::filesystem::path& file,
                                               const TelemetryImportOptions& options = {});
 
-/// Writes `trace` as an HDF5 telemetry file (layout in docs/telemetry.md). The file is written to
-/// `FILE.part` and renamed when complete. Throws ReportError (report.hpp) on failure; the message
-/// starts with `cannot create` when the file cannot be created.
-void write_telemetry_hdf5(const TelemetryTrace& trace, const std::filesystem::path& file);
+/// Writes `trace` as an HDF5 telemetry file (layout in docs/telemetry.md), through an OutputFile
+/// (output_file.hpp): under a temporary name, put in place when complete; `file` must not be one
+/// of `inputs`. Throws ReportError (report.hpp) on failure; the message starts with
+/// `cannot create` when the file cannot be created.
+void write_telemetry_hdf5(const TelemetryTrace& trace, const std::filesystem::path& file,
+                          const std::vector<InputFile>& inputs = {});
 
 /// Reads an HDF5 telemetry file back. Each GPU keeps the time points at which at least one of its
 /// quantities is finite. Throws ReportError.

@@ -111,10 +111,11 @@ inline constexpr std::size_t replay_phase_count = 4;
 // ---- replay -----------------------------------------------------------------------------------------
 
 /// The simulation of a replay stopped before the end of the trace (a solver failure); the message
-/// names the time and the reason.
+/// names the time and the reason. It is stored through `solver::printable()` (control characters
+/// as visible escapes), like InputError's.
 class ReplayError : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit ReplayError(const std::string& message) : std::runtime_error(solver::printable(message)) {}
 };
 
 struct ValidationOptions {
@@ -179,8 +180,10 @@ struct ValidationResult {
 [[nodiscard]] ValidationResult validate_trace(const TelemetryTrace& trace, const ScenarioDocument& scenario,
                                               const ValidationOptions& options = {});
 
-/// Writes a validation result as HDF5 (layout in docs/validation.md). Throws ReportError.
-void write_validation_hdf5(const ValidationResult& result, const std::filesystem::path& file);
+/// Writes a validation result as HDF5 (layout in docs/validation.md) through an OutputFile;
+/// `file` must not be one of `inputs`. Throws ReportError.
+void write_validation_hdf5(const ValidationResult& result, const std::filesystem::path& file,
+                           const std::vector<InputFile>& inputs = {});
 
 /// The metrics as a text table: one row per quantity and GPU (and `all`), then the phase shares.
 [[nodiscard]] std::string format_validation_table(const ValidationResult& result);

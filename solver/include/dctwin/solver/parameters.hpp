@@ -13,12 +13,15 @@
 #include <string>
 #include <vector>
 
+#include "dctwin/solver/printable.hpp"
+
 namespace dctwin::solver {
 
 /// What kind of value a parameter holds.
 enum class ParameterKind {
   real,     ///< a physical quantity, stored in SI (`unit`); may be written with any convertible unit
   integer,  ///< a count (GPUs, pumps); written without a unit
+  unsigned_integer,  ///< a whole number 0 to 2^64-1 held exactly (a seed); written without a unit
   boolean,  ///< true / false
   choice,   ///< one of `choices` (for example `series` / `parallel`)
   text,     ///< free text (names, descriptions)
@@ -51,6 +54,9 @@ ParameterSpec real_parameter(std::string name, std::string unit, std::string doc
                              std::optional<double> default_value, std::string source = {});
 ParameterSpec integer_parameter(std::string name, std::string doc,
                                 std::optional<double> default_value, std::string source = {});
+/// A whole number 0 to 2^64-1 (a seed); `default_value` must be exact as a double (<= 2^53).
+ParameterSpec unsigned_parameter(std::string name, std::string doc, std::uint64_t default_value,
+                                 std::string source = {});
 ParameterSpec boolean_parameter(std::string name, std::string doc, bool default_value);
 ParameterSpec choice_parameter(std::string name, std::vector<std::string> choices, std::string doc,
                                std::optional<std::string> default_choice);
@@ -84,7 +90,8 @@ struct SourceLocation {
 
 /// A resolved value: SI number or text, what the user wrote, and where.
 struct ParameterValue {
-  double number = 0.0;     ///< SI value for real / integer / boolean
+  double number = 0.0;     ///< SI value for real / integer / boolean (unsigned_integer: rounded)
+  std::uint64_t unsigned_number = 0;  ///< the exact value of an unsigned_integer
   std::string text;        ///< value for choice / text
   std::string as_written;  ///< the value as written in the file ("32 degC"); empty for defaults
   SourceLocation location; ///< where it was written; line 0 for defaults
@@ -102,6 +109,8 @@ struct ParameterTree {
   /// SI number of a parameter; aborts (DCTWIN_DEMAND) if the schema did not declare it.
   [[nodiscard]] double number(const std::string& name) const;
   [[nodiscard]] std::int64_t integer(const std::string& name) const;
+  /// The exact value of an unsigned_integer parameter (a seed).
+  [[nodiscard]] std::uint64_t unsigned_integer(const std::string& name) const;
   [[nodiscard]] bool boolean(const std::string& name) const;
   [[nodiscard]] const std::string& text(const std::string& name) const;
   [[nodiscard]] const ParameterTree& section(const std::string& name) const;
@@ -113,11 +122,14 @@ struct ParameterTree {
 
 /// A problem with user input (scenario, telemetry file, command line). The message is complete
 /// and ready to print; `key_path` names the offending key when there is one, so that io/ can add
-/// the file, line and column of that key.
+/// the file, line and column of that key. Messages quote what users wrote (file names, cells,
+/// headers, names), so the message is stored through `printable()` (printable.hpp): control
+/// characters, line breaks included, and bytes that are not UTF-8 appear as visible escapes
+/// (`\x1b`, `\n`) and never reach a terminal as such.
 class InputError : public std::runtime_error {
  public:
   explicit InputError(const std::string& message, std::string key_path = {})
-      : std::runtime_error(message), key_path_(std::move(key_path)) {}
+      : std::runtime_error(printable(message)), key_path_(std::move(key_path)) {}
   [[nodiscard]] const std::string& key_path() const noexcept { return key_path_; }
 
  private:

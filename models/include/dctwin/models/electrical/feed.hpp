@@ -128,7 +128,8 @@ class ElectricalFeed {
   [[nodiscard]] FeedEnergy energy() const;  ///< since t0
   [[nodiscard]] GridMetrics metrics() const;
   [[nodiscard]] std::vector<LimitCheck> limit_checks() const;
-  /// Summary figures (SI units): grid_power_peak_to_peak (W), grid_ramp_rate_max (W/s),
+  /// Summary figures (SI units): grid_power_peak_to_peak (W), grid_ramp_rate_max_<window> (W/s) for
+  /// each standard window (10ms, 100ms, 1s, 1min) of at least dt that the record holds twice,
   /// grid_band_energy_fraction_0p1_20hz, _below_1hz, _1_2p5hz, _7_40hz (1), grid_frequency_nadir (Hz),
   /// grid_frequency_zenith (Hz), grid_rocof_max (Hz/s), grid_voltage_change_max (1),
   /// transformer_hot_spot_max (K), transformer_loss_of_life (h, the most aged unit), grid_energy (J),

@@ -16,6 +16,13 @@
 // (FACTS.md: grid codes give +-100 kW/s, +-1 MW/s, +-10 %/min), so a 1 ms spike should not count as a
 // ramp of MW/ms.
 //
+// The ramp rate depends on its window: a 10 MW step (a synchronous stall's edge, a few ms long) is
+// 1,000 MW/s over 10 ms windows, 100 MW/s over 100 ms, 10 MW/s over 1 s and 0.17 MW/s over 1 min
+// (dP / w). So every run reports it
+// over stated windows (standard_ramp_windows), each figure named with its window. The utility's limit
+// (GridLimits::ramp_rate_max) is checked over its own window, GridLimits::ramp_window: a limit stated
+// in MW/s is read over 1 s (the default), one stated per minute (+-10 %/min) over 60 s.
+//
 // RoCoF: |f(t) - f(t - w_r)| / w_r over a sliding window w_r = 0.5 s by default, the window the
 // ENTSO-E RoCoF withstand-capability guidance (2018) measures over.
 // Voltage change: max |V - V_0| with V relative to nominal and V_0 the first sample.
@@ -23,6 +30,7 @@
 
 #include "dctwin/solver/parameters.hpp"
 
+#include <array>
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -45,9 +53,25 @@ struct GridLimits {
   void check(const std::string& section) const;
 };
 
+/// The windows every run reports the ramp rate over [s]: 10 ms resolves the edges of a synchronous
+/// stall in a 1-ms record, 100 ms is what fast storage and a converter's control see, 1 s reads a
+/// grid-code limit in MW/s, 1 min one stated per minute (%/min).
+inline constexpr std::array<double, 4> standard_ramp_windows = {0.01, 0.1, 1.0, 60.0};
+
+/// Largest ramp rate over one window length.
+struct RampRate {
+  double window = 0.0;    ///< s, the window asked for
+  double max = 0.0;       ///< W/s, as max_ramp_rate
+  bool complete = false;  ///< the record holds at least two windows (else max uses half the record)
+};
+
+/// The figure's name suffix for a window: 10ms, 100ms, 1s, 1min, 2p5s (a '.' becomes 'p').
+std::string ramp_window_label(double window_s);
+
 struct GridMetrics {
   double power_peak_to_peak = 0.0;         ///< W, max - min of the grid power samples
-  double ramp_rate_max = 0.0;              ///< W/s (definition above)
+  double ramp_rate_max = 0.0;              ///< W/s over the limit's window GridLimits::ramp_window
+  std::vector<RampRate> ramp_rates;        ///< the standard windows >= dt, then the limit's if not among them
   double band_fraction_0p1_20hz = 0.0;     ///< 1, share of the variance in [0.1, 20) Hz
   double band_fraction_below_1hz = 0.0;    ///< 1, (0, 1) Hz
   double band_fraction_1_2p5hz = 0.0;      ///< 1, [1, 2.5) Hz
@@ -65,9 +89,32 @@ struct GridMetrics {
   std::size_t samples = 0;                 ///< samples added
 };
 
+/// Streams the largest ramp rate over one window: a ring of the last 2n samples with the sums of both
+/// halves, re-added every 2n samples so that they cannot drift.
+class RampTracker {
+ public:
+  RampTracker(double window, double dt);
+  /// Sample number c (0, 1, ...) of the record.
+  void add(std::size_t c, double x);
+  /// The largest ramp rate so far; for a record shorter than two windows, max_ramp_rate's rule.
+  [[nodiscard]] RampRate result(std::size_t count) const;
+  [[nodiscard]] double window() const { return window_; }
+  [[nodiscard]] std::size_t bytes() const { return ring_.capacity() * sizeof(double); }
+
+ private:
+  double window_;
+  double dt_;
+  std::size_t n_;  // samples per window
+  std::vector<double> ring_;
+  long double older_sum_ = 0.0L, newer_sum_ = 0.0L;
+  std::size_t since_resum_ = 0;
+  double max_ = 0.0;
+};
+
 /// Streams the grid-connection signals at the fixed step dt and keeps what the metrics need.
 /// Memory: the block-averaged power (8 bytes per spectrum_interval: 5.76 MB per simulated hour at
-/// 5 ms) plus fixed ring buffers of 2 ramp_window / dt and rocof_window / dt samples. The spectrum
+/// 5 ms) plus fixed ring buffers of 2 w / dt samples per ramp window w (0.96 MB for 1 min at 1 ms)
+/// and rocof_window / dt samples. The spectrum
 /// sees the block means, i.e. the power through a moving-average filter of length spectrum_interval
 /// (|sinc| response: 0.99 in amplitude at 10 Hz, 0.94 at 40 Hz for 5 ms); a trailing partial block
 /// is left out of the spectrum. Everything else uses the dt samples.
@@ -88,7 +135,6 @@ class GridRecorder {
  private:
   double dt_;
   std::size_t block_length_;   // samples per block
-  std::size_t ramp_length_;    // n: samples per ramp window
   std::size_t rocof_length_;   // samples per RoCoF window
   std::size_t count_ = 0;
   // power
@@ -97,11 +143,9 @@ class GridRecorder {
   long double block_sum_ = 0.0L;
   std::size_t block_fill_ = 0;
   std::vector<double> blocks_;
-  // ramp: ring buffer of the last 2n power samples and the sums of both halves
-  std::vector<double> ramp_ring_;
-  long double older_sum_ = 0.0L, newer_sum_ = 0.0L;
-  std::size_t since_resum_ = 0;
-  double ramp_max_ = 0.0;
+  // ramp rates: the standard windows >= dt, then the limit's window if it is not one of them
+  std::vector<RampTracker> ramps_;
+  std::size_t limit_ramp_;  // index of the limit's window in ramps_
   // frequency
   std::vector<double> rocof_ring_;
   double frequency_initial_ = 0.0, frequency_min_ = 0.0, frequency_max_ = 0.0, rocof_max_ = 0.0;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "dctwin/models/facility/air_cooling.hpp"
+#include "dctwin/models/facility/envelope.hpp"
 #include "dctwin/models/facility/flow_plan.hpp"
 #include "dctwin/models/facility/layout.hpp"
 #include "dctwin/models/facility/liquid_cooling.hpp"
@@ -54,13 +55,18 @@ class FacilitySite final : public Site {
 
  private:
   void finish_assembly();
-  /// The facility load at time t with discrete state d: GPUs exactly (each one's leakage given in
-  /// `leakage`, taken from x by the caller), the rest of the IT load and the cooling as at the
-  /// last sample.
-  [[nodiscard]] electrical::FeedLoad feed_load(double t, const double* d, const std::vector<double>& leakage) const;
-  /// The feed's load from the GPUs' power summed per block and pod (in block order, after the
-  /// pods' other IT power), with the cooling's power now.
-  [[nodiscard]] electrical::FeedLoad feed_load(const workload::TrainingJob::GroupPowerSums& pod_sums) const;
+  /// Each pod's GPU power at time t with discrete state d (each GPU's leakage given in `leakage`,
+  /// taken from x by the caller).
+  [[nodiscard]] std::vector<double> pod_gpu_power(double t, const double* d, const std::vector<double>& leakage) const;
+  /// Each pod's GPU power from the sums per block and pod (added in block order).
+  [[nodiscard]] std::vector<double> pod_gpu_power(const workload::TrainingJob::GroupPowerSums& pod_sums) const;
+  /// Cooling power that steps at known times: pod pumps (per flow phase) and door fans [W]; `before`
+  /// takes the flow phase in effect just before t.
+  [[nodiscard]] double stepped_cooling_power(double t, bool before) const;
+  /// Advances the feed through the knots held since the last sample, with the smooth parts of the
+  /// load (plant and CRAH power, the servers' other IT power) interpolated linearly between the
+  /// last sample and this one.
+  void advance_feed_to_sample(double t);
 
   std::unique_ptr<FacilityLayout> layout_;
   std::unique_ptr<FlowPlan> flows_;
@@ -90,11 +96,28 @@ class FacilitySite final : public Site {
   // Electrical feed (multirate): started at the first sample, advanced at every knot.
   std::optional<electrical::ElectricalParameters> electrical_;
   std::unique_ptr<electrical::ElectricalFeed> feed_;
-  electrical::FeedLoad feed_right_;           // load just after the last knot
+  // The thermal part knows the smooth parts of the load (plant, CRAH and server fans) only at its
+  // samples, so the feed runs one sample behind: each knot's GPU power is held until the next
+  // sample, then the feed is advanced through the held knots with those parts interpolated.
+  struct HeldKnot {
+    double t = 0.0;
+    std::vector<double> gpu_before, gpu_after;  // each pod's GPU power on both sides [W]
+  };
+  std::vector<HeldKnot> held_knots_;
+  double held_until_ = 0.0;                   // time of the last knot held (or the feed's start)
+  electrical::FeedLoad feed_right_;           // load just after the last knot the feed has passed
   std::vector<double> knot_leakage_;          // each GPU's leakage at the knot being handled [W]
   std::vector<double> pod_other_it_power_;    // non-GPU IT power per pod at the last sample [W]
-  double cooling_power_now_ = 0.0;            // cooling power at the last sample [W]
+  std::vector<double> previous_other_it_power_;  // the same at the sample before [W]
+  double smooth_cooling_power_ = 0.0;         // plant and CRAH fans at the last sample [W]
+  double previous_smooth_cooling_power_ = 0.0, previous_sample_time_ = 0.0;
   std::size_t gpu_power_slot_ = 0;            // position of /gpu/power in the output buffer
+  // Operating envelopes (cold-aisle air, HBM, the tower correlation's wet bulb): counted, not clamped.
+  EnvelopeMonitor envelope_;
+  std::size_t cold_aisle_check_ = 0, hbm_check_ = 0;
+  std::optional<std::size_t> wet_bulb_check_;
+  std::optional<std::size_t> rack_flow_slot_;  // position of /rack/coolant_flow (liquid-cooled sites)
+  double rack_flow_min_ = 0.0, rack_flow_max_ = 0.0;  // over samples and racks [m3/s]
 };
 
 }  // namespace dctwin::models::facility

@@ -311,6 +311,7 @@ class FacilityWaterPlant final : public solver::Component {
   [[nodiscard]] Operation operate(double t, const double* x) const;
   [[nodiscard]] double stored_energy(const double* x) const;
   [[nodiscard]] const PlantParameters& parameters() const { return p_; }
+  [[nodiscard]] const hx::WaterSideEconomizer& economizer() const { return *economizer_; }
 
   void initial_state(double* x) const override;
   void derivatives(const solver::EvalContext& ctx, const double* x, double* xdot) const override;
