@@ -44,9 +44,11 @@ void print_summary(const std::vector<solver::SummaryFigure>& summary) {
                 solver::printable(show(f.value, f.unit)).c_str());
 }
 
-double parse_time_option(const std::string& text, const char* option) {
+/// A time given for `simulation.<key>`, checked by that key's rule (a lower bound, for example).
+double parse_time_option(const std::string& text, const char* option, const char* key) {
   const double seconds = io::parse_duration(text);
   if (!(seconds > 0.0)) throw solver::InputError(std::string(option) + " = " + text + " (must be > 0)");
+  io::check_simulation_option(option, text, key, seconds);
   return seconds;
 }
 
@@ -64,9 +66,10 @@ std::string seed_problem(const std::string& text) {
 int run_command(const RunArguments& arguments, const std::atomic<bool>& stop_requested) {
   io::ScenarioOverrides overrides;
   try {
-    if (arguments.duration) overrides.duration = parse_time_option(*arguments.duration, "--duration");
+    if (arguments.duration) overrides.duration = parse_time_option(*arguments.duration, "--duration", "duration");
     if (arguments.output_interval)
-      overrides.output_interval = parse_time_option(*arguments.output_interval, "--output-interval");
+      overrides.output_interval =
+          parse_time_option(*arguments.output_interval, "--output-interval", "output_interval");
   } catch (const solver::InputError& e) {
     std::fprintf(stderr, "dctwin run: %s\n", e.what());
     return exit_usage;
@@ -84,6 +87,10 @@ int run_command(const RunArguments& arguments, const std::atomic<bool>& stop_req
     callbacks.progress = [&](double t) { progress.update(t); };
     callbacks.cancel = &stop_requested;
     const io::RunResult result = io::run_scenario(document, arguments.report, callbacks);
+    if (!result.report_written) {
+      std::fprintf(stderr, "dctwin run: interrupted before the report was created; no report written\n");
+      return exit_interrupted_sigint;  // main() maps SIGTERM to its own code
+    }
     progress.finish(result.status.time);
 
     if (!arguments.quiet) {

@@ -20,18 +20,40 @@ namespace {
 
 std::atomic<bool> stop_requested{false};
 volatile std::sig_atomic_t stop_signal = 0;
+struct sigaction inherited_sigint {}, inherited_sigterm {};  // the dispositions main() started with
 
 extern "C" void on_stop_signal(int signal_number) {
   stop_signal = signal_number;
   stop_requested.store(true);
 }
 
+/// First thing in main(): from here on SIGINT and SIGTERM only set the flag, so that a run
+/// stopped while it starts still ends by its own rules (exit 130 / 143, an incomplete report or
+/// none). Unblocked too: a mask left by the parent would otherwise hold them back for the whole run.
 void install_signal_handlers() {
   struct sigaction action {};
   action.sa_handler = on_stop_signal;
   sigemptyset(&action.sa_mask);
-  sigaction(SIGINT, &action, nullptr);
-  sigaction(SIGTERM, &action, nullptr);
+  sigaction(SIGINT, &action, &inherited_sigint);
+  sigaction(SIGTERM, &action, &inherited_sigterm);
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  sigprocmask(SIG_UNBLOCK, &stop_signals, nullptr);
+}
+
+/// For the subcommands that do not watch the flag: the dispositions they started with again (the
+/// default action, or SIG_IGN as a shell gives background jobs for SIGINT).
+void restore_inherited_signals() {
+  sigaction(SIGINT, &inherited_sigint, nullptr);
+  sigaction(SIGTERM, &inherited_sigterm, nullptr);
+}
+
+/// A signal that came while the command line was read, delivered now to the handling the
+/// subcommand has set up (its own handler, the default action, or none if ignored).
+void deliver_pending_signal() {
+  if (stop_signal != 0) std::raise(stop_signal);
 }
 
 // import, validate and calibrate keep nothing of an interrupted command: the handler removes the
@@ -59,6 +81,7 @@ void install_discarding_signal_handlers(const char* message) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  install_signal_handlers();
   using namespace dctwin::cli;
   CLI::App app{"dctwin: digital twin of a GPU training facility (thermal, electrical, workload).\n"
                "Exit codes: 0 ok, 3 run ended early (report marked incomplete), 64 usage, 65 bad scenario or\n"
@@ -136,33 +159,28 @@ int main(int argc, char** argv) {
   }
 
   if (*run_cmd) {
-    install_signal_handlers();
     const int code = run_command(run, stop_requested);
     if (stop_requested.load() && code == exit_interrupted_sigint && stop_signal == SIGTERM)
       return exit_interrupted_sigterm;
     return code;
   }
   if (*sweep_cmd) {
-    install_signal_handlers();
     const int code = sweep_command(sweep, stop_requested);
     if (stop_requested.load() && code == exit_interrupted_sigint && stop_signal == SIGTERM)
       return exit_interrupted_sigterm;
     return code;
   }
+  // Each other subcommand's handling replaces the flag at once (no gap with the default action).
+  if (*import_cmd) install_discarding_signal_handlers("dctwin import: interrupted; nothing written\n");
+  else if (*validate_cmd) install_discarding_signal_handlers("dctwin validate: interrupted; nothing written\n");
+  else if (*calibrate_cmd) install_discarding_signal_handlers("dctwin calibrate: interrupted; nothing written\n");
+  else restore_inherited_signals();
+  deliver_pending_signal();
   if (*check_cmd) return check_command(check_scenario);
   if (*info_cmd) return info_command(info_report, info_all);
-  if (*import_cmd) {
-    install_discarding_signal_handlers("dctwin import: interrupted; nothing written\n");
-    return import_command(import_arguments);
-  }
-  if (*validate_cmd) {
-    install_discarding_signal_handlers("dctwin validate: interrupted; nothing written\n");
-    return validate_command(validate_arguments);
-  }
-  if (*calibrate_cmd) {
-    install_discarding_signal_handlers("dctwin calibrate: interrupted; nothing written\n");
-    return calibrate_command(calibrate_arguments);
-  }
+  if (*import_cmd) return import_command(import_arguments);
+  if (*validate_cmd) return validate_command(validate_arguments);
+  if (*calibrate_cmd) return calibrate_command(calibrate_arguments);
   if (*schema_cmd) return schema_command();
   return exit_usage;
 }

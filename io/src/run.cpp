@@ -1,8 +1,15 @@
 #include "dctwin/io/run.hpp"
 
+#include <sys/resource.h>
+#include <unistd.h>
+
 #include <array>
 #include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <limits>
 #include <span>
+#include <utility>
 
 #include "dctwin/io/output_file.hpp"
 #include "dctwin/io/report.hpp"
@@ -10,6 +17,7 @@
 #include "dctwin/io/version.hpp"
 #include "dctwin/io/weather_csv.hpp"
 #include "dctwin/models/facility/site.hpp"
+#include "parameter_rules.hpp"
 
 namespace dctwin::io {
 
@@ -45,7 +53,40 @@ std::optional<models::facility::WeatherSeries> weather_file(const ScenarioDocume
   return load_weather_csv(*path, models::facility::WeatherInterpolation::monotone_cubic);
 }
 
+/// Memory this process may use [bytes], and what bounds it: the machine's physical memory, or
+/// less under `ulimit -v` (RLIMIT_AS).
+std::pair<double, std::string> memory_limit() {
+  double limit = std::numeric_limits<double>::infinity();
+  std::string what;
+  const long pages = sysconf(_SC_PHYS_PAGES), page_size = sysconf(_SC_PAGE_SIZE);
+  if (pages > 0 && page_size > 0) {
+    limit = static_cast<double>(pages) * static_cast<double>(page_size);
+    what = "this machine's " + models::facility::format_bytes(limit) + " of memory";
+  }
+  rlimit address_space{};
+  if (getrlimit(RLIMIT_AS, &address_space) == 0 && address_space.rlim_cur != RLIM_INFINITY &&
+      static_cast<double>(address_space.rlim_cur) < limit) {
+    limit = static_cast<double>(address_space.rlim_cur);
+    what = "the " + models::facility::format_bytes(limit) + " this process may use (ulimit -v)";
+  }
+  return {limit, what};
+}
+
+/// Refuses a site whose estimated memory (models::facility::estimate_site_size, from the layout
+/// alone) exceeds what this process may use, before anything is built.
+void check_site_memory(const ScenarioDocument& document) {
+  const models::facility::SiteSize size = models::facility::estimate_site_size(document.tree);
+  if (size.gpus > models::facility::max_facility_gpus) return;  // build_site refuses it by its own rule
+  const auto [limit, what] = memory_limit();
+  if (size.memory <= limit) return;
+  throw solver::InputError(locate(document, size.key_path) + ": " + size.gpus_text +
+                               " (simulating them would take about " + models::facility::format_bytes(size.memory) +
+                               " of memory, more than " + what + ")",
+                           size.key_path);
+}
+
 std::unique_ptr<models::facility::Site> build(const ScenarioDocument& document) {
+  check_site_memory(document);
   try {
     return models::facility::build_site(document.tree, weather_file(document));
   } catch (const MissingInputError&) {
@@ -53,6 +94,107 @@ std::unique_ptr<models::facility::Site> build(const ScenarioDocument& document) 
   } catch (const solver::InputError& e) {
     throw solver::InputError(describe_error(document, e), e.key_path());
   }
+}
+
+/// What the report of a run of `site` holds before its first sample.
+ReportLayout report_layout(const ScenarioDocument& document, const models::facility::Site& site) {
+  const solver::System& system = site.system();
+  ReportLayout layout;
+  for (const auto& slot : system.outputs()) layout.outputs.push_back({slot.spec, slot.first_value});
+  layout.entities = system.entity_tables();
+  layout.static_data = site.static_data();
+  if (site.has_electrical_feed()) {
+    layout.fine_series.push_back(
+        {"grid",
+         "time of the grid-connection samples (the electrical feed's output interval)",
+         {{"grid", "power", "W", "power the facility draws from the utility at the point of connection", "", 1},
+          {"grid", "frequency", "Hz", "grid frequency (aggregated swing equation of the balancing area)", "", 1},
+          {"grid", "voltage", "1", "MV bus voltage relative to nominal", "", 1},
+          {"grid", "capacitor_energy", "J", "energy stored in the capacitor bank (0 without one)", "", 1},
+          {"grid", "battery_soc", "1", "battery state of charge (0 without one)", "", 1},
+          {"grid", "transformer_hot_spot", "K", "hottest transformer winding hot spot", "", 1}}});
+  }
+  layout.scenario_name = site.name();
+  layout.scenario_file = document.file;
+  layout.scenario_source = document.source_text;
+  // Every key the site reads, with its default filled in; not the other kind of site's sections,
+  // so that the resolved scenario runs again as it is.
+  solver::ParameterTree resolved = document.tree;
+  for (const std::string& name : models::facility::sections_of_other_site_kind(resolved)) resolved.sections.erase(name);
+  layout.resolved_scenario = emit_resolved_yaml(resolved, models::facility::scenario_schema());
+  layout.attributes["dctwin_version"] = version();
+  layout.unsigned_attributes["seed"] = document.tree.section("simulation").unsigned_integer("seed");
+  layout.attributes["integrator"] = "CVODE BDF + KLU, analytic sparse Jacobian";
+  layout.attributes["simulation_mode"] = document.tree.section("simulation").text("mode");
+  return layout;
+}
+
+/// "86401", or "8.64e+10" for counts too long to read.
+std::string format_count(double count) {
+  char text[64];
+  std::snprintf(text, sizeof text, count < 1e9 ? "%.0f" : "%.3g", count);
+  return text;
+}
+
+/// Refuses a report whose estimated size exceeds max_report_bytes or, when `free_space` is given,
+/// the free space of the file system it goes to (docs/reports.md, "Size"). The estimate is the
+/// uncompressed size of the series, samples x values x 8 bytes, plus the data written once; the
+/// message is located at the sampling interval of the larger part (the samples or the grid series).
+void check_report_size(const ScenarioDocument& document, const ReportLayout& layout,
+                       const std::optional<std::pair<double, std::string>>& free_space) {
+  const auto& simulation = document.tree.section("simulation");
+  const double duration = simulation.number("duration");
+  // start + k * interval before the end, then the end: at most duration / interval + 2.
+  const auto samples_in = [&](double interval) { return std::floor(duration / interval) + 2.0; };
+  double values = 1.0;  // the time
+  for (const auto& output : layout.outputs) values += static_cast<double>(output.spec.count);
+  struct Part {
+    const solver::ParameterTree* section;
+    std::string key;
+    double samples, values;
+  };
+  std::vector<Part> parts{{&simulation, "output_interval", samples_in(simulation.number("output_interval")), values}};
+  for (const auto& group : layout.fine_series) {
+    const auto& electrical = document.tree.section("electrical");  // the only fine series: the grid's
+    parts.push_back({&electrical, "output_interval", samples_in(electrical.number("output_interval")),
+                     1.0 + static_cast<double>(group.series.size())});
+  }
+  double once = 0.0;  // static data and labels
+  for (const auto& data : layout.static_data) once += 8.0 * static_cast<double>(data.values.size());
+  for (const auto& table : layout.entities)
+    for (const auto& label : table.labels) once += static_cast<double>(label.size()) + 16.0;
+  double bytes = once;
+  const Part* largest = &parts.front();
+  for (const Part& part : parts) {
+    bytes += 8.0 * part.samples * part.values;
+    if (part.samples * part.values > largest->samples * largest->values) largest = &part;
+  }
+  std::string limit;
+  if (bytes > max_report_bytes) limit = "the limit of " + models::facility::format_bytes(max_report_bytes);
+  else if (free_space && bytes > free_space->first)
+    limit = "the " + models::facility::format_bytes(free_space->first) + " free on " + free_space->second;
+  if (limit.empty()) return;
+  const std::string key = largest->section->key_path(largest->key);
+  const solver::ParameterValue& value = largest->section->values.at(largest->key);
+  const std::string written =
+      value.as_written.empty() ? format_number(value.number) + " s" : value.as_written;
+  throw solver::InputError(locate(document, key) + ": " + key + " = " + written + " (the report would take about " +
+                               models::facility::format_bytes(bytes) + ", " + format_count(largest->samples) +
+                               " samples x " + format_count(largest->values) +
+                               " values x 8 bytes at this interval; more than " + limit + ": raise " + key +
+                               " or shorten " + simulation.key_path("duration") + ")",
+                           key);
+}
+
+/// The free space of the file system a report goes to, and the directory it was asked of; none
+/// when it cannot be known (the report's creation then reports the problem).
+std::optional<std::pair<double, std::string>> free_space_for(const std::filesystem::path& report) {
+  std::error_code error;
+  std::filesystem::path directory = std::filesystem::absolute(report, error).parent_path();
+  if (error || directory.empty()) return std::nullopt;
+  const std::filesystem::space_info space = std::filesystem::space(directory, error);
+  if (error || space.available == static_cast<std::uintmax_t>(-1)) return std::nullopt;
+  return std::make_pair(static_cast<double>(space.available), directory.string());
 }
 
 /// Forwards samples to the report and the site's bookkeeping.
@@ -98,6 +240,14 @@ class ReportingObserver final : public solver::SimulationObserver {
 
 }  // namespace
 
+void check_simulation_option(const std::string& option, const std::string& text, const std::string& name,
+                             double value) {
+  const solver::SectionSchema schema = models::facility::simulation_schema();
+  for (const auto& spec : schema.parameters)
+    if (spec.name == name && !rules::in_range(spec, value))
+      throw solver::InputError(option + " = " + text + " (" + rules::range_rule(spec) + ")");
+}
+
 ScenarioDocument load_scenario_file(const std::filesystem::path& file, const ScenarioOverrides& overrides) {
   ScenarioDocument document = load_scenario(file, models::facility::scenario_schema());
   solver::ParameterTree& simulation = document.tree.sections.at("simulation");
@@ -117,6 +267,7 @@ ScenarioDocument load_scenario_file(const std::filesystem::path& file, const Sce
 std::string check_site(const ScenarioDocument& document) {
   const auto site = build(document);
   const auto& system = site->system();
+  check_report_size(document, report_layout(document, *site), std::nullopt);
   std::size_t entities = 0;
   std::string entity_text;
   for (const auto& table : system.entity_tables()) {
@@ -130,6 +281,14 @@ std::string check_site(const ScenarioDocument& document) {
 
 RunResult run_scenario(const ScenarioDocument& document, const std::filesystem::path& report,
                        const RunCallbacks& callbacks) {
+  // Stopped before the report exists: no file (a run stopped later leaves an incomplete report).
+  const auto stopped_early = [&] { return callbacks.cancel != nullptr && callbacks.cancel->load(); };
+  const auto nothing_written = [] {
+    RunResult stopped;
+    stopped.status = {solver::StopReason::interrupted, 0.0, "", "stopped on request before the report was created"};
+    stopped.report_written = false;
+    return stopped;
+  };
   // The report's place is checked before the site is built and run, not when the run is over.
   std::vector<InputFile> inputs{{document.file, "scenario"}};
   try {
@@ -138,37 +297,12 @@ RunResult run_scenario(const ScenarioDocument& document, const std::filesystem::
     // build() reports it with its place.
   }
   check_output_path(report, "report", inputs);
+  if (stopped_early()) return nothing_written();
   const auto site = build(document);
   const solver::System& system = site->system();
-
-  ReportLayout layout;
-  for (const auto& slot : system.outputs()) layout.outputs.push_back({slot.spec, slot.first_value});
-  layout.entities = system.entity_tables();
-  layout.static_data = site->static_data();
-  if (site->has_electrical_feed()) {
-    layout.fine_series.push_back(
-        {"grid",
-         "time of the grid-connection samples (the electrical feed's output interval)",
-         {{"grid", "power", "W", "power the facility draws from the utility at the point of connection", "", 1},
-          {"grid", "frequency", "Hz", "grid frequency (aggregated swing equation of the balancing area)", "", 1},
-          {"grid", "voltage", "1", "MV bus voltage relative to nominal", "", 1},
-          {"grid", "capacitor_energy", "J", "energy stored in the capacitor bank (0 without one)", "", 1},
-          {"grid", "battery_soc", "1", "battery state of charge (0 without one)", "", 1},
-          {"grid", "transformer_hot_spot", "K", "hottest transformer winding hot spot", "", 1}}});
-  }
-  layout.scenario_name = site->name();
-  layout.scenario_file = document.file;
-  layout.scenario_source = document.source_text;
-  // Every key the site reads, with its default filled in; not the other kind of site's sections,
-  // so that the resolved scenario runs again as it is.
-  solver::ParameterTree resolved = document.tree;
-  for (const std::string& name : models::facility::sections_of_other_site_kind(resolved)) resolved.sections.erase(name);
-  layout.resolved_scenario = emit_resolved_yaml(resolved, models::facility::scenario_schema());
-  layout.attributes["dctwin_version"] = version();
-  layout.unsigned_attributes["seed"] = document.tree.section("simulation").unsigned_integer("seed");
-  layout.attributes["integrator"] = "CVODE BDF + KLU, analytic sparse Jacobian";
-  layout.attributes["simulation_mode"] = document.tree.section("simulation").text("mode");
-
+  const ReportLayout layout = report_layout(document, *site);
+  check_report_size(document, layout, free_space_for(report));
+  if (stopped_early()) return nothing_written();
   ReportWriter writer(report, layout, inputs);
   if (callbacks.layout) callbacks.layout(layout);
   const auto wall_start = std::chrono::steady_clock::now();

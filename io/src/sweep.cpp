@@ -43,6 +43,10 @@ using solver::SectionSchema;
 using solver::SourceLocation;
 
 constexpr std::size_t max_members = 10'000'000;
+/// The most values a plan holds (members x parameters): every member keeps each of its values as
+/// written, in SI and as shown, with where it came from, some 200 bytes in all. Ten million
+/// members of three parameters took over 6 GB before the plan was complete.
+constexpr std::size_t max_member_values = 1'000'000;
 
 // ---- text helpers ----------------------------------------------------------------------------
 
@@ -950,6 +954,11 @@ SweepPlan parse_sweep(std::string_view text, std::string file_label, const Secti
   } else {
     count = plan.samples;
   }
+  if (count > max_member_values / dims)
+    reader.fail(parameters_entry.key, "parameters",
+                std::to_string(count) + " members x " + std::to_string(dims) + " parameters = " +
+                    std::to_string(count * dims) + " values (must be at most " + std::to_string(max_member_values) +
+                    ": fewer members or parameters, or several sweeps)");
   plan.members.resize(count);
   for (std::size_t i = 0; i < count; ++i) {
     SweepMember& member = plan.members[i];

@@ -38,7 +38,9 @@ int thread_budget() { return budget; }
 
 int threads_in_use() {
 #ifdef _OPENMP
-  return budget > 0 ? std::min(budget, available_processors()) : default_threads();
+  // OMP_NUM_THREADS is capped like a budget: a huge value would otherwise start that many helper
+  // threads (each with its stack) for every loop's team.
+  return std::min(budget > 0 ? budget : default_threads(), available_processors());
 #else
   return 1;
 #endif

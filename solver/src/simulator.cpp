@@ -177,7 +177,9 @@ SimulationStatus Simulator::run(std::vector<double> initial, SimulationObserver&
     return not_finite_state < 0;
   };
   std::vector<double> discrete_before;
+  double last_sample = std::numeric_limits<double>::quiet_NaN();  // time of the last sample taken
   auto sample = [&](double at) {
+    last_sample = at;
     if (knots) {
       const PartTimer timer(times.knots);
       observer.on_knot(at, *x, discrete, discrete);
@@ -210,6 +212,14 @@ SimulationStatus Simulator::run(std::vector<double> initial, SimulationObserver&
                    "state " + system_.state_name(static_cast<Index>(not_finite_state)) + " is not finite"});
   };
 
+  auto cancel_requested = [&] { return cancel != nullptr && cancel->load(std::memory_order_relaxed); };
+  // The state at t is the last sample (not twice, when a sample was just taken at t).
+  auto stop_on_request = [&] {
+    if (!complete_x()) return stop_not_finite();
+    if (!(last_sample == t)) sample(t);
+    return finish({StopReason::interrupted, t, "", "stopped on request"});
+  };
+
   // Self-scheduled update times of each component, asked again after every update.
   const auto& components = system_.components();
   std::vector<double> scheduled(components.size(), std::numeric_limits<double>::infinity());
@@ -232,6 +242,9 @@ SimulationStatus Simulator::run(std::vector<double> initial, SimulationObserver&
   double integrator_segment_end = -std::numeric_limits<double>::infinity();
 
   while (true) {
+    // Every pass of either loop checks the request to stop: with updates due closer together
+    // than the time resolution, this loop may run many times at one t without a step.
+    if (cancel_requested()) return stop_on_request();
     // t ends the previous piece of integration. Discrete updates due now run first: periodic ones
     // (all reading the discrete state as it was), then self-scheduled ones (reading the result).
     // The integrator restarts only when the forcing may have changed: at a forcing edge, or when
@@ -395,6 +408,9 @@ SimulationStatus Simulator::run(std::vector<double> initial, SimulationObserver&
           sample(t);
           clock.advance();
         }
+        // No step is taken here, so a run of such instants (samples closer than the resolution)
+        // must not keep the request to stop waiting.
+        if (cancel_requested()) return stop_on_request();
         continue;
       }
       AdvanceResult result;
@@ -465,11 +481,7 @@ SimulationStatus Simulator::run(std::vector<double> initial, SimulationObserver&
         sample(t);
         clock.advance();
       }
-      if (cancel != nullptr && cancel->load(std::memory_order_relaxed)) {
-        if (!complete_x()) return stop_not_finite();
-        sample(t);
-        return finish({StopReason::interrupted, t, "", "stopped on request"});
-      }
+      if (cancel_requested()) return stop_on_request();
     }
   }
   return finish({StopReason::finished, t, "", ""});

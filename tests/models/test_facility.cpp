@@ -599,6 +599,40 @@ TEST_CASE("Ticks left out at rest: the same thermal run, the feed's load linear 
   CHECK(std::abs(energy_rested - energy_every) <= 2e-5 * energy_every);
 }
 
+TEST_CASE("A layout's size is estimated and bounded before anything is built", "[models][facility][limits]") {
+  using dctwin::models::facility::estimate_site_size;
+  const auto& schema = dctwin::models::facility::scenario_schema();
+  const auto hall = dctwin::io::parse_scenario("name: hall\nsite: facility\n", "hall.yaml", schema);
+  const auto size = estimate_site_size(hall.tree);
+  CHECK(size.gpus == 24576);
+  CHECK(size.gpus_text == "facility.layout.pods x facility.layout.racks_per_pod x facility.layout.servers_per_rack x "
+                          "facility.layout.gpus_per_server = 8 x 192 x 2 x 8 = 24576 GPUs");
+  CHECK(size.key_path == "facility.layout.pods");
+  // Above the measured peak of a run of the hall (164-181 MiB), not far above it.
+  CHECK(size.memory > 181.0 * 1024 * 1024);
+  CHECK(size.memory < 2.0 * 181.0 * 1024 * 1024);
+  const auto node = dctwin::io::parse_scenario("name: node\nserver: {gpu_count: 8}\n", "node.yaml", schema);
+  CHECK(estimate_site_size(node.tree).gpus_text == "server.gpu_count = 8 GPUs");
+
+  // Every count within its range, 16.7 M GPUs in all: refused by the product's rule at once (it
+  // once allocated 8 GB before failing).
+  const auto huge = dctwin::io::parse_scenario(
+      "name: huge\nsite: facility\nfacility:\n  layout: {pods: 64, racks_per_pod: 1024, servers_per_rack: 16, "
+      "gpus_per_server: 16}\n",
+      "huge.yaml", schema);
+  CHECK(estimate_site_size(huge.tree).gpus == 16777216);
+  try {
+    (void)dctwin::models::facility::build_site(huge.tree);
+    FAIL("a 16.7 M-GPU site was built");
+  } catch (const dctwin::solver::InputError& e) {
+    CHECK(std::string(e.what()) ==
+          "facility.layout.pods x facility.layout.racks_per_pod x facility.layout.servers_per_rack x "
+          "facility.layout.gpus_per_server = 64 x 1024 x 16 x 16 = 16777216 GPUs (must be at most 1048576; simulating "
+          "them would take about 128 GiB of memory)");
+    CHECK(e.key_path() == "facility.layout.pods");
+  }
+}
+
 TEST_CASE("an envelope counts the sampled time outside its band, the first sample and the worst value",
           "[facility][envelope]") {
   dctwin::models::facility::EnvelopeMonitor monitor;

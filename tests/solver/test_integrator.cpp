@@ -3,7 +3,10 @@
 
 #include <unsupported/Eigen/MatrixFunctions>
 
+#include <atomic>
 #include <cmath>
+#include <stdexcept>
+#include <vector>
 
 #include "dctwin/solver/simulator.hpp"
 #include "linear_component.hpp"
@@ -196,4 +199,38 @@ TEST_CASE("Cancellation ends the run early with status interrupted", "[solver]")
   CHECK(status.reason == StopReason::interrupted);
   CHECK(status.time < 100.0);
   CHECK(status.describe().rfind("ended early at t = ", 0) == 0);
+}
+
+TEST_CASE("A stop request is taken between samples closer than the time resolution", "[solver][signals]") {
+  // Samples 1e-15 s apart are closer than the loop's time resolution near t = 0 (64 ulps of 1 s),
+  // so the loop takes them without a step: it must still see the request (a run of 1e-14 s samples
+  // once ignored SIGTERM while its report grew without bound).
+  Eigen::MatrixXd a(1, 1);
+  a(0, 0) = -1.0;
+  Eigen::VectorXd b(1), x0(1);
+  b(0) = 1.0;
+  x0(0) = 0.0;
+  System system;
+  system.add(std::make_unique<LinearComponent>(a, [&](double) { return b; }, x0));
+  system.assemble();
+  SimulationSettings settings;
+  settings.end_time = 1.0;
+  settings.output_interval = 1e-15;
+  std::atomic<bool> cancel{false};
+  struct StopAfter final : dctwin::solver::SimulationObserver {
+    std::atomic<bool>* cancel = nullptr;
+    std::vector<double> times;
+    void on_sample(double t, const std::vector<double>&, const std::vector<double>&) override {
+      times.push_back(t);
+      if (times.size() == 10) cancel->store(true);
+      if (times.size() > 100000) throw std::runtime_error("the stop request was not taken");
+    }
+  } observer;
+  observer.cancel = &cancel;
+  Simulator simulator(system, settings);
+  const auto status = simulator.run(observer, &cancel);
+  CHECK(status.reason == StopReason::interrupted);
+  CHECK(observer.times.size() <= 11);
+  // The state where it stopped is sampled once, not twice.
+  for (std::size_t k = 1; k < observer.times.size(); ++k) CHECK(observer.times[k] > observer.times[k - 1]);
 }

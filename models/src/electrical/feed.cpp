@@ -102,10 +102,15 @@ DCTWIN_VECTOR_VARIANTS void ups_to_transformers(std::size_t n, const Switchboard
   }
 }
 
+/// The smallest fixed step [s]. The feed is a phasor (RMS) model of the electromechanical time
+/// scale; 0.1 ms already gives 250 steps per period of its fastest mode (40 Hz), and a smaller step
+/// would only multiply the work between two knots (at 1e-14 s a run would never end).
+constexpr double minimum_time_step = 1e-4;
+
 /// The values of the `electrical:` section itself and their combinations.
 void check_top_level(const ElectricalParameters& p, const std::string& section) {
   const hx::ParameterCheck check(section);
-  check.greater_than("time_step", p.time_step, 0.0, "s");
+  check.at_least("time_step", p.time_step, minimum_time_step, "s");
   check.at_most("time_step", p.time_step, 0.01, "s");
   check.greater_than("output_interval", p.output_interval, 0.0, "s");
   check.greater_than("spectrum_interval", p.spectrum_interval, 0.0, "s");
@@ -144,9 +149,10 @@ ParameterTable ElectricalParameters::table() {
   t.push_back(b);
   auto p = real_parameter("time_step", "s", "dt: fixed step of the electrical feed", d.time_step,
                           "Electromechanical (RMS) time scale: 1 ms resolves the 7-40 Hz torsional band (FACTS.md; "
-                          "DESIGN.md)");
+                          "DESIGN.md); at least 0.1 ms (250 steps per 40 Hz period), below which a phasor model "
+                          "adds only work");
   p.display_unit = "ms";
-  greater_than(p, 0.0);
+  at_least(p, minimum_time_step);
   t.push_back(at_most(p, 0.01));
   p = real_parameter("output_interval", "s", "Time between stored samples, a whole multiple of time_step",
                      d.output_interval, "Every step");

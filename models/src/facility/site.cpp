@@ -1,5 +1,9 @@
 #include "dctwin/models/facility/site.hpp"
 
+#include <cstdio>
+#include <iterator>
+#include <string>
+
 #include "dctwin/models/facility/facility_site.hpp"
 #include "dctwin/models/facility/single_node.hpp"
 
@@ -12,8 +16,13 @@ solver::SectionSchema simulation_schema() {
   auto p = real_parameter("duration", "s", "Simulated time to run", 600.0);
   p.display_unit = "s";
   s.parameters.push_back(greater_than(p, 0.0));
-  p = real_parameter("output_interval", "s", "Interval between recorded samples", 1.0);
-  s.parameters.push_back(greater_than(p, 0.0));
+  // A lower bound, not just > 0: at 1e-14 s the samples are closer than the solver's time
+  // resolution and the run never ends while the report grows (docs/reports.md, "Size").
+  p = real_parameter("output_interval", "s", "Interval between recorded samples (at least 1 ms)", 1.0,
+                     "1 ms: the electrical feed's default step (its grid series has its own "
+                     "electrical.output_interval) and a thousandth of the fastest thermal time constants (~1 s, "
+                     "docs/models/single-node.md); closer samples only repeat interpolated states");
+  s.parameters.push_back(at_least(p, 1e-3));
   s.parameters.push_back(choice_parameter("mode", {"fast", "reference"},
                                           "fast: the tolerances below; reference: tight tolerances (1e-10), no shortcuts",
                                           std::string("fast")));
@@ -96,8 +105,64 @@ std::vector<std::string> sections_of_other_site_kind(const solver::ParameterTree
   return {"facility", "electrical"};
 }
 
+SiteSize estimate_site_size(const solver::ParameterTree& scenario) {
+  // Peak resident memory of `dctwin run`, measured: 27 MiB for the single node, 52 MiB for the
+  // 3,072-GPU pod, 164-181 MiB for the 24,576-GPU halls (air, liquid-to-air, liquid-to-liquid,
+  // with the grid; from either initial state; 60 s sampled every second), i.e. ~5.5 KiB per GPU
+  // beyond a fixed part (its states, Jacobian entries, outputs and report buffers, its share of the
+  // racks, pods and feed, CVODE's and KLU's vectors). Both parts rounded up.
+  constexpr double fixed = 32.0 * 1024 * 1024;  // [bytes]
+  constexpr double per_gpu = 8.0 * 1024;        // [bytes]
+  SiteSize size;
+  if (scenario.text("site") == "facility") {
+    const auto& layout = scenario.section("facility").section("layout");
+    std::string keys, counts;
+    size.gpus = 1;  // each count is at most 1024: the product fits in 64 bits
+    for (const char* name : {"pods", "racks_per_pod", "servers_per_rack", "gpus_per_server"}) {
+      keys += (keys.empty() ? "" : " x ") + layout.key_path(name);
+      counts += (counts.empty() ? "" : " x ") + std::to_string(layout.integer(name));
+      size.gpus *= layout.integer(name);
+    }
+    size.gpus_text = keys + " = " + counts + " = " + std::to_string(size.gpus) + " GPUs";
+    size.key_path = layout.key_path("pods");
+  } else {
+    const auto& server = scenario.section("server");
+    size.gpus = server.integer("gpu_count");
+    size.gpus_text = server.key_path("gpu_count") + " = " + std::to_string(size.gpus) + " GPUs";
+    size.key_path = server.key_path("gpu_count");
+  }
+  size.memory = fixed + per_gpu * static_cast<double>(size.gpus);
+  return size;
+}
+
+std::string format_bytes(double bytes) {
+  const char* const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  std::size_t k = 0;
+  while (bytes >= 1024.0 && k + 1 < std::size(units)) {
+    bytes /= 1024.0;
+    ++k;
+  }
+  char text[64];
+  std::snprintf(text, sizeof text, "%.3g %s", bytes, units[k]);
+  return text;
+}
+
+namespace {
+
+/// The product of the layout's counts against max_facility_gpus, before anything is allocated.
+void check_facility_gpus(const solver::ParameterTree& scenario) {
+  const SiteSize size = estimate_site_size(scenario);
+  if (size.gpus <= max_facility_gpus) return;
+  throw solver::InputError(size.gpus_text + " (must be at most " + std::to_string(max_facility_gpus) +
+                               "; simulating them would take about " + format_bytes(size.memory) + " of memory)",
+                           size.key_path);
+}
+
+}  // namespace
+
 std::unique_ptr<Site> build_site(const solver::ParameterTree& scenario, std::optional<WeatherSeries> weather_file) {
   const bool facility = scenario.text("site") == "facility";
+  if (facility) check_facility_gpus(scenario);
   // Sections that belong to the other kind of site must not be written (they would be ignored).
   auto written = [&](const std::string& name) { return scenario.section(name).location.line > 0; };
   for (const std::string& name : sections_of_other_site_kind(scenario)) {

@@ -169,8 +169,12 @@ solver::ParameterTable DesignDayParameters::table() {
   p.display_unit = "h";
   at_least(p, 0.0);
   t.push_back(less_than(p, seconds_per_day));
-  p = integer_parameter("days", "Number of design days in the series", 1, "");
-  t.push_back(at_least(p, 1.0));
+  // Bounded: the series holds an hourly point per day (2.4e9 points, 58 GB, for 1e8 days), and
+  // more days only repeat the same one.
+  p = integer_parameter("days", "Number of design days in the series (at most ten years)", 1,
+                        "Ten years of hourly points is 87,840 values; a longer study repeats the same day");
+  at_least(p, 1.0);
+  t.push_back(at_most(p, 3660.0));
   return t;
 }
 

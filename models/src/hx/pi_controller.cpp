@@ -19,8 +19,9 @@ solver::ParameterTable PiParameters::table(const PiParameters& d) {
   p = real_parameter("integral_time", "s", "T_i: integral time", d.integral_time, "Tuning value [E]");
   t.push_back(greater_than(p, 0.0));
   p = real_parameter("sample_period", "s", "h: controller sample period", d.sample_period,
-                     "Typical CDU / PLC control cycle [E]");
-  t.push_back(greater_than(p, 0.0));
+                     "Typical CDU / PLC control cycle [E]; at least 1 ms, far below any PLC cycle (each sample "
+                     "is a solver stop: at 1e-14 s a run never ends)");
+  t.push_back(at_least(p, 1e-3));
   p = real_parameter("output_min", "1", "Lower output limit", d.output_min, "");
   t.push_back(p);
   p = real_parameter("output_max", "1", "Upper output limit", d.output_max, "");

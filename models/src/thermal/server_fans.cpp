@@ -107,8 +107,9 @@ solver::ParameterTable FanControllerParameters::table() {
   t.push_back(choice_parameter("mode", {"pi", "curve"},
                                "Control law: PI on the hottest temperature, or a BMC fan table (curve)", "pi"));
   auto p = real_parameter("sample_period", "s", "Time between two controller samples", 1.0,
-                          "BMC thermal loops read sensors about once a second [U]");
-  t.push_back(greater_than(p, 0.0));
+                          "BMC thermal loops read sensors about once a second [U]; at least 1 ms (each sample is a "
+                          "solver stop: at 1e-14 s a run never ends)");
+  t.push_back(at_least(p, 1e-3));
   p = real_parameter("target_temperature", "K", "Temperature the PI mode holds", 356.15,
                      "Estimate [U]: 4 K below the H100 87 degC slowdown target (FACTS.md)");
   p.display_unit = "degC";

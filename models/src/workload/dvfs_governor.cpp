@@ -25,8 +25,9 @@ solver::ParameterTable DvfsGovernorParameters::table() {
   ParameterTable t;
   auto p = real_parameter("update_period", "s", "dt: time between two clock decisions", d.update_period,
                           "Estimate (uncertain): GPU firmware re-decides clocks every few to tens of ms; 0.1 s "
-                          "resolves the thermal time constants (~1 s and up) at a cost the 24k-GPU site affords");
-  greater_than(p, 0.0);
+                          "resolves the thermal time constants (~1 s and up) at a cost the 24k-GPU site affords; "
+                          "at least 1 ms (each decision is a solver stop: at 1e-14 s a run never ends)");
+  at_least(p, 1e-3);
   t.push_back(at_most(p, 10.0));
   p = real_parameter("thermal_gain", "Hz/(K s)", "k_th: rate at which the thermal clock ceiling falls per kelvin "
                      "of overshoot", d.thermal_gain,

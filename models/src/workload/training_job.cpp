@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
+#include <string>
 #include <limits>
 #include <utility>
 
@@ -17,6 +19,10 @@ using solver::Index;
 namespace {
 constexpr double infinity = std::numeric_limits<double>::infinity();
 constexpr double seconds_per_hour = 3600.0;
+/// The most interruptions a run may expect (rates x run length). Drawn up front and kept, each is
+/// an entry in memory and an event in the report: the Llama 3 hall expects ~4,000 in a year, and
+/// a rate or a duration a million times too large would otherwise fill the memory before the run.
+constexpr double max_expected_interruptions = 1e6;
 /// Reasons that mean "slower than the work asks for" (power and thermal), for throttled time.
 constexpr std::uint32_t throttling_reasons = throttle_reason::sw_power_cap | throttle_reason::hw_slowdown |
                                              throttle_reason::sw_thermal_slowdown |
@@ -120,6 +126,18 @@ TrainingJob::TrainingJob(std::string name, const WorkloadParameters& parameters,
   classes_ = workload::interruption_classes(p_.interruptions);
   if (p_.interruptions.enabled) {
     const auto rates = interruption_rates(p_.interruptions, classes_, gpus.count());
+    double per_second = 0.0;
+    for (const double rate : rates) per_second += rate;
+    if (per_second * horizon > max_expected_interruptions) {
+      const std::string key = section_path + ".failures.rate_scale";
+      char text[512];
+      std::snprintf(text, sizeof text,
+                    "%s = %g (%.3g interruptions expected in %g s of run; must be at most %.0f: lower it or the "
+                    "run's duration)",
+                    key.c_str(), p_.interruptions.rate_scale, per_second * horizon, horizon,
+                    max_expected_interruptions);
+      throw solver::InputError(text, key);
+    }
     interruptions_ = draw_interruptions(rates, gpus.count(), horizon, seed);
   }
   if (p_.interruptions.crash_time > 0.0) {

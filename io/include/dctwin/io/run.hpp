@@ -25,12 +25,23 @@ struct ScenarioOverrides {
   std::optional<std::uint64_t> seed;
 };
 
+/// Checks a command-line value (SI) for the key `simulation.<name>` against that key's rule in the
+/// scenario schema, as a value in the file would be; throws solver::InputError
+/// `OPTION = TEXT (RULE)`, e.g. `--output-interval = 1e-14 (must be >= 0.001 s)`.
+void check_simulation_option(const std::string& option, const std::string& text, const std::string& name, double value);
+
 /// Loads a scenario file against dctwin's scenario schema and applies the overrides. Throws
 /// MissingInputError, solver::InputError (located messages).
 ScenarioDocument load_scenario_file(const std::filesystem::path& file, const ScenarioOverrides& overrides = {});
 
-/// Checks that the site of a loaded scenario can be built (topology and cross-field rules).
-/// Returns a one-line description of the site; throws solver::InputError with a located message.
+/// The largest report a run may write [bytes]: 1 TiB, estimated uncompressed (docs/reports.md,
+/// "Size"). A run also needs that much free space where the report goes.
+inline constexpr double max_report_bytes = 1024.0 * 1024.0 * 1024.0 * 1024.0;
+
+/// Checks that the site of a loaded scenario can be built (topology and cross-field rules), that
+/// its estimated memory fits in what this process may use, and that its report would not exceed
+/// max_report_bytes. Returns a one-line description of the site; throws solver::InputError with a
+/// located message.
 std::string check_site(const ScenarioDocument& document);
 
 struct RunCallbacks {
@@ -50,13 +61,18 @@ struct RunResult {
   std::vector<solver::SummaryFigure> summary;
   double wall_time_seconds = 0.0;
   std::filesystem::path report;
+  /// False when the run was stopped (`cancel`) before the report was created: no file was written.
+  bool report_written = true;
 };
 
 /// Simulates the scenario and writes the report at `report` (streamed to a temporary next to it,
 /// renamed when complete, see output_file.hpp; a run that ends early leaves a report marked
 /// incomplete). The report's path is checked first (check_output_path; it must not be the
-/// scenario or its weather file). Throws solver::InputError for a bad scenario and ReportError
-/// when the report cannot be created or written.
+/// scenario or its weather file). Before creating the report it refuses a site too large for
+/// memory and a report larger than max_report_bytes or than the free space of its file system;
+/// stopped (`cancel`) before that, it writes nothing and returns `report_written = false`. Throws
+/// solver::InputError for a bad scenario and ReportError when the report cannot be created or
+/// written.
 RunResult run_scenario(const ScenarioDocument& document, const std::filesystem::path& report,
                        const RunCallbacks& callbacks = {});
 

@@ -57,8 +57,8 @@ void for_each_block_in(const StateRanges& ranges, const std::function<void(const
 #define DCTWIN_VECTOR_VARIANTS
 #endif
 
-/// Threads the calling thread's loops may use (at most one per available CPU); 0, the default,
-/// leaves it to OpenMP: OMP_NUM_THREADS when set, else one per available CPU.
+/// Threads the calling thread's loops may use (at most one per available CPU, as OMP_NUM_THREADS);
+/// 0, the default, leaves it to OpenMP: OMP_NUM_THREADS when set, else one per available CPU.
 /// It is the calling thread's own setting: a sweep that runs members on several threads gives
 /// each of them its share.
 void set_thread_budget(int threads);

@@ -3,6 +3,7 @@
 // trajectory lives with the caller.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -65,6 +66,24 @@ solver::SectionSchema scenario_schema();
 /// and `electrical` for a single-node site, `server` and `loop` for a facility). They must not be
 /// written (build_site refuses them); a resolved scenario leaves them out, so that it runs again.
 std::vector<std::string> sections_of_other_site_kind(const solver::ParameterTree& scenario);
+/// The most GPUs a facility site may hold: 42x the 24,576-GPU Llama 3 hall and several times the
+/// largest clusters built so far. Each layout count has its own range; this bounds their product.
+inline constexpr std::int64_t max_facility_gpus = std::int64_t{1} << 20;
+
+/// What simulating a scenario's site takes, from its parameters alone (nothing is built), so that a
+/// site too large for the machine is refused at once instead of after gigabytes of allocation.
+struct SiteSize {
+  std::int64_t gpus = 0;    ///< GPUs of the site
+  double memory = 0.0;      ///< estimated peak memory of building and running it [bytes]
+  /// Where the GPUs come from, for messages: `facility.layout.pods x ... = 8 x 192 x 2 x 8 =
+  /// 24576 GPUs` or `server.gpu_count = 8 GPUs`; and the key path to locate such a message at.
+  std::string gpus_text;
+  std::string key_path;
+};
+[[nodiscard]] SiteSize estimate_site_size(const solver::ParameterTree& scenario);
+/// "1.5 GiB": a byte count for messages (binary prefixes, three digits).
+[[nodiscard]] std::string format_bytes(double bytes);
+
 /// Builds the site a resolved scenario describes. Throws solver::InputError (with the key path)
 /// for inconsistencies the schema cannot express, such as a topology that does not fit together.
 /// `weather_file`: the weather series io/ read when the scenario names a weather file.
