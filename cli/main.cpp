@@ -2,6 +2,7 @@
 #include <CLI/CLI.hpp>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <csignal>
 #include <cstdio>
@@ -11,6 +12,7 @@
 
 #include "commands.hpp"
 #include "dctwin/io/output_file.hpp"
+#include "dctwin/solver/printable.hpp"
 #include "exit_codes.hpp"
 #include "import_command.hpp"
 #include "sweep_command.hpp"
@@ -144,6 +146,19 @@ int main(int argc, char** argv) {
   auto* calibrate_cmd = add_calibrate_command(app, calibrate_arguments);
 
   auto* schema_cmd = app.add_subcommand("schema", "Print the scenario reference (every key, unit, default, range) as Markdown");
+
+  // CLI11's own messages quote what was typed: each line shown with its control characters escaped.
+  app.failure_message([](const CLI::App* failed, const CLI::Error& error) {
+    const std::string text = CLI::FailureMessage::simple(failed, error);
+    std::string out;
+    std::size_t begin = 0;
+    while (begin < text.size()) {
+      const std::size_t end = std::min(text.find('\n', begin), text.size());
+      out += dctwin::solver::printable(text.substr(begin, end - begin)) + "\n";
+      begin = end + 1;
+    }
+    return out;
+  });
 
   try {
     app.parse(argc, argv);

@@ -342,4 +342,8 @@ TEST_CASE("File names and values the command did not produce are printed as esca
   const Outcome format = run_dctwin({"import", "x.csv", "--format", "\x1b[31mcsv"}, dir);
   CHECK(format.code == 64);
   CHECK(format.err.rfind("dctwin import: unknown format '\\x1b[31mcsv'", 0) == 0);
+  // The command-line parser's own messages too.
+  const Outcome threads = run_dctwin({"run", "x.yaml", "--threads", "9\x1b[2J"}, dir);
+  CHECK(threads.code == 64);
+  CHECK(threads.err == "--threads: Value 9\\x1b[2J not in range 0 to 1024\nRun with --help for more information.\n");
 }
