@@ -229,7 +229,7 @@ TEST_CASE("A link planted at <out>.part does not make dctwin write through it", 
   CHECK(dctwin::io::read_telemetry_hdf5(dir / "t.h5").sample_count() == 80);
 }
 
-TEST_CASE("-o on a character device writes through it and never replaces it", "[output][cli]") {
+TEST_CASE("An output on a character device (-o /dev/null) is written through, never replaced", "[output][cli]") {
   const auto dir = scratch("device");
   // A null device of our own where we may make one (root); /dev/null itself otherwise.
   std::string device = (dir / "null").string();
@@ -259,7 +259,9 @@ TEST_CASE("-o on a character device writes through it and never replaces it", "[
 }
 
 TEST_CASE("dctwin import and validate on a full disk exit 74, leave no file and do not crash", "[output][cli][disk]") {
-  // A small tmpfs of each size from 4 KiB up, filled by the output (mounting needs root).
+  // A small tmpfs of each size from 4 KiB up, filled by the output (mounting needs root). A tmpfs
+  // left mounted by an interrupted earlier run is detached first.
+  ::umount2((fs::path(DCTWIN_BINARY_DIR) / "tests" / "io" / "output" / "cli" / "full-disk" / "disk").c_str(), MNT_DETACH);
   const auto dir = scratch("full-disk");
   const fs::path disk = dir / "disk";
   fs::create_directories(disk);
