@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "../../support/run_program.hpp"
+#include "../../support/temporaries.hpp"
 #include "dctwin/io/report.hpp"
 #include "dctwin/io/telemetry.hpp"
 
@@ -54,13 +55,6 @@ std::set<std::string> outputs_in(const fs::path& dir) {
     if (name != "stdout.txt" && name != "stderr.txt") names.insert(name);
   }
   return names;
-}
-
-/// Whether `dir` holds a temporary output (`.NAME.XXXXXX.part`, or the old `NAME.part`).
-bool has_temporary(const fs::path& dir) {
-  for (const auto& entry : fs::directory_iterator(dir))
-    if (entry.path().extension() == ".part") return true;
-  return false;
 }
 
 /// Waits for `pid`; the exit code, or -signal when a signal killed it.
@@ -211,7 +205,7 @@ TEST_CASE("An output that is one of the command's inputs is refused and the inpu
         "dctwin run: cannot create report 'weather.csv': it is the weather file this command reads (an output must "
         "not replace an input)\n");
   CHECK(slurp(dir / "weather.csv") == weather);
-  CHECK_FALSE(has_temporary(dir));
+  CHECK(test_support::temporaries_in(dir).empty());
 }
 
 TEST_CASE("A link planted at <out>.part does not make dctwin write through it", "[output][cli]") {
@@ -249,7 +243,7 @@ TEST_CASE("An output on a character device (-o /dev/null) is written through, ne
     CHECK(S_ISCHR(st.st_mode));
     CHECK(st.st_rdev == makedev(1, 3));
   }
-  CHECK_FALSE(has_temporary(dir));
+  CHECK(test_support::temporaries_in(dir).empty());
   // A FIFO is neither replaced nor written.
   REQUIRE(::mkfifo((dir / "fifo").c_str(), 0644) == 0);
   const Outcome fifo = run_dctwin({"import", trace, "-o", "fifo"}, dir);
@@ -324,7 +318,7 @@ TEST_CASE("SIGINT and SIGTERM during import, validate and calibrate: exit 130/14
     // Wait for the temporary to appear, then interrupt.
     bool seen = false;
     for (int i = 0; i < 200000 && !seen; ++i) {
-      seen = runs_dctwin(pid) && has_temporary(dir);
+      seen = runs_dctwin(pid) && !test_support::temporaries_in(dir).empty();
       siginfo_t info{};
       if (!seen && waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid != 0)
         break;
@@ -333,7 +327,7 @@ TEST_CASE("SIGINT and SIGTERM during import, validate and calibrate: exit 130/14
     if (seen) kill(pid, sig);
     const int code = wait_exit(pid);
     INFO("attempt " << attempt << ": exit " << code << ", " << slurp(dir / "stderr.txt"));
-    CHECK_FALSE(has_temporary(dir));
+    CHECK(test_support::temporaries_in(dir).empty());
     for (const auto& entry : fs::directory_iterator(dir))  // (for the next attempt, if this one failed)
       if (entry.path().extension() == ".part") fs::remove(entry.path());
     if (code == 0) {
@@ -365,7 +359,7 @@ TEST_CASE("SIGINT and SIGTERM during import, validate and calibrate: exit 130/14
       CHECK(code == (sig == SIGINT ? 130 : 143));
       CHECK(slurp(dir / "stderr.txt") == "dctwin " + command + ": interrupted; nothing written\n");
       CHECK_FALSE(fs::exists(dir / "out.file"));
-      CHECK_FALSE(has_temporary(dir));
+      CHECK(test_support::temporaries_in(dir).empty());
     }
   }
 }
@@ -383,7 +377,7 @@ TEST_CASE("Two imports to one output at once: both succeed, the file is whole, n
     CHECK(code_a == 0);
     CHECK(code_b == 0);
     CHECK(dctwin::io::read_telemetry_hdf5(dir / "t.h5").sample_count() == 80);
-    CHECK_FALSE(has_temporary(dir));
+    CHECK(test_support::temporaries_in(dir).empty());
   }
 }
 
@@ -436,7 +430,7 @@ TEST_CASE("A sweep member locked by another process is neither run nor removed",
     CHECK(dctwin::io::ReportReader(dir / "both" / "members" / (id + ".h5")).status() == "complete");
   }
   CHECK(both.find(" failed after ") == std::string::npos);
-  CHECK_FALSE(has_temporary(dir / "both" / "members"));
+  CHECK(test_support::temporaries_in(dir / "both" / "members").empty());
   const Outcome collected = run_dctwin({"sweep", "--collect", "both", "-q"}, dir);
   CHECK(collected.code == 0);
 }
