@@ -540,8 +540,11 @@ void FacilitySite::observe(double t, const std::vector<double>& x, const std::ve
   }
   // Samples on a phase edge show the phase that starts there (outputs are right-continuous).
   const double gpu_power = outputs[gpu_total_power_slot_];
-  double cold = v[hall_->cold_index(0)];
-  for (std::size_t p = 1; p < layout_->pods(); ++p) cold = std::max(cold, v[hall_->cold_index(p)]);
+  double cold = v[hall_->cold_index(0)], coldest = cold;
+  for (std::size_t p = 1; p < layout_->pods(); ++p) {
+    cold = std::max(cold, v[hall_->cold_index(p)]);
+    coldest = std::min(coldest, v[hall_->cold_index(p)]);
+  }
   // The coolant supplied to the IT equipment: pod coolant (liquid) or facility water (air).
   double supply = v[plant_->supply_index()];
   if (pods_ != nullptr) {
@@ -590,9 +593,9 @@ void FacilitySite::observe(double t, const std::vector<double>& x, const std::ve
     held_until_ = t;
   }
   {
-    double coldest = v[hall_->cold_index(0)];
-    for (std::size_t p = 1; p < layout_->pods(); ++p) coldest = std::min(coldest, v[hall_->cold_index(p)]);
-    envelope_.observe(cold_aisle_check_, t, 288.15 - coldest > cold - 305.15 ? coldest : cold);
+    // The aisle furthest outside the band: the coolest when it is further below than the hottest is above.
+    const EnvelopeCheck& aisles = envelope_.check(cold_aisle_check_);
+    envelope_.observe(cold_aisle_check_, t, aisles.low - coldest > cold - aisles.high ? coldest : cold);
     envelope_.observe(hbm_check_, t, hbm);
     if (wet_bulb_check_) envelope_.observe(*wet_bulb_check_, t, weather_->wet_bulb_at(t));
   }

@@ -39,6 +39,7 @@ class EnvelopeMonitor {
   /// band's violated edge when never outside: the lowest for a ceiling, the highest for a floor).
   [[nodiscard]] std::vector<solver::SummaryFigure> summary() const;
   [[nodiscard]] std::size_t size() const { return checks_.size(); }
+  [[nodiscard]] const EnvelopeCheck& check(std::size_t k) const { return checks_.at(k).check; }
 
  private:
   struct State {
