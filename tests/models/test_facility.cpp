@@ -595,7 +595,7 @@ TEST_CASE("Ticks left out at rest: the same thermal run, the feed's load linear 
   }
   INFO("grid power within " << largest << " of the load; energy within "
                             << std::abs(energy_rested - energy_every) / energy_every);
-  CHECK(largest <= 5e-5);  // 6e-6 here; 1.2e-4 on the 24k hall (docs/performance.md)
+  CHECK(largest <= 5e-5);  // 6e-6 here; 1.2e-4 on the 24k hall (bench/history.md)
   CHECK(std::abs(energy_rested - energy_every) <= 2e-5 * energy_every);
 }
 

@@ -25,7 +25,7 @@ struct IntegratorSettings {
   /// factored again (CVodeSetDeltaGammaMaxLSetup; CVODE's default 0.3). The error test is not
   /// affected, only how stale the matrix may get: after each forcing edge the step size grows
   /// fast, and at 0.3 KLU refactored at most steps (20 % of a 3,072-GPU pod's run time). At 1.0
-  /// Newton needs about as many iterations and the pod runs ~13 % faster (docs/performance.md).
+  /// Newton needs about as many iterations and the pod runs ~13 % faster (bench/history.md, change 2).
   double max_gamma_change = 1.0;
   /// The smallest growth of the step size CVODE takes: when its error test would let the next
   /// step grow by less, it keeps h (CVodeSetEtaFixedStepBounds' upper bound; CVODE's default 1.5,
@@ -60,7 +60,7 @@ struct IntegratorSettings {
   bool skip_ticks_at_rest = true;
   /// How long after a forcing change every tick is taken all the same [s] (as is every tick of the
   /// first step after it): the leakage then follows the junctions' fastest modes, which a load
-  /// linear between ticks further apart would cut short (docs/performance.md measures 0-0.8 s).
+  /// linear between ticks further apart would cut short (bench/history.md measures 0-0.8 s).
   double ticks_taken_after_forcing_change = 0.5;
 
   /// The reference mode: tight tolerances, no shortcuts; fast paths are pinned to it in tests.

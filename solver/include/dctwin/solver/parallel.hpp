@@ -3,7 +3,7 @@
 //
 // The range [0, n) is cut into a fixed number of blocks whatever the number of threads, and a
 // sum is formed per block and then over the blocks in block order: a result is the same to the
-// last digit on one thread or on several (docs/performance.md, "Both cores").
+// last digit on one thread or on several (docs/solver.md, "Both cores").
 
 #include <array>
 #include <cstddef>
