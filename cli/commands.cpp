@@ -1,6 +1,7 @@
 #include "commands.hpp"
 
 #include <fmt/core.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <charconv>
@@ -139,24 +140,55 @@ int run_command(const RunArguments& arguments, const std::atomic<bool>& stop_req
   }
 }
 
-int check_command(const std::string& scenario) {
+/// JSON text of a value for programs: invalid UTF-8 replaced, never an exception.
+std::string json_text(const nlohmann::ordered_json& value) {
+  return value.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+}
+
+/// A finite number, or null (JSON has no NaN or infinity).
+nlohmann::ordered_json json_number(double value) {
+  return std::isfinite(value) ? nlohmann::ordered_json(value) : nlohmann::ordered_json(nullptr);
+}
+
+int check_command(const std::string& scenario, bool json) {
+  // JSON for editors: {"file", "valid", "site"} or {"file", "valid": false, "errors": [{"message",
+  // "file", "line", "column", "path"}]}; the exit codes are those of the text form.
+  auto failed = [&](const std::string& message, const solver::SourceLocation* location,
+                    const std::string& path, int code) {
+    if (!json) {
+      std::fprintf(stderr, "%s\n", message.c_str());
+      return code;
+    }
+    nlohmann::ordered_json error = {{"message", message}};
+    if (location != nullptr && location->line > 0) {
+      error["file"] = location->file;
+      error["line"] = location->line;
+      error["column"] = location->column;
+    }
+    if (!path.empty()) error["path"] = path;
+    std::fputs(json_text({{"file", scenario}, {"valid", false}, {"errors", {error}}}).c_str(), stdout);
+    return code;
+  };
   try {
     const io::ScenarioDocument document = io::load_scenario_file(scenario);
-    std::printf("%s: OK, %s\n", solver::printable(scenario).c_str(), solver::printable(io::check_site(document)).c_str());
+    const std::string site = io::check_site(document);
+    if (json)
+      std::fputs(json_text({{"file", scenario}, {"valid", true}, {"site", site}}).c_str(), stdout);
+    else
+      std::printf("%s: OK, %s\n", solver::printable(scenario).c_str(), solver::printable(site).c_str());
     return exit_ok;
   } catch (const io::MissingInputError& e) {
-    std::fprintf(stderr, "%s\n", e.what());
-    return exit_no_input;
+    return failed(e.what(), nullptr, e.key_path(), exit_no_input);
+  } catch (const io::ScenarioError& e) {
+    return failed(e.what(), &e.location(), e.path(), exit_data_error);
   } catch (const solver::InputError& e) {
-    std::fprintf(stderr, "%s\n", e.what());
-    return exit_data_error;
+    return failed(e.what(), nullptr, e.key_path(), exit_data_error);
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "dctwin check: internal error: %s\n", solver::printable(e.what()).c_str());
-    return exit_internal;
+    return failed("dctwin check: internal error: " + solver::printable(e.what()), nullptr, "", exit_internal);
   }
 }
 
-int info_command(const std::string& path, bool all_attributes) {
+int info_command(const std::string& path, bool all_attributes, bool json) {
   try {
     if (!std::filesystem::exists(path)) {
       std::fprintf(stderr, "%s: no such report file\n", solver::printable(path).c_str());
@@ -174,16 +206,49 @@ int info_command(const std::string& path, bool all_attributes) {
     }
     const io::ReportReader report(path);
     const auto strings = report.string_attributes();
-    // Everything read from the file is made printable: a report may come from anywhere.
-    auto attribute = [&](const char* key) {
+    auto raw_attribute = [&](const char* key) {
       auto it = strings.find(key);
-      return it == strings.end() ? std::string() : solver::printable(it->second);
+      return it == strings.end() ? std::string() : it->second;
     };
+    const auto time = report.time();
+    if (json) {
+      // The same facts for programs; strings as stored (invalid UTF-8 replaced), numbers in the
+      // units given beside them, non-finite numbers as null.
+      nlohmann::ordered_json out;
+      out["report"] = path;
+      out["scenario"] = {{"name", raw_attribute("scenario_name")}, {"file", raw_attribute("scenario_file")}};
+      out["status"] = report.status();
+      out["status_reason"] = report.status_reason();
+      out["time"] = {{"samples", time.size()},
+                     {"start", time.empty() ? nlohmann::ordered_json(nullptr) : json_number(time.front())},
+                     {"end", time.empty() ? nlohmann::ordered_json(nullptr) : json_number(time.back())},
+                     {"unit", "s"}};
+      if (all_attributes) {
+        nlohmann::ordered_json attributes = nlohmann::ordered_json::object();
+        for (const auto& [key, value] : strings) attributes[key] = value;
+        for (const auto& [key, value] : report.integer_attributes()) attributes[key] = value;
+        for (const auto& [key, value] : report.unsigned_attributes()) attributes[key] = value;
+        for (const auto& [key, value] : report.double_attributes()) attributes[key] = json_number(value);
+        out["attributes"] = attributes;
+      }
+      nlohmann::ordered_json datasets = nlohmann::ordered_json::array();
+      for (const auto& d : report.datasets())
+        datasets.push_back({{"path", d.path}, {"shape", d.shape}, {"units", d.units}});
+      out["datasets"] = datasets;
+      nlohmann::ordered_json summary = nlohmann::ordered_json::array();
+      for (const auto& f : report.summary())
+        summary.push_back({{"name", f.name}, {"value", json_number(f.value)}, {"unit", f.unit},
+                           {"long_name", f.long_name}});
+      out["summary"] = summary;
+      std::fputs(json_text(out).c_str(), stdout);
+      return exit_ok;
+    }
+    // Everything read from the file is made printable: a report may come from anywhere.
+    auto attribute = [&](const char* key) { return solver::printable(raw_attribute(key)); };
     std::printf("report: %s\n", solver::printable(path).c_str());
     std::printf("  scenario: %s (%s)\n", attribute("scenario_name").c_str(), attribute("scenario_file").c_str());
     std::printf("  status: %s%s\n", solver::printable(report.status()).c_str(),
                 report.status_reason().empty() ? "" : (" - " + solver::printable(report.status_reason())).c_str());
-    const auto time = report.time();
     std::printf("  time: %zu samples, %g s to %g s\n", time.size(), time.empty() ? 0.0 : time.front(),
                 time.empty() ? 0.0 : time.back());
     if (all_attributes) {
@@ -217,8 +282,11 @@ int info_command(const std::string& path, bool all_attributes) {
   }
 }
 
-int schema_command() {
-  std::fputs(io::schema_markdown(models::facility::scenario_schema(), "Scenario reference").c_str(), stdout);
+int schema_command(bool json) {
+  const auto schema = models::facility::scenario_schema();
+  std::fputs(json ? io::schema_json(schema, "dctwin scenario").c_str()
+                  : io::schema_markdown(schema, "Scenario reference").c_str(),
+             stdout);
   return exit_ok;
 }
 

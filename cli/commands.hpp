@@ -23,8 +23,8 @@ struct RunArguments {
 std::string seed_problem(const std::string& text);
 
 int run_command(const RunArguments& arguments, const std::atomic<bool>& stop_requested);
-int check_command(const std::string& scenario);
-int info_command(const std::string& report, bool all_attributes);
-int schema_command();
+int check_command(const std::string& scenario, bool json);
+int info_command(const std::string& report, bool all_attributes, bool json);
+int schema_command(bool json);
 
 }  // namespace dctwin::cli

@@ -112,12 +112,16 @@ int main(int argc, char** argv) {
   std::string check_scenario;
   auto* check_cmd = app.add_subcommand("check", "Check a scenario file and the site it describes");
   check_cmd->add_option("scenario", check_scenario, "Scenario file (YAML)")->required();
+  bool check_json = false;
+  check_cmd->add_flag("--json", check_json, "Print the result as JSON (for editors): valid, site or errors with their locations");
 
   std::string info_report;
   bool info_all = false;
   auto* info_cmd = app.add_subcommand("info", "Show the structure, status and summary of a report");
   info_cmd->add_option("report", info_report, "Report file (HDF5)")->required();
   info_cmd->add_flag("--attributes", info_all, "Also list every root attribute");
+  bool info_json = false;
+  info_cmd->add_flag("--json", info_json, "Print the same as JSON: status, time, datasets with units, summary with units");
 
   SweepArguments sweep;
   auto* sweep_cmd = app.add_subcommand(
@@ -146,6 +150,8 @@ int main(int argc, char** argv) {
   auto* calibrate_cmd = add_calibrate_command(app, calibrate_arguments);
 
   auto* schema_cmd = app.add_subcommand("schema", "Print the scenario reference (every key, unit, default, range) as Markdown");
+  bool schema_as_json = false;
+  schema_cmd->add_flag("--json", schema_as_json, "Print a JSON Schema (draft 2020-12) of scenario files instead, for editors");
 
   // CLI11's own messages quote what was typed: each line shown with its control characters escaped.
   app.failure_message([](const CLI::App* failed, const CLI::Error& error) {
@@ -191,11 +197,11 @@ int main(int argc, char** argv) {
   else if (*calibrate_cmd) install_discarding_signal_handlers("dctwin calibrate: interrupted; nothing written\n");
   else restore_inherited_signals();
   deliver_pending_signal();
-  if (*check_cmd) return check_command(check_scenario);
-  if (*info_cmd) return info_command(info_report, info_all);
+  if (*check_cmd) return check_command(check_scenario, check_json);
+  if (*info_cmd) return info_command(info_report, info_all, info_json);
   if (*import_cmd) return import_command(import_arguments);
   if (*validate_cmd) return validate_command(validate_arguments);
   if (*calibrate_cmd) return calibrate_command(calibrate_arguments);
-  if (*schema_cmd) return schema_command();
+  if (*schema_cmd) return schema_command(schema_as_json);
   return exit_usage;
 }

@@ -12,4 +12,9 @@ namespace dctwin::io {
 /// source).
 std::string schema_markdown(const solver::SectionSchema& schema, const std::string& title);
 
+/// The same schema as a JSON Schema (draft 2020-12) for editors: a quantity is a bare number in SI
+/// units (bounds checked) or a string with a unit (checked by `dctwin check` only); unknown keys
+/// are refused as the loader refuses them.
+std::string schema_json(const solver::SectionSchema& schema, const std::string& title);
+
 }  // namespace dctwin::io
