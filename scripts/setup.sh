@@ -14,7 +14,8 @@
 # binary behaves as one without MPI.
 # Idempotent: packages already installed are not touched; an existing build is reused.
 # Environment: DCTWIN_BUILD_DIR (default build/release), DCTWIN_SCENARIO (default scenario of `run`),
-# DCTWIN_REPORT (default report.h5), DCTWIN_JOBS (default: number of cores), DCTWIN_FUZZ_SECONDS
+# DCTWIN_REPORT (default report.h5), DCTWIN_JOBS (default: number of cores), DCTWIN_WARNINGS_AS_ERRORS
+# (ON: compiler warnings fail the release and sanitizer builds), DCTWIN_FUZZ_SECONDS
 # (default 30).
 set -euo pipefail
 
@@ -67,12 +68,19 @@ if [[ "$job" == "fuzz" ]]; then
 fi
 if [[ "$job" == "sanitize" ]]; then
   [[ -f build/sanitize/build.ninja ]] || cmake --preset sanitize
+  # DCTWIN_WARNINGS_AS_ERRORS=ON (CI sets it) turns every compiler warning into an error.
+  if [[ -n "${DCTWIN_WARNINGS_AS_ERRORS:-}" ]]; then
+    cmake -S . -B build/sanitize -DDCTWIN_WARNINGS_AS_ERRORS="$DCTWIN_WARNINGS_AS_ERRORS" > /dev/null
+  fi
   cmake --build build/sanitize -j "$jobs"
   ctest --preset sanitize -j "$jobs"
   exit 0
 fi
 if [[ ! -f "$build_dir/build.ninja" ]]; then
   cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DDCTWIN_BUILD_TESTS=ON -DDCTWIN_WITH_MPI=ON
+fi
+if [[ -n "${DCTWIN_WARNINGS_AS_ERRORS:-}" ]]; then
+  cmake -S . -B "$build_dir" -DDCTWIN_WARNINGS_AS_ERRORS="$DCTWIN_WARNINGS_AS_ERRORS" > /dev/null
 fi
 cmake --build "$build_dir" -j "$jobs"
 
