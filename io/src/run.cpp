@@ -16,6 +16,7 @@
 #include "dctwin/io/units.hpp"
 #include "dctwin/io/version.hpp"
 #include "dctwin/io/weather_csv.hpp"
+#include "dctwin/io/weather_epw.hpp"
 #include "dctwin/models/facility/site.hpp"
 #include "parameter_rules.hpp"
 
@@ -50,7 +51,20 @@ std::optional<std::filesystem::path> weather_path(const ScenarioDocument& docume
 std::optional<models::facility::WeatherSeries> weather_file(const ScenarioDocument& document) {
   const auto path = weather_path(document);
   if (!path) return std::nullopt;
-  return load_weather_csv(*path, models::facility::WeatherInterpolation::monotone_cubic);
+  auto series = load_weather_file(*path, models::facility::WeatherInterpolation::monotone_cubic);
+  // The run's t = 0 is `start_offset` into the file's own time axis.
+  const auto& weather = document.tree.section("facility").section("weather");
+  const double offset = weather.number("start_offset");
+  if (offset == 0.0) return series;
+  if (offset >= series.end_time())
+    throw solver::InputError(locate(document, weather.key_path("start_offset")) + ": " +
+                             weather.key_path("start_offset") + " = " + format_quantity(offset, "s", "h") +
+                             " is not before the weather file's last record at " +
+                             format_quantity(series.end_time(), "s", "h") + " (" + path->string() + ")");
+  std::vector<double> time = series.times();
+  for (double& t : time) t -= offset;
+  return models::facility::WeatherSeries(std::move(time), series.dry_bulbs(), series.wet_bulbs(),
+                                         series.interpolation());
 }
 
 /// Memory this process may use [bytes], and what bounds it: the machine's physical memory, or

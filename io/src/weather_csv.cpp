@@ -12,6 +12,7 @@
 
 #include "dctwin/io/scenario.hpp"
 #include "dctwin/io/units.hpp"
+#include "weather_text.hpp"
 
 namespace dctwin::io {
 
@@ -297,8 +298,7 @@ models::facility::WeatherSeries parse_weather_csv(const std::string& text, const
   return Reader(label, interpolation).read(text);
 }
 
-models::facility::WeatherSeries load_weather_csv(const std::filesystem::path& file,
-                                                 models::facility::WeatherInterpolation interpolation) {
+std::string read_weather_text(const std::filesystem::path& file) {
   const std::string label = file.string();
   const auto failure = [&](const char* what, int error_number) {
     return MissingInputError(label + ": " + what + " weather file (" + std::generic_category().message(error_number) +
@@ -315,7 +315,12 @@ models::facility::WeatherSeries load_weather_csv(const std::filesystem::path& fi
     if (count < sizeof buffer) break;
   }
   if (std::ferror(stream.get()) != 0) throw failure("cannot read", errno != 0 ? errno : EIO);
-  return parse_weather_csv(text, label, interpolation);
+  return text;
+}
+
+models::facility::WeatherSeries load_weather_csv(const std::filesystem::path& file,
+                                                 models::facility::WeatherInterpolation interpolation) {
+  return parse_weather_csv(read_weather_text(file), file.string(), interpolation);
 }
 
 }  // namespace dctwin::io

@@ -108,7 +108,7 @@ SectionSchema facility_schema() {
     SectionSchema w;
     w.doc = "Outdoor weather driving the plant";
     w.parameters.push_back(choice_parameter("source", {"constant", "design_day", "file"},
-                                            "constant: the dry and wet bulb below; design_day: the ASHRAE profile; file: a CSV",
+                                            "constant: the dry and wet bulb below; design_day: the ASHRAE profile; file: a CSV or EPW file",
                                             std::string("design_day")));
     auto t = real_parameter("dry_bulb", "K", "Constant dry-bulb temperature", 298.15);
     t.display_unit = "degC";
@@ -116,7 +116,15 @@ SectionSchema facility_schema() {
     t = real_parameter("wet_bulb", "K", "Constant wet-bulb temperature", 291.15);
     t.display_unit = "degC";
     w.parameters.push_back(greater_than(t, 183.15));
-    w.parameters.push_back(text_parameter("file", "CSV with time, dry_bulb, wet_bulb (relative to the scenario file)", std::string()));
+    w.parameters.push_back(text_parameter(
+        "file", "Weather file, relative to the scenario file: CSV with time, dry_bulb, wet_bulb, or EnergyPlus EPW (.epw)",
+        std::string()));
+    auto offset = real_parameter("start_offset", "s",
+                                 "Time into the weather file at the run's start (source file): after the CSV's first row, or after "
+                                 "1 January 00:00 of an EPW file (e.g. 4800 h = 20 July 00:00)",
+                                 0.0);
+    offset.display_unit = "h";
+    w.parameters.push_back(at_least(offset, 0.0));
     w.sections["design_day"] = section("ASHRAE design-day profile", DesignDayParameters::table());
     f.sections["weather"] = w;
   }
