@@ -87,6 +87,7 @@ int run_command(const RunArguments& arguments, const std::atomic<bool>& stop_req
     io::RunCallbacks callbacks;
     callbacks.progress = [&](double t) { progress.update(t); };
     callbacks.cancel = &stop_requested;
+    callbacks.warning = [](const std::string& w) { std::fprintf(stderr, "warning: %s\n", solver::printable(w).c_str()); };
     const io::RunResult result = io::run_scenario(document, arguments.report, callbacks);
     if (!result.report_written) {
       std::fprintf(stderr, "dctwin run: interrupted before the report was created; no report written\n");
@@ -171,11 +172,15 @@ int check_command(const std::string& scenario, bool json) {
   };
   try {
     const io::ScenarioDocument document = io::load_scenario_file(scenario);
-    const std::string site = io::check_site(document);
-    if (json)
-      std::fputs(json_text({{"file", scenario}, {"valid", true}, {"site", site}}).c_str(), stdout);
-    else
+    std::vector<std::string> warnings;
+    const std::string site = io::check_site(document, &warnings);
+    if (json) {
+      std::fputs(json_text({{"file", scenario}, {"valid", true}, {"site", site}, {"warnings", warnings}}).c_str(),
+                 stdout);
+    } else {
       std::printf("%s: OK, %s\n", solver::printable(scenario).c_str(), solver::printable(site).c_str());
+      for (const auto& w : warnings) std::fprintf(stderr, "warning: %s\n", solver::printable(w).c_str());
+    }
     return exit_ok;
   } catch (const io::MissingInputError& e) {
     return failed(e.what(), nullptr, e.key_path(), exit_no_input);

@@ -278,8 +278,9 @@ ScenarioDocument load_scenario_file(const std::filesystem::path& file, const Sce
   return document;
 }
 
-std::string check_site(const ScenarioDocument& document) {
+std::string check_site(const ScenarioDocument& document, std::vector<std::string>* warnings) {
   const auto site = build(document);
+  if (warnings != nullptr) *warnings = site->design_warnings();
   const auto& system = site->system();
   check_report_size(document, report_layout(document, *site), std::nullopt);
   std::size_t entities = 0;
@@ -314,7 +315,15 @@ RunResult run_scenario(const ScenarioDocument& document, const std::filesystem::
   if (stopped_early()) return nothing_written();
   const auto site = build(document);
   const solver::System& system = site->system();
-  const ReportLayout layout = report_layout(document, *site);
+  ReportLayout layout = report_layout(document, *site);
+  if (const auto warnings = site->design_warnings(); !warnings.empty()) {
+    std::string joined;
+    for (const auto& w : warnings) {
+      if (callbacks.warning) callbacks.warning(w);
+      joined += (joined.empty() ? "" : "\n") + w;
+    }
+    layout.attributes["design_warnings"] = joined;
+  }
   check_report_size(document, layout, free_space_for(report));
   if (stopped_early()) return nothing_written();
   ReportWriter writer(report, layout, inputs);

@@ -7,6 +7,8 @@
   scenario and refuses an unknown key, a wrong choice and a number out of range;
 - `dctwin check --json` reports a valid scenario, and a bad one with its file, line, column, key
   path and message, with the text form's exit code;
+- design warnings: none for the shipped scenarios but the air-cooled diurnal hall's token chiller,
+  one for a pod on a dry cooler too small for its chiller, on stderr and in the report of a run;
 - `dctwin info --json` gives the report's status, time and datasets, and a summary whose names,
   values and units are those of the report's /summary datasets (read with h5py).
 """
@@ -84,6 +86,55 @@ with tempfile.TemporaryDirectory() as tmp:
     check(code_text == 65 and err_text.strip() == e["message"], f"text and JSON messages differ: {err_text!r}")
     code, out, err = run("check", "--json", os.path.join(tmp, "missing.yaml"))
     check(code == 66 and json.loads(out)["valid"] is False, f"check --json on a missing file: {code} {out}")
+
+# --- design warnings ------------------------------------------------------------------------
+# Every shipped scenario's plant holds its set-point at the design load, except the air-cooled
+# diurnal hall's, whose token chiller lets the supply float by design (the scenario says so).
+for path in scenarios:
+    code, out, err = run("check", "--json", path)
+    warnings = json.loads(out).get("warnings")
+    name = os.path.basename(path)
+    if name == "llama3-24k-air-diurnal.yaml":
+        check(code == 0 and len(warnings) == 1 and warnings[0].startswith(
+            "facility.plant cannot hold the 18.0 degC supply set-point at the design load: 24576 GPUs at their "
+            "700 W limit and 3072 servers' other heat of 2500 W (24.88 MW), in the weather at t = 14.00 h"),
+            f"{name}: warnings {warnings}")
+    else:
+        check(code == 0 and warnings == [], f"{name}: warnings {warnings}")
+
+# The pod's 3.11 MW (3,072 x 700 W + 384 x 2,500 W) on the default 500 kW dry cooler: the chiller
+# could carry it only with condenser water far above its curves' 35 degC. A 5 MW dry cooler is fine.
+with open(os.path.join(source, "scenarios", "pod-l2a.yaml")) as f:
+    pod = f.read()
+chiller_line = "    chiller: {reference_capacity: 4.5 MW}\n"
+check(chiller_line in pod, "pod-l2a.yaml has changed: the test edits its chiller line")
+with tempfile.TemporaryDirectory() as tmp:
+    small = os.path.join(tmp, "pod-small-dry-cooler.yaml")
+    with open(small, "w") as f:
+        f.write(pod.replace(chiller_line, chiller_line + "    heat_rejection: dry_cooler\n"))
+    code, out, err = run("check", "--json", small)
+    warnings = json.loads(out).get("warnings", [])
+    check(code == 0 and len(warnings) == 1 and warnings[0].startswith(
+        "facility.plant.dry_cooler is too small for the plant at the design load: 3072 GPUs at their 700 W limit "
+        "and 384 servers' other heat of 2500 W (3.11 MW)") and "above the 35.0 degC at which the chiller's "
+        "performance curves end" in warnings[0], f"small dry cooler: {warnings}")
+    code, out, err = run("check", small)
+    check(code == 0 and err.startswith("warning: facility.plant.dry_cooler is too small"), f"check text: {err!r}")
+    # A run says it before it starts and keeps it in the report.
+    pod_report = os.path.join(tmp, "pod.h5")
+    code, out, err = run("run", small, "-o", pod_report, "-q", "--duration", "2", "--output-interval", "1")
+    check(code == 0 and "warning: facility.plant.dry_cooler is too small" in err, f"run: {code} {err[-300:]!r}")
+    with h5py.File(pod_report, "r") as h5:
+        stored = h5.attrs.get("design_warnings", b"")
+        stored = stored.decode() if isinstance(stored, bytes) else str(stored)
+        check(stored == warnings[0], f"design_warnings attribute: {stored[:120]!r}")
+    large = os.path.join(tmp, "pod-large-dry-cooler.yaml")
+    with open(large, "w") as f:
+        f.write(pod.replace(chiller_line, chiller_line + "    heat_rejection: dry_cooler\n"
+                            "    dry_cooler: {rating_heat_flow: 5 MW, nominal_air_flow: 621 kg/s, "
+                            "fan_power_at_full_speed: 100 kW}\n"))
+    code, out, err = run("check", "--json", large)
+    check(code == 0 and json.loads(out).get("warnings") == [], f"5 MW dry cooler: {out}")
 
 # --- info -----------------------------------------------------------------------------------
 code, out, err = run("info", "--json", "--attributes", report)

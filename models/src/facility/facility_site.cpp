@@ -151,6 +151,13 @@ std::string degrees_celsius(double kelvin) {
   return text;
 }
 
+/// A number with a fixed count of decimals, for messages.
+std::string fixed(double value, int decimals) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.*f", decimals, value);
+  return text;
+}
+
 /// The pod loops' flows for every phase of pump states.
 FlowPlan plan_flows(const FacilityLayout& layout, const hydraulic::PodLoopParameters& base,
                     const std::vector<ParameterTree>& failures) {
@@ -256,6 +263,12 @@ FacilitySite::FacilitySite(const ParameterTree& scenario, std::optional<WeatherS
   auto job = std::make_unique<workload::TrainingJob>("job", workload_parameters,
                                                      *gpus, settings_.end_time, seed, "workload");
   gpus->connect(*job);
+  design_gpus_ = layout.gpus();
+  design_servers_ = layout.servers();
+  design_power_limit_ = job->power_model().parameters().power_limit;
+  design_air_heat_ = f.section("server").number("air_heat");
+  design_heat_load_ = static_cast<double>(design_gpus_) * design_power_limit_ +
+                      static_cast<double>(design_servers_) * design_air_heat_;
   {
     auto electrical = electrical::ElectricalParameters::from(scenario.section("electrical"));
     if (electrical.enabled) electrical_ = std::move(electrical);
@@ -704,6 +717,74 @@ std::vector<solver::SummaryFigure> FacilitySite::summary(const std::vector<doubl
                  "energy the swing mitigations cost: GPU smoothing and fill above the work's demand plus storage losses"});
   }
   return s;
+}
+
+std::vector<std::string> FacilitySite::design_warnings() const {
+  // The facility water carries all of the IT heat (liquid to the CDUs, air to the CRAH coils);
+  // at the design flow the return sits at T_set + Q / (m c_p), and the plant must bring it back to
+  // the set-point in every weather of the run.
+  const double load = design_heat_load_;
+  const double setpoint = plant_->parameters().supply_setpoint;
+  const auto points = plant_->design_points(load, 0.0, settings_.end_time);
+  const auto most_unmet = std::max_element(points.begin(), points.end(), [](const auto& a, const auto& b) {
+    return a.operating.unmet_heat_flow < b.operating.unmet_heat_flow;
+  });
+  const auto hottest_condenser = std::max_element(points.begin(), points.end(), [](const auto& a, const auto& b) {
+    return a.operating.condenser_water_temperature < b.operating.condenser_water_temperature;
+  });
+  const auto megawatts = [](double watts) { return fixed(watts / 1e6, 2) + " MW"; };
+  const auto conditions = [&](double t) {
+    const auto w = weather_->at(t);
+    return "in the weather at t = " + fixed(t / 3600.0, 2) + " h (dry bulb " + degrees_celsius(w.dry_bulb) +
+           ", wet bulb " + degrees_celsius(w.wet_bulb) + ")";
+  };
+  const std::string design_load = std::to_string(design_gpus_) + " GPUs at their " + fixed(design_power_limit_, 0) +
+                                  " W limit and " + std::to_string(design_servers_) + " servers' other heat of " +
+                                  fixed(design_air_heat_, 0) + " W (" + megawatts(load) + ")";
+  std::vector<std::string> warnings;
+
+  const double tolerance = 0.005 * load;
+  if (most_unmet->operating.unmet_heat_flow > tolerance) {
+    const auto& op = most_unmet->operating;
+    // The lowest supply temperature the plant holds in that weather (bisection to 0.05 K; the
+    // return rises with it, so the economizer carries more): where the supply floats to.
+    const double ceiling = setpoint + 60.0;
+    const auto holds = [&](double supply) {
+      return plant_->steady_operation(most_unmet->time, load, supply).unmet_heat_flow <= tolerance;
+    };
+    std::string floats = "it holds no supply up to " + degrees_celsius(ceiling);
+    if (holds(ceiling)) {
+      double low = setpoint, high = ceiling;
+      while (high - low > 0.05) {
+        const double mid = 0.5 * (low + high);
+        (holds(mid) ? high : low) = mid;
+      }
+      floats = "the lowest supply it holds there is " + degrees_celsius(high);
+    }
+    warnings.push_back("facility.plant cannot hold the " + degrees_celsius(setpoint) +
+                       " supply set-point at the design load: " + design_load + ", " +
+                       conditions(most_unmet->time) + ", leave " + megawatts(op.unmet_heat_flow) +
+                       " unmet (economizer " + megawatts(op.economizer_heat_flow) + ", chiller " +
+                       megawatts(op.chiller_heat_flow) + "); " + floats);
+  }
+
+  // The chiller's curves end at their highest entering condenser temperature; beyond it the model
+  // holds the curves' edge, so a heat-rejection unit too small for the chiller's condenser heat
+  // would go unnoticed. More than 5 K beyond the edge is reported.
+  const double curve_limit = plant_->economizer().chiller().parameters().curves.max_entering_condenser_temperature;
+  const auto& hot = hottest_condenser->operating;
+  if (hot.chiller_heat_flow > tolerance && hot.condenser_water_temperature > curve_limit + 5.0) {
+    const std::string unit = plant_->parameters().heat_rejection == "dry_cooler" ? "facility.plant.dry_cooler"
+                                                                                 : "facility.plant.cooling_tower";
+    warnings.push_back(unit + " is too small for the plant at the design load: " + design_load + ", " +
+                       conditions(hottest_condenser->time) + ", need " + megawatts(hot.heat_rejected) +
+                       " rejected, which takes its condenser water to " +
+                       degrees_celsius(hot.condenser_water_temperature) + ", above the " +
+                       degrees_celsius(curve_limit) +
+                       " at which the chiller's performance curves end (the chiller is modelled as at " +
+                       degrees_celsius(curve_limit) + ")");
+  }
+  return warnings;
 }
 
 }  // namespace dctwin::models::facility

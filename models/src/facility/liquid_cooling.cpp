@@ -683,6 +683,28 @@ hx::PlantOperatingPoint FacilityWaterPlant::plant_at(double t, double return_tem
   return economizer_->evaluate({w.dry_bulb, w.wet_bulb}, demand);
 }
 
+hx::PlantOperatingPoint FacilityWaterPlant::steady_operation(double t, double load, double supply_temperature) const {
+  const auto w = weather_.at(t);
+  hx::PlantDemand demand;
+  demand.heat_flow = load;
+  demand.supply_setpoint = supply_temperature;
+  demand.facility_water_flow = p_.design_flow;
+  demand.facility_water_specific_heat = water_specific_heat;
+  demand.pump_power = p_.pump_power;
+  return economizer_->evaluate({w.dry_bulb, w.wet_bulb}, demand);
+}
+
+std::vector<FacilityWaterPlant::DesignPoint> FacilityWaterPlant::design_points(double load, double t0, double t1) const {
+  std::vector<double> times{t0};
+  for (double t : weather_.times())
+    if (t > t0 && t < t1) times.push_back(t);
+  if (t1 > t0) times.push_back(t1);
+  std::vector<DesignPoint> points;
+  points.reserve(times.size());
+  for (double t : times) points.push_back({t, steady_operation(t, load, p_.supply_setpoint)});
+  return points;
+}
+
 FacilityWaterPlant::Operation FacilityWaterPlant::operate(double t, const double* x) const {
   const double t_return = x[return_index()];
   const auto plant = plant_at(t, t_return);

@@ -41,8 +41,9 @@ inline constexpr double max_report_bytes = 1024.0 * 1024.0 * 1024.0 * 1024.0;
 /// Checks that the site of a loaded scenario can be built (topology and cross-field rules), that
 /// its estimated memory fits in what this process may use, and that its report would not exceed
 /// max_report_bytes. Returns a one-line description of the site; throws solver::InputError with a
-/// located message.
-std::string check_site(const ScenarioDocument& document);
+/// located message. Problems of the design that do not stop a run (an undersized plant) go to
+/// `warnings` when given.
+std::string check_site(const ScenarioDocument& document, std::vector<std::string>* warnings = nullptr);
 
 struct RunCallbacks {
   std::function<void(double)> progress;  ///< simulated time reached [s]
@@ -53,6 +54,9 @@ struct RunCallbacks {
   std::function<void(const ReportLayout&)> layout;
   std::function<void(double t, std::span<const double> outputs)> sample;
   std::function<void(std::size_t group, double t, std::span<const double> values)> fine_sample;
+  /// Each problem of the design that does not stop the run (an undersized plant), before it starts;
+  /// the report keeps them in its `design_warnings` attribute.
+  std::function<void(const std::string&)> warning;
 };
 
 struct RunResult {

@@ -33,6 +33,9 @@ class FacilitySite final : public Site {
   [[nodiscard]] std::vector<solver::SummaryFigure> summary(const std::vector<double>& x0, const std::vector<double>& x,
                                                            const std::vector<double>& discrete) const override;
   [[nodiscard]] std::vector<solver::StaticData> static_data() const override { return layout_->static_data(); }
+  /// The plant against the design heat load (every GPU at its power limit, every server's other
+  /// heat) in the run's weather: a warning when it leaves more than 0.5 % of that load unmet.
+  [[nodiscard]] std::vector<std::string> design_warnings() const override;
   [[nodiscard]] bool has_electrical_feed() const override { return electrical_.has_value(); }
   void knot(double t, const std::vector<double>& x, const std::vector<double>& before,
             const std::vector<double>& after) override;
@@ -82,6 +85,11 @@ class FacilitySite final : public Site {
   HallAir* hall_ = nullptr;
   FacilityWaterPlant* plant_ = nullptr;
   double initial_temperature_ = 0.0;
+  /// The heat the plant must reject at full load [W]: GPUs at their power limit plus the servers'
+  /// other heat (pumps and fans, a few per cent more, left out: a lower bound).
+  double design_heat_load_ = 0.0;
+  std::size_t design_gpus_ = 0, design_servers_ = 0;
+  double design_power_limit_ = 0.0, design_air_heat_ = 0.0;
   bool start_from_steady_state_ = false;
   double first_failure_time_ = -1.0;
   double server_air_heat_per_rack_ = 0.0;

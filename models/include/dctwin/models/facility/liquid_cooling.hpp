@@ -313,6 +313,18 @@ class FacilityWaterPlant final : public solver::Component {
   [[nodiscard]] const PlantParameters& parameters() const { return p_; }
   [[nodiscard]] const hx::WaterSideEconomizer& economizer() const { return *economizer_; }
 
+  /// The plant at a steady heat load [W] on the facility water with the weather of time t, asked
+  /// for a supply temperature T_s: the return sits at T_s + load / (m_fw c_p), the water the load
+  /// leaves at the design flow.
+  [[nodiscard]] hx::PlantOperatingPoint steady_operation(double t, double load, double supply_temperature) const;
+  /// steady_operation at the set-point in the weather of every sample of the weather series in
+  /// [t0, t1] and at both ends, in time order.
+  struct DesignPoint {
+    double time = 0.0;  ///< [s] of the weather
+    hx::PlantOperatingPoint operating;
+  };
+  [[nodiscard]] std::vector<DesignPoint> design_points(double load, double t0, double t1) const;
+
   void initial_state(double* x) const override;
   void derivatives(const solver::EvalContext& ctx, const double* x, double* xdot) const override;
   void jacobian_pattern(solver::PatternSink& pattern) const override;

@@ -43,6 +43,8 @@ class Site {
   virtual std::vector<electrical::GridSample> take_grid_samples() { return {}; }
   /// Data that does not change during the run (layout, maps), written once into the report.
   [[nodiscard]] virtual std::vector<solver::StaticData> static_data() const { return {}; }
+  /// Problems of the design that do not stop a run, one sentence each (an undersized plant).
+  [[nodiscard]] virtual std::vector<std::string> design_warnings() const { return {}; }
   /// Summary figures at the end of a run (x0: initial state, x: final state, discrete: final
   /// discrete state).
   [[nodiscard]] virtual std::vector<solver::SummaryFigure> summary(const std::vector<double>& x0,
