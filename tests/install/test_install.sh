@@ -12,7 +12,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 for f in bin/dctwin bin/dctwin-report-probe include/dctwin/io/run.hpp include/dctwin/solver/types.hpp \
          include/dctwin/models/facility/site.hpp lib/cmake/dctwin/dctwinConfig.cmake \
          lib/cmake/dctwin/dctwinConfigVersion.cmake share/dctwin/scenarios/single-node.yaml \
-         share/doc/dctwin/README.md; do
+         share/dctwin/python/dctwin_report.py share/doc/dctwin/README.md; do
   [[ -e "$prefix/$f" ]] || fail "$f was not installed"
 done
 "$prefix/bin/dctwin" --version | grep -q '^dctwin ' || fail "the installed dctwin does not run"
