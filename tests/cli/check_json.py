@@ -128,6 +128,10 @@ with tempfile.TemporaryDirectory() as tmp:
         stored = h5.attrs.get("design_warnings", b"")
         stored = stored.decode() if isinstance(stored, bytes) else str(stored)
         check(stored == warnings[0], f"design_warnings attribute: {stored[:120]!r}")
+        # The run counts the chiller above its curves' 35 degC condenser edge from the first sample.
+        first = float(h5["summary/envelope_chiller_condenser_water_first"][()])
+        worst = float(h5["summary/envelope_chiller_condenser_water_worst"][()])
+        check(first == 0.0 and worst > 273.15 + 40.0, f"condenser envelope: first {first}, worst {worst - 273.15} degC")
     large = os.path.join(tmp, "pod-large-dry-cooler.yaml")
     with open(large, "w") as f:
         f.write(pod.replace(chiller_line, chiller_line + "    heat_rejection: dry_cooler\n"

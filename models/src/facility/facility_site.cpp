@@ -434,6 +434,18 @@ void FacilitySite::finish_assembly() {
                                          "; the tower is evaluated at the nearer edge outside it)",
                                      "K", data.min_wet_bulb + 273.15, data.max_wet_bulb + 273.15});
   }
+  // The chiller's performance curves end at a highest entering condenser temperature (the DOE-2
+  // centrifugal set: 35 degC, EnergyPlus' curve limits, docs/models/hx.md); above it the chiller
+  // is evaluated at that edge, which makes it look better than it would be, so the report counts
+  // it while the chiller carries load. (Below the curves' lowest condenser temperature and above
+  // their highest chilled-water temperature the edge makes it look worse; not counted.)
+  const hx::ChillerCurves& curves = plant_->economizer().chiller().parameters().curves;
+  condenser_check_ = envelope_.add(
+      {"chiller_condenser_water", "condenser water entering the chiller while it carries load",
+       "the chiller curves' highest entering condenser temperature (" +
+           degrees_celsius(curves.max_entering_condenser_temperature) +
+           "; the chiller is evaluated at that edge above it)",
+       "K", -std::numeric_limits<double>::infinity(), curves.max_entering_condenser_temperature});
 }
 
 std::vector<double> FacilitySite::pod_gpu_power(double t, const double* d, const std::vector<double>& leakage) const {
@@ -619,6 +631,11 @@ void FacilitySite::observe(double t, const std::vector<double>& x, const std::ve
     envelope_.observe(cold_aisle_check_, t, aisles.low - coldest > cold - aisles.high ? coldest : cold);
     envelope_.observe(hbm_check_, t, hbm);
     if (wet_bulb_check_) envelope_.observe(*wet_bulb_check_, t, weather_->wet_bulb_at(t));
+    // With the chiller off its curves are not used: the outdoor wet bulb, below any condenser
+    // water temperature a tower or dry cooler reaches, stands for that sample.
+    const auto plant = plant_->operating_point(t, x.data());
+    envelope_.observe(condenser_check_, t,
+                      plant.chiller_heat_flow > 0.0 ? plant.condenser_water_temperature : weather_->wet_bulb_at(t));
   }
   double flow_min = 0.0, flow_max = 0.0;
   if (rack_flow_slot_) {

@@ -122,7 +122,7 @@ class FacilitySite final : public Site {
   std::size_t gpu_power_slot_ = 0;            // position of /gpu/power in the output buffer
   // Operating envelopes (cold-aisle air, HBM, the tower correlation's wet bulb): counted, not clamped.
   EnvelopeMonitor envelope_;
-  std::size_t cold_aisle_check_ = 0, hbm_check_ = 0;
+  std::size_t cold_aisle_check_ = 0, hbm_check_ = 0, condenser_check_ = 0;
   std::optional<std::size_t> wet_bulb_check_;
   std::optional<std::size_t> rack_flow_slot_;  // position of /rack/coolant_flow (liquid-cooled sites)
   double rack_flow_min_ = 0.0, rack_flow_max_ = 0.0;  // over samples and racks [m3/s]

@@ -309,6 +309,10 @@ class FacilityWaterPlant final : public solver::Component {
     int mode = 0;                      ///< hx::PlantMode as a number (0 free, 1 partial, 2 mechanical)
   };
   [[nodiscard]] Operation operate(double t, const double* x) const;
+  /// The whole plant's operating point at time t with state x (condenser water, shares, chiller).
+  [[nodiscard]] hx::PlantOperatingPoint operating_point(double t, const double* x) const {
+    return plant_at(t, x[return_index()]);
+  }
   [[nodiscard]] double stored_energy(const double* x) const;
   [[nodiscard]] const PlantParameters& parameters() const { return p_; }
   [[nodiscard]] const hx::WaterSideEconomizer& economizer() const { return *economizer_; }
