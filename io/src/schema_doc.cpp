@@ -83,7 +83,8 @@ std::string schema_markdown(const solver::SectionSchema& schema, const std::stri
       << "parameter. Defaults and bounds are shown in the unit the docs use for the parameter.\n"
       << "Units are udunits2 expressions, plus `gal` (US gallon; udunits2 alone reads the galileo), `gpm`,\n"
       << "`CFM` and, where a power is meant, `ton` (ton of refrigeration, 3.517 kW).\n"
-      << "A scenario file is UTF-8 text; text values hold no control characters but tab and line feed.\n\n";
+      << "A scenario file is UTF-8 text; text values hold no control characters but tab and line feed.\n"
+      << "Keys in square brackets in the source column refer to the references in [sources.md](sources.md).\n\n";
   section(out, schema, "", false);
   return out.str();
 }

@@ -193,7 +193,7 @@ solver::SectionSchema PsuParameters::schema() {
   s.parameters = table();
   s.lists["efficiency"] = point_schema(
       "Efficiency curve point, load fraction of one active supply (default: 80 PLUS Titanium 230 V internal, " +
-      list_text(default_efficiency()) + ", FACTS.md)");
+      list_text(default_efficiency()) + ", [80plus-titanium])");
   return s;
 }
 
@@ -344,11 +344,11 @@ ParameterTable BbuParameters::table() {
   const BbuParameters d;
   ParameterTable t;
   auto n = integer_parameter("units_per_rack", "Battery backup units on each rack's busbar", d.units_per_rack,
-                             "Estimate (uncertain): Open Rack v3 BBU shelves of 15 kW (FACTS.md); two cover a "
+                             "Estimate (uncertain): Open Rack v3 BBU shelves of 15 kW ([ocp-open-rack-v3]); two cover a "
                              "rack of two ~10 kW servers");
   t.push_back(at_least(n, 0.0));
   auto p = real_parameter("unit_rated_power", "W", "Discharge rating of one unit (not used: no outages are modelled)",
-                          d.unit_rated_power, "Open Rack v3 BBU 15 kW, up to 4 min hold-up (FACTS.md)");
+                          d.unit_rated_power, "Open Rack v3 BBU 15 kW, up to 4 min hold-up ([ocp-open-rack-v3])");
   p.display_unit = "kW";
   t.push_back(greater_than(p, 0.0));
   p = real_parameter("standby_loss", "W", "Float charging and management loss of one unit", d.standby_loss,

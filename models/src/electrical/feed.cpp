@@ -148,7 +148,7 @@ ParameterTable ElectricalParameters::table() {
   b.source = "On: the grid metrics are part of every run";
   t.push_back(b);
   auto p = real_parameter("time_step", "s", "dt: fixed step of the electrical feed", d.time_step,
-                          "Electromechanical (RMS) time scale: 1 ms resolves the 7-40 Hz torsional band (FACTS.md; "
+                          "Electromechanical (RMS) time scale: 1 ms resolves the 7-40 Hz torsional band ([choukse-arxiv-2025]; "
                           "DESIGN.md); at least 0.1 ms (250 steps per 40 Hz period), below which a phasor model "
                           "adds only work");
   p.display_unit = "ms";

@@ -125,21 +125,21 @@ solver::ParameterTable GridLimits::table() {
   ParameterTable t;
   auto p = real_parameter("power_peak_to_peak_max", "W", "Largest allowed max - min of the grid power; 0 = not "
                           "checked", d.power_peak_to_peak_max,
-                          "0 = not checked: a dynamic power range is agreed per site (FACTS.md)");
+                          "0 = not checked: a dynamic power range is agreed per site ([choukse-arxiv-2025])");
   p.display_unit = "MW";
   t.push_back(at_least(p, 0.0));
   p = real_parameter("ramp_rate_max", "W/s", "Largest allowed change of the grid power between the means of two "
                      "adjacent ramp windows, per second; 0 = not checked", d.ramp_rate_max,
-                     "Example grid-code ramp limit: Hawaii +-1 MW/s (FACTS.md; others: Denmark +-100 kW/s, many "
+                     "Example grid-code ramp limit: Hawaii +-1 MW/s ([grid-code-ramp-limits]; others: Denmark +-100 kW/s, many "
                      "+-10 %/min)");
   p.display_unit = "MW/s";
   t.push_back(at_least(p, 0.0));
   p = real_parameter("ramp_window", "s", "Averaging window of the ramp rate", d.ramp_window,
-                     "Grid codes state ramp limits per second or per minute (FACTS.md); 1 s matches a MW/s limit");
+                     "Grid codes state ramp limits per second or per minute ([grid-code-ramp-limits]); 1 s matches a MW/s limit");
   t.push_back(greater_than(p, 0.0));
   p = real_parameter("band_energy_fraction_max", "1", "Largest allowed share of the grid power's variance in "
                      "0.1-20 Hz; 0 = not checked", d.band_energy_fraction_max,
-                     "Utilities' example cap of ~20 % of the spectral energy in 0.1-20 Hz (FACTS.md, arXiv "
+                     "Utilities' example cap of ~20 % of the spectral energy in 0.1-20 Hz ([choukse-arxiv-2025], arXiv "
                      "2508.14318)");
   at_least(p, 0.0);
   t.push_back(at_most(p, 1.0));
@@ -162,7 +162,7 @@ solver::ParameterTable GridLimits::table() {
   p = real_parameter("transformer_hot_spot_max", "K", "Largest allowed winding hot-spot temperature of the MV "
                      "transformers; 0 = not checked", d.transformer_hot_spot_max,
                      "IEEE C57.91: 110 degC is the rated hot spot at which ageing runs at the normal rate "
-                     "(FACTS.md, F_AA = 1 at 383 K)");
+                     "([ieee-c57-91], F_AA = 1 at 383 K)");
   p.display_unit = "degC";
   t.push_back(at_least(p, 0.0));
   return t;

@@ -46,7 +46,7 @@ ParameterTable CapacitorStorageParameters::table() {
   ParameterTable t;
   auto b = boolean_parameter("enabled", "Whether a supercapacitor bank sits at the MV bus", d.enabled);
   b.source = "Off by default: the reference facility has no bank; the concept is a capacitor bank behind a "
-             "bidirectional converter (Microsoft patent application US 20250132568, FACTS.md)";
+             "bidirectional converter (Microsoft patent application US 20250132568 [microsoft-us20250132568])";
   t.push_back(b);
   auto p = real_parameter("capacitance", "F", "C: capacitance of the bank, energy 1/2 C V^2", d.capacitance,
                           "Estimate (uncertain): sized so that the window 500-1000 V holds ~20 MJ usable, 4 s at "
@@ -71,7 +71,7 @@ ParameterTable CapacitorStorageParameters::table() {
   p = real_parameter("converter_power_max", "W", "P_conv: limit of the bidirectional converter, both directions",
                      d.converter_power_max,
                      "Estimate (uncertain): a few MW, the order of one pod's swing (24,576 x 400 W ~ 9.8 MW "
-                     "GPU-only swing for the whole facility, FACTS.md)");
+                     "GPU-only swing for the whole facility, [E] from [meta-llama3-2024] and [h100-training-trace])");
   p.display_unit = "MW";
   t.push_back(greater_than(p, 0.0));
   p = real_parameter("converter_efficiency", "1", "eta: one-way efficiency of the converter", d.converter_efficiency,
@@ -81,7 +81,7 @@ ParameterTable CapacitorStorageParameters::table() {
   p = real_parameter("filter_time_constant", "s", "tau_f: the bank serves demand - lowpass(demand); the grid sees "
                      "the first-order low-pass of the demand", d.filter_time_constant,
                      "Estimate: corner 1/(2 pi tau_f) = 0.08 Hz, below the 0.1-20 Hz band utilities watch "
-                     "(FACTS.md)");
+                     "([choukse-arxiv-2025])");
   t.push_back(greater_than(p, 0.0));
   p = real_parameter("recovery_time_constant", "s", "tau_r: pulls the stored energy back to the middle of the "
                      "window", d.recovery_time_constant,
@@ -213,7 +213,7 @@ ParameterTable BatteryStorageParameters::table() {
   p.display_unit = "MJ";
   t.push_back(greater_than(p, 0.0));
   p = real_parameter("power_max", "W", "P_max: charge and discharge power limit at the bus", d.power_max,
-                     "Estimate (uncertain): of the order of the facility's GPU swing, ~9.8 MW (FACTS.md)");
+                     "Estimate (uncertain): of the order of the facility's GPU swing, ~9.8 MW ([E] from [meta-llama3-2024] and [h100-training-trace])");
   p.display_unit = "MW";
   t.push_back(greater_than(p, 0.0));
   p = real_parameter("soc_min", "1", "Lowest state of charge the controller uses", d.soc_min,
@@ -240,7 +240,7 @@ ParameterTable BatteryStorageParameters::table() {
   t.push_back(at_most(p, 1.0));
   p = real_parameter("ramp_rate_max", "W/s", "r_max: the grid-side power may move at most this fast while the "
                      "battery has room", d.ramp_rate_max,
-                     "Example grid-code ramp limit: Hawaii +-1 MW/s (FACTS.md; others: Denmark +-100 kW/s, "
+                     "Example grid-code ramp limit: Hawaii +-1 MW/s ([grid-code-ramp-limits]; others: Denmark +-100 kW/s, "
                      "many +-10 %/min)");
   p.display_unit = "MW/s";
   t.push_back(greater_than(p, 0.0));

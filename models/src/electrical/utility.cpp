@@ -94,11 +94,11 @@ ParameterTable UtilityParameters::table() {
   t.push_back(greater_than(p, 0.0));
   b = boolean_parameter("torsional_enabled", "Model a nearby turbine-generator's shaft torsional mode",
                         d.torsional_enabled);
-  b.source = "On: the 7-40 Hz band is one utilities watch (FACTS.md)";
+  b.source = "On: the 7-40 Hz band is one utilities watch ([choukse-arxiv-2025])";
   t.push_back(b);
   p = real_parameter("torsional_frequency", "Hz", "f_t: natural frequency of the torsional mode",
                      d.torsional_frequency,
-                     "Estimate (uncertain): inside the 10-40 Hz band of sub-synchronous torsional modes (FACTS.md)");
+                     "Estimate (uncertain): inside the 10-40 Hz band of sub-synchronous torsional modes ([choukse-arxiv-2025])");
   t.push_back(greater_than(p, 0.0));
   p = real_parameter("torsional_damping_ratio", "1", "zeta: damping ratio of the torsional mode",
                      d.torsional_damping_ratio, "Estimate (uncertain): shaft modes are lightly damped, ~0.001-0.01");

@@ -52,7 +52,7 @@ SectionSchema facility_schema() {
     SectionSchema s;
     s.doc = "Heat of each server that goes to its air, and its air flow";
     auto q = real_parameter("air_heat", "W", "Heat of CPUs, memory, NICs, switches, PSU losses and fans, to the air", 2500.0,
-                            "Grand Teton: 2 CPUs up to 350 W each; HGX/DGX H100 typical 6.5-8.5 kW of which GPUs ~4.4 kW (FACTS.md)");
+                            "Grand Teton: 2 CPUs up to 350 W each; HGX/DGX H100 typical 6.5-8.5 kW of which GPUs ~4.4 kW ([meta-grand-teton], [nvidia-dgx-h100])");
     q.display_unit = "kW";
     s.parameters.push_back(at_least(q, 0.0));
     q = real_parameter("air_flow", "kg/s", "Air mass flow through each liquid-cooled server", 0.35,
@@ -94,7 +94,7 @@ SectionSchema facility_schema() {
     auto v = real_parameter("header_volume", "m3", "Coolant in each pod header", 0.5, "Estimate: 2 x 15 m of DN250 pipe");
     pod.parameters.push_back(greater_than(v, 0.0));
     v = real_parameter("supply_setpoint", "K", "Pod coolant supply set-point held by the CDU (liquid-to-liquid)", 305.15,
-                       "ASHRAE W32 (FACTS.md)");
+                       "ASHRAE W32 ([ashrae-tc99-2021])");
     v.display_unit = "degC";
     at_least(v, 273.15);
     pod.parameters.push_back(at_most(v, 333.15));

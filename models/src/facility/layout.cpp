@@ -12,16 +12,16 @@ namespace dctwin::models::facility {
 solver::ParameterTable LayoutParameters::table() {
   using namespace solver;
   ParameterTable t;
-  auto p = integer_parameter("pods", "Number of pods", 8.0, "Llama 3 cluster: 8 pods of 3,072 GPUs (FACTS.md)");
+  auto p = integer_parameter("pods", "Number of pods", 8.0, "Llama 3 cluster: 8 pods of 3,072 GPUs ([meta-llama3-2024])");
   at_least(p, 1.0);
   t.push_back(at_most(p, 64.0));
-  p = integer_parameter("racks_per_pod", "Racks in a pod", 192.0, "Llama 3 cluster: 192 racks per pod (FACTS.md)");
+  p = integer_parameter("racks_per_pod", "Racks in a pod", 192.0, "Llama 3 cluster: 192 racks per pod ([meta-llama3-2024])");
   at_least(p, 1.0);
   t.push_back(at_most(p, 1024.0));
-  p = integer_parameter("servers_per_rack", "Servers in a rack", 2.0, "Llama 3 cluster: 16 GPUs per rack in two servers (FACTS.md)");
+  p = integer_parameter("servers_per_rack", "Servers in a rack", 2.0, "Llama 3 cluster: 16 GPUs per rack in two servers ([meta-llama3-2024])");
   at_least(p, 1.0);
   t.push_back(at_most(p, 16.0));
-  p = integer_parameter("gpus_per_server", "GPUs in a server", 8.0, "Grand Teton: 8 H100 per server (FACTS.md)");
+  p = integer_parameter("gpus_per_server", "GPUs in a server", 8.0, "Grand Teton: 8 H100 per server ([meta-llama3-2024])");
   at_least(p, 1.0);
   t.push_back(at_most(p, 16.0));
   p = integer_parameter("rows_per_pod", "Rows the racks of a pod stand in", 8.0, "Assumed hall layout (24 racks per row)");

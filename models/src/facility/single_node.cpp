@@ -17,7 +17,7 @@ SectionSchema single_node_server_schema() {
   SectionSchema s;
   s.doc = "One server: its GPUs on cold plates";
   auto p = integer_parameter("gpu_count", "Number of GPUs in the server", 8.0,
-                             "Grand Teton / HGX H100: 8 GPUs per server (FACTS.md)");
+                             "Grand Teton / HGX H100: 8 GPUs per server ([meta-llama3-2024])");
   at_least(p, 1.0);
   s.parameters.push_back(at_most(p, 64.0));
   s.sections["gpu"] = SectionSchema{"GPU package thermal model", thermal::GpuPackageParameters::table(), {}, {}, false};
@@ -32,7 +32,7 @@ SectionSchema single_node_loop_schema() {
   SectionSchema s;
   s.doc = "The server's coolant loop: pump, plates, piping, supply temperature";
   auto p = real_parameter("supply_temperature", "K", "Coolant supply temperature at the server inlet", 305.15,
-                          "ASHRAE W32 class (FACTS.md)");
+                          "ASHRAE W32 class ([ashrae-tc99-2021])");
   p.display_unit = "degC";
   at_least(p, 273.15);
   s.parameters.push_back(at_most(p, 353.15));
@@ -40,7 +40,7 @@ SectionSchema single_node_loop_schema() {
   s.parameters.push_back(at_least(p, 1.0));
   p = real_parameter("piping_pressure_drop", "Pa",
                      "Pressure drop of hoses, manifolds and quick disconnects at the piping nominal flow", 20e3,
-                     "Estimate; secondary loops run 0.5-3 bar over CDU and manifolds (FACTS.md)");
+                     "Estimate; secondary loops run 0.5-3 bar over CDU and manifolds ([liquid-loop-practice])");
   p.display_unit = "kPa";
   s.parameters.push_back(at_least(p, 0.0));
   p = real_parameter("piping_nominal_flow", "m3/s", "Flow at which the piping pressure drop holds (dp ~ Q^2)",

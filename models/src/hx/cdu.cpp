@@ -64,20 +64,20 @@ solver::ParameterTable CduParameters::table() {
   const CduParameters d;
   ParameterTable t;
   auto p = real_parameter("nominal_heat_flow", "W", "Heat transferred at the rating point", d.nominal_heat_flow,
-                          "Google Deschutes CDU, 2 MW (FACTS.md, Modelica Buildings data record)");
+                          "Google Deschutes CDU, 2 MW (Modelica Buildings data record [modelica-buildings-deschutes-cdu])");
   p.display_unit = "kW";
   t.push_back(greater_than(p, 0.0));
   p = real_parameter("nominal_approach", "K", "IT supply minus facility supply at the rating point", d.nominal_approach,
-                     "Deschutes 3 K; ASHRAE/OCP CDU approach 3-5 K (FACTS.md)");
+                     "Deschutes 3 K; ASHRAE/OCP CDU approach 3-5 K ([modelica-buildings-deschutes-cdu]; [liquid-loop-practice])");
   t.push_back(greater_than(p, 0.0));
   p = real_parameter("nominal_it_flow", "kg/s", "IT (secondary) loop flow at the rating point", d.nominal_it_flow,
-                     "Deschutes 31.48 kg/s PG25 (FACTS.md)");
+                     "Deschutes 31.48 kg/s PG25 ([modelica-buildings-deschutes-cdu])");
   t.push_back(greater_than(p, 0.0));
   p = real_parameter("nominal_facility_flow", "kg/s", "Facility (primary) water flow with the valve fully open",
                      d.nominal_facility_flow, "Not published; balances the capacity rates of the rating point [E]");
   t.push_back(greater_than(p, 0.0));
   p = real_parameter("it_specific_heat", "J/(kg K)", "IT coolant specific heat at the rating point", d.it_specific_heat,
-                     "PG25 at 40 degC, Melinder tables (FACTS.md)");
+                     "PG25 at 40 degC, Melinder tables ([coolprop-2014])");
   t.push_back(greater_than(p, 0.0));
   p = real_parameter("facility_specific_heat", "J/(kg K)", "Facility water specific heat at the rating point",
                      d.facility_specific_heat, "Water at 25-30 degC, IAPWS-IF97 (4180-4181 J/(kg K))");

@@ -81,7 +81,7 @@ solver::ParameterTable DryCoolerParameters::table() {
                      "8 K air rise at the rating point [E]");
   t.push_back(greater_than(p, 0.0));
   p = real_parameter("fluid_specific_heat", "J/(kg K)", "Fluid specific heat at the rating point", d.fluid_specific_heat,
-                     "PG25 at 35-40 degC, Melinder tables (FACTS.md)");
+                     "PG25 at 35-40 degC, Melinder tables ([coolprop-2014])");
   t.push_back(greater_than(p, 0.0));
   p = real_parameter("air_specific_heat", "J/(kg K)", "Air specific heat", d.air_specific_heat,
                      "Dry air at 300 K, 1.006-1.007 kJ/(kg K) (Incropera Table A.4)");
@@ -90,11 +90,11 @@ solver::ParameterTable DryCoolerParameters::table() {
                      d.conductance_ratio, "Modelica Buildings DryCoilEffectivenessNTU, r_nominal = 2/3");
   t.push_back(greater_than(p, 0.0));
   p = real_parameter("air_flow_exponent", "1", "n_a in hA_a ~ m_a^n_a", d.air_flow_exponent,
-                     "FACTS.md (Modelica Buildings dry coil)");
+                     "Modelica Buildings dry coil [modelica-buildings-dry-coil]");
   at_least(p, 0.0);
   t.push_back(at_most(p, 2.0));
   p = real_parameter("fluid_flow_exponent", "1", "n_f in hA_f ~ m_f^n_f", d.fluid_flow_exponent,
-                     "FACTS.md (Modelica Buildings dry coil)");
+                     "Modelica Buildings dry coil [modelica-buildings-dry-coil]");
   at_least(p, 0.0);
   t.push_back(at_most(p, 2.0));
   p = real_parameter("fan_power_at_full_speed", "W", "Fan power at full speed", d.fan_power_at_full_speed,

@@ -50,7 +50,7 @@ solver::ParameterTable RearDoorParameters::table() {
   t.push_back(p);
   p = real_parameter("nominal_ua", "W/K", "Conductance UA at the nominal air and water flows", d.nominal_ua,
                      "Derived [U]: IBM passive door, 26 kW cabinet, 70 % removed, 20 K server rise, 44 degC air, "
-                     "18 degC water at 0.5 kg/s (FACTS.md; docs/models/hx.md)");
+                     "18 degC water at 0.5 kg/s ([ibm-rdhx]; docs/models/hx.md)");
   t.push_back(greater_than(p, 0.0));
   p = real_parameter("nominal_air_flow", "kg/s", "Air flow through the coil at which nominal_ua holds", d.nominal_air_flow,
                      "26 kW cabinet at 20 K server air rise, cp 1006 J/(kg K) [E]");
@@ -63,20 +63,20 @@ solver::ParameterTable RearDoorParameters::table() {
                      "Modelica Buildings DryCoilEffectivenessNTU, r_nominal = 2/3");
   t.push_back(greater_than(p, 0.0));
   p = real_parameter("air_flow_exponent", "1", "n_a in hA_a ~ m_a^n_a", d.air_flow_exponent,
-                     "FACTS.md (Modelica Buildings dry coil)");
+                     "Modelica Buildings dry coil [modelica-buildings-dry-coil]");
   at_least(p, 0.0);
   t.push_back(at_most(p, 2.0));
   p = real_parameter("water_flow_exponent", "1", "n_w in hA_w ~ m_w^n_w", d.water_flow_exponent,
-                     "FACTS.md (Modelica Buildings dry coil)");
+                     "Modelica Buildings dry coil [modelica-buildings-dry-coil]");
   at_least(p, 0.0);
   t.push_back(at_most(p, 2.0));
   p = choice_parameter("door_type", {"passive", "active"},
                        "passive: the servers' fans move the air; active: door fans add airflow",
                        std::string("passive"));
-  p.source = "FACTS.md: passive to ~35 kW per rack, active (fans) to ~60 kW per rack";
+  p.source = "[rdhx-capacity-ranges]: passive to ~35 kW per rack, active (fans) to ~60 kW per rack";
   t.push_back(p);
   p = real_parameter("fan_power_at_full_speed", "W", "Door fan power at full speed (active door)",
-                     d.fan_power_at_full_speed, "FACTS.md: 0.5-2 kW per door");
+                     d.fan_power_at_full_speed, "[rdhx-capacity-ranges]: 0.5-2 kW per door");
   p.display_unit = "kW";
   t.push_back(at_least(p, 0.0));
   p = real_parameter("fan_air_flow_at_full_speed", "kg/s", "Air flow the door fans move at full speed (active door)",

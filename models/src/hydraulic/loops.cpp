@@ -127,10 +127,10 @@ solver::SectionSchema RackManifoldParameters::schema(const RackManifoldParameter
   SectionSchema s;
   s.doc = "Rack manifold: hoses, balancing valve, supply and return manifolds, servers with cold plates";
   auto p = integer_parameter("servers", "Servers per rack", d.servers,
-                             "Llama 3: each rack hosts 16 GPUs split between two servers (FACTS.md)");
+                             "Llama 3: each rack hosts 16 GPUs split between two servers ([meta-llama3-2024])");
   s.parameters.push_back(at_least(p, 1.0));
   p = integer_parameter("plates_per_server", "Cold plates per server (one per GPU)", d.plates_per_server,
-                        "Grand Teton: 8 GPUs per server (FACTS.md)");
+                        "Grand Teton: 8 GPUs per server ([meta-llama3-2024])");
   s.parameters.push_back(at_least(p, 1.0));
   s.parameters.push_back(choice_parameter("plates", {"parallel", "series_pairs"},
                                           "Plates of a server all in parallel, or in series pairs",
@@ -289,18 +289,18 @@ solver::SectionSchema PodLoopParameters::schema() {
   SectionSchema s;
   s.doc = "Pod loop: a CDU pump group feeding the racks through supply and return headers";
   auto p = integer_parameter("rack_count", "Racks on the pod loop", d.rack_count,
-                             "Llama 3 cluster: 192 racks per pod (FACTS.md)");
+                             "Llama 3 cluster: 192 racks per pod ([meta-llama3-2024])");
   s.parameters.push_back(at_least(p, 1.0));
   s.parameters.push_back(header_spec(d.headers, "Direct return (first rack nearest both ways) or reverse return"));
   s.parameters.push_back(text_parameter("coolant", "Coolant: water, PG<percent> or EG<percent>", d.coolant));
-  s.parameters.back().source = "Secondary loops run PG25-30 (FACTS.md)";
+  s.parameters.back().source = "Secondary loops run PG25-30 ([liquid-loop-practice])";
   p = real_parameter("coolant_temperature", "K", "Temperature at which the coolant properties are taken",
-                     d.coolant_temperature, "ASHRAE W32 supply (FACTS.md)");
+                     d.coolant_temperature, "ASHRAE W32 supply ([ashrae-tc99-2021])");
   p.display_unit = "degC";
   at_least(p, 253.15);
   s.parameters.push_back(at_most(p, 353.15));
   p = real_parameter("tank_pressure", "Pa", "Pressure held by the expansion tank at the pump suction",
-                     d.tank_pressure, "Secondary loop pressure 2-6 bar (FACTS.md)");
+                     d.tank_pressure, "Secondary loop pressure 2-6 bar ([liquid-loop-practice])");
   p.display_unit = "kPa";
   s.parameters.push_back(greater_than(p, 0.0));
   const std::string sizing =
@@ -460,13 +460,13 @@ solver::SectionSchema FacilityLoopParameters::schema() {
   SectionSchema s;
   s.doc = "Facility loop: the CDU primaries of the pods in parallel on the facility pumps and the plant";
   auto p = integer_parameter("pod_count", "Pods (CDU primaries) on the loop", d.pod_count,
-                             "Llama 3 cluster: 8 pods of 192 racks (FACTS.md)");
+                             "Llama 3 cluster: 8 pods of 192 racks ([meta-llama3-2024])");
   s.parameters.push_back(at_least(p, 1.0));
   s.parameters.push_back(header_spec(d.headers, "Direct return or reverse return between the pods"));
   s.parameters.push_back(text_parameter("coolant", "Coolant: water, PG<percent> or EG<percent>", d.coolant));
   s.parameters.back().source = "Estimate: chilled/condenser water; use a glycol mix with dry coolers";
   p = real_parameter("coolant_temperature", "K", "Temperature at which the coolant properties are taken",
-                     d.coolant_temperature, "Estimate: W32 secondary minus a 3-5 K CDU approach (FACTS.md)");
+                     d.coolant_temperature, "Estimate: W32 secondary minus a 3-5 K CDU approach ([ashrae-tc99-2021], [liquid-loop-practice])");
   p.display_unit = "degC";
   at_least(p, 253.15);
   s.parameters.push_back(at_most(p, 353.15));

@@ -40,7 +40,7 @@ solver::ParameterSpec speed_spec(double value) {
 
 solver::ParameterTable PumpParameters::table() {
   solver::ParameterTable t;
-  t.push_back(shutoff_spec(150e3, "Typical small in-rack coolant pump; the loop runs at 0.5-3 bar over CDU and manifolds (FACTS.md)"));
+  t.push_back(shutoff_spec(150e3, "Typical small in-rack coolant pump; the loop runs at 0.5-3 bar over CDU and manifolds ([liquid-loop-practice])"));
   t.push_back(max_flow_spec(20.0 / 60000.0, "Sized for ~1.5 L/min per GPU with margin (OCP guideline)"));
   t.push_back(speed_spec(1.0));
   return t;

@@ -11,10 +11,10 @@ solver::ParameterTable CoolantProperties::table() {
   using namespace solver;
   ParameterTable t;
   auto p = real_parameter("density", "kg/m3", "Coolant density (held constant)", 1015.2,
-                          "PG25 at 30 degC, Melinder tables via CoolProp (FACTS.md)");
+                          "PG25 at 30 degC, Melinder tables via CoolProp ([coolprop-2014])");
   t.push_back(greater_than(p, 0.0));
   p = real_parameter("specific_heat", "J/(kg K)", "Coolant specific heat capacity (held constant)", 3979.0,
-                     "PG25 at 30 degC, Melinder tables via CoolProp (FACTS.md)");
+                     "PG25 at 30 degC, Melinder tables via CoolProp ([coolprop-2014])");
   t.push_back(greater_than(p, 0.0));
   return t;
 }

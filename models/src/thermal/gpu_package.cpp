@@ -32,7 +32,7 @@ solver::ParameterTable GpuPackageParameters::table() {
                      150.0, "Estimate: ~0.4 kg of copper (c_p 385 J/(kg K))");
   t.push_back(greater_than(p, 0.0));
   p = real_parameter("junction_to_base_resistance", "K/W", "Thermal resistance from junction to the base", 0.025,
-                     "Junction-to-local-coolant 0.02-0.05 K/W (FACTS.md), split between package and plate");
+                     "Junction-to-local-coolant 0.02-0.05 K/W ([unsourced] estimate), split between package and plate");
   t.push_back(greater_than(p, 0.0));
   p = real_parameter("hbm_to_base_resistance", "K/W", "Thermal resistance from the HBM stacks to the base", 0.15,
                      "Estimate (uncertain): HBM runs a few K above the base at ~70 W");
@@ -42,7 +42,7 @@ solver::ParameterTable GpuPackageParameters::table() {
   at_least(p, 0.0);
   t.push_back(at_most(p, 0.5));
   p = real_parameter("leakage_power_at_reference", "W", "Leakage power at the reference junction temperature", 0.0,
-                     "0 = no temperature dependence; H100 idles at 69-100 W (FACTS.md), of which leakage is a part");
+                     "0 = no temperature dependence; H100 idles at 69-100 W ([nvidia-smi-h100]), of which leakage is a part");
   t.push_back(at_least(p, 0.0));
   p = real_parameter("leakage_reference_temperature", "K", "Junction temperature at which the leakage power is given", 333.15);
   p.display_unit = "degC";
@@ -52,19 +52,19 @@ solver::ParameterTable GpuPackageParameters::table() {
   at_least(p, 0.0);
   t.push_back(at_most(p, 0.1));
   p = real_parameter("max_operating_temperature", "K", "Maximum operating junction temperature (software thermal slowdown target)",
-                     360.15, "H100 SXM5: 87 degC (FACTS.md)");
+                     360.15, "H100 SXM5: 87 degC ([nvidia-smi-h100])");
   p.display_unit = "degC";
   t.push_back(greater_than(p, 273.15));
   p = real_parameter("hbm_max_operating_temperature", "K", "Maximum operating HBM temperature", 368.15,
-                     "H100 SXM5 HBM3: 95 degC (FACTS.md)");
+                     "H100 SXM5 HBM3: 95 degC ([nvidia-smi-h100])");
   p.display_unit = "degC";
   t.push_back(greater_than(p, 273.15));
   p = real_parameter("hw_slowdown_temperature", "K", "Junction temperature at which hardware thermal slowdown halves the clock",
-                     362.15, "H100 SXM5: 89 degC (FACTS.md)");
+                     362.15, "H100 SXM5: 89 degC ([nvidia-smi-h100])");
   p.display_unit = "degC";
   t.push_back(greater_than(p, 273.15));
   p = real_parameter("shutdown_temperature", "K", "Junction temperature at which the GPU shuts down", 365.15,
-                     "H100 SXM5: 92 degC (FACTS.md)");
+                     "H100 SXM5: 92 degC ([nvidia-smi-h100])");
   p.display_unit = "degC";
   t.push_back(greater_than(p, 273.15));
   return t;

@@ -111,7 +111,7 @@ solver::ParameterTable FanControllerParameters::table() {
                           "solver stop: at 1e-14 s a run never ends)");
   t.push_back(at_least(p, 1e-3));
   p = real_parameter("target_temperature", "K", "Temperature the PI mode holds", 356.15,
-                     "Estimate [U]: 4 K below the H100 87 degC slowdown target (FACTS.md)");
+                     "Estimate [U]: 4 K below the H100 87 degC slowdown target ([nvidia-smi-h100])");
   p.display_unit = "degC";
   t.push_back(greater_than(p, 0.0));
   p = real_parameter("proportional_gain", "1/K", "Speed change per kelvin of error (PI mode)", 0.05, "Tuning [U]");

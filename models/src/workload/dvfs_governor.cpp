@@ -43,23 +43,23 @@ solver::ParameterTable DvfsGovernorParameters::table() {
   t.push_back(greater_than(p, 0.0));
   p = real_parameter("thermal_hysteresis", "K", "dT_sw: band below the limit in which the thermal ceiling is held",
                      d.thermal_hysteresis,
-                     "Estimate (uncertain): throttled H100s hold a few K below the 87 degC target (FACTS.md, H100 "
+                     "Estimate (uncertain): throttled H100s hold a few K below the 87 degC target ([nvidia-smi-h100], H100 "
                      "SXM5 thermal limits)");
   t.push_back(at_least(p, 0.0));
   p = real_parameter("hw_slowdown_hysteresis", "K", "dT_hw: hardware slowdown clears once the junction is this far "
                      "below its trigger", d.hw_slowdown_hysteresis,
-                     "Estimate (uncertain): below T_hw - T_max,op = 89 - 87 = 2 K (FACTS.md, H100 SXM5), so it "
+                     "Estimate (uncertain): below T_hw - T_max,op = 89 - 87 = 2 K ([nvidia-smi-h100], H100 SXM5), so it "
                      "clears while the software slowdown holds the junction");
   t.push_back(at_least(p, 0.0));
   p = real_parameter("hw_slowdown_factor", "1", "Clock ceiling during hardware slowdown as a share of f_max",
                      d.hw_slowdown_factor,
-                     "NVML HwSlowdown: clocks cut by a factor of 2 or more (FACTS.md, NVML API docs [P])");
+                     "NVML HwSlowdown: clocks cut by a factor of 2 or more ([nvml-api])");
   greater_than(p, 0.0);
   t.push_back(at_most(p, 1.0));
   p = real_parameter("power_cap_hysteresis", "W", "dP: the power-cap reason clears only below P_limit - dP",
                      d.power_cap_hysteresis,
                      "Estimate (uncertain): about 1 % of the 700 W limit, the order of the 1-s power reading's "
-                     "jitter (FACTS.md, H100 SXM5)");
+                     "jitter ([nvidia-smi-h100], H100 SXM5)");
   t.push_back(at_least(p, 0.0));
   p = real_parameter("clock_step", "Hz", "Clocks are multiples of this step (rounded down); 0 = any clock", d.clock_step,
                      "Estimate (uncertain): H100 lists its supported SM clocks in steps of about 15 MHz "

@@ -32,16 +32,16 @@ solver::ParameterTable GpuPowerParameters::table() {
   const GpuPowerParameters d;
   ParameterTable t;
   auto p = real_parameter("max_clock", "Hz", "f_max: highest SM clock, the clock of unthrottled work", d.max_clock,
-                          "H100 SXM5 max SM clock 1980 MHz (FACTS.md, H100 SXM5 [P])");
+                          "H100 SXM5 max SM clock 1980 MHz ([nvidia-smi-h100])");
   p.display_unit = "MHz";
   t.push_back(greater_than(p, 0.0));
   p = real_parameter("min_clock", "Hz", "Lowest SM clock the governor may set while the GPU runs", d.min_clock,
-                     "Estimate (uncertain): bottom of the H100's supported SM clock list, ~210 MHz; FACTS.md gives "
+                     "Estimate (uncertain): bottom of the H100's supported SM clock list, ~210 MHz [unsourced]; [nvidia-smi-h100] gives "
                      "no minimum");
   p.display_unit = "MHz";
   t.push_back(greater_than(p, 0.0));
   p = real_parameter("idle_clock", "Hz", "SM clock with no work (the governor's demand while idle)", d.idle_clock,
-                     "H100 SXM5 idle SM clock 345 MHz (FACTS.md, H100 SXM5 [P])");
+                     "H100 SXM5 idle SM clock 345 MHz ([nvidia-smi-h100])");
   p.display_unit = "MHz";
   t.push_back(greater_than(p, 0.0));
   p = real_parameter("voltage_at_max_clock", "V", "V_max: core voltage at f_max", d.voltage_at_max_clock,
@@ -59,15 +59,15 @@ solver::ParameterTable GpuPowerParameters::table() {
   p = real_parameter("dynamic_power_at_max", "W", "P_dyn,max: switching power at activity 1, f_max and V_max",
                      d.dynamic_power_at_max,
                      "Calibrated [E]: compute activity 0.72 then gives ~540 W at f_max and 65 degC, in the measured "
-                     "533-547 W compute-phase median (FACTS.md, H100 SXM5 [P data])");
+                     "533-547 W compute-phase median ([h100-training-trace])");
   t.push_back(greater_than(p, 0.0));
   p = real_parameter("static_power", "W", "P_static: board, HBM refresh and regulator losses that do not scale "
                      "with clock or temperature", d.static_power,
                      "Calibrated [E]: with ~30 W of package leakage at 35 degC the idle board draws ~85 W, inside "
-                     "the 69-100 W idle range (FACTS.md, H100 SXM5 [P])");
+                     "the 69-100 W idle range ([nvidia-smi-h100])");
   t.push_back(at_least(p, 0.0));
   p = real_parameter("power_limit", "W", "Board power limit the governor caps to (nvidia-smi -pl)", d.power_limit,
-                     "H100 SXM5: default and maximum 700 W, lowest settable 200 W (FACTS.md, H100 SXM5 [P]); the "
+                     "H100 SXM5: default and maximum 700 W, lowest settable 200 W ([nvidia-smi-h100]); the "
                      "range admits other boards up to 1000 W");
   greater_than(p, 0.0);
   t.push_back(at_most(p, 1000.0));

@@ -13,19 +13,19 @@ solver::ParameterTable PowerSmoothingParameters::table() {
   ParameterTable t;
   t.push_back(boolean_parameter("enabled", "Smooth each GPU's power: floor, ramp-up and ramp-down limits", d.enabled));
   auto p = real_parameter("floor_fraction", "1", "Least board power as a share of the power limit (filler work below it)",
-                          d.floor_fraction, "NVML power smoothing profile: percent floor 0-100 % (FACTS.md [P])");
+                          d.floor_fraction, "NVML power smoothing profile: percent floor 0-100 % ([nvml-api])");
   at_least(p, 0.0);
   t.push_back(at_most(p, 1.0));
   p = real_parameter("ramp_up_rate", "W/s", "Fastest rise of a GPU's power (the work runs slower while it ramps)",
                      d.ramp_up_rate,
-                     "NVML power smoothing profile: ramp-up rate in W/s (FACTS.md [P]); value an estimate: a 700 W "
+                     "NVML power smoothing profile: ramp-up rate in W/s ([nvml-api]); value an estimate: a 700 W "
                      "swing in about 0.35 s");
   t.push_back(greater_than(p, 0.0));
   p = real_parameter("ramp_down_rate", "W/s", "Fastest fall of a GPU's power (filler work burns the rest)",
-                     d.ramp_down_rate, "NVML power smoothing profile: ramp-down rate in W/s (FACTS.md [P]); value an estimate");
+                     d.ramp_down_rate, "NVML power smoothing profile: ramp-down rate in W/s ([nvml-api]); value an estimate");
   t.push_back(greater_than(p, 0.0));
   p = real_parameter("ramp_down_hysteresis", "s", "Time the power is held before a ramp-down starts",
-                     d.ramp_down_hysteresis, "NVML power smoothing profile: ramp-down hysteresis in ms (FACTS.md [P])");
+                     d.ramp_down_hysteresis, "NVML power smoothing profile: ramp-down hysteresis in ms ([nvml-api])");
   t.push_back(at_least(p, 0.0));
   t.push_back(boolean_parameter("fill_enabled", "Run filler work during exposed communication (software fill)",
                                 d.fill_enabled));

@@ -145,10 +145,10 @@ TEST_CASE("Freezing points are the tabulated ones at the table's mass fractions"
   }
 }
 
-TEST_CASE("PG25 reproduces the reference values of FACTS.md (Melinder, SecCool tables)",
+TEST_CASE("PG25 reproduces the reference values of CoolProp's SecCool tables (Melinder)",
           "[models][fluid]") {
-  // Reference: FACTS.md, PG25 interpolated from Melinder's tables (SecCool/xMass).
-  // Tolerances: density 0.1 %, conductivity 0.5 %, viscosity 4 % (FACTS marks its viscosity
+  // Reference: [coolprop-2014], PG25 interpolated from Melinder's tables (SecCool/xMass).
+  // Tolerances: density 0.1 %, conductivity 0.5 %, viscosity 4 % (the reference marks its viscosity
   // values as approximate). Specific heat 1.5 %: the SecCool tables lie 1-2.5 % above both
   // Melinder's published polynomial (which the table is built from) and the ASHRAE Handbook
   // at this composition; see docs/models/fluid.md, "Doubts".

@@ -48,7 +48,7 @@
 // on standby, hence the higher efficiency); one efficiency curve per mode, in the lineup's rated power.
 //
 // Sources: 80 PLUS Titanium (230 V internal redundant) efficiency points: >= 90 % at 10 % load, 94 %
-// at 20 %, 96 % at 50 %, 91 % at 100 % (80 PLUS programme, FACTS.md). DGX H100: six 3.3 kW supplies,
+// at 20 %, 96 % at 50 %, 91 % at 100 % (80 PLUS programme, [80plus-titanium]). DGX H100: six 3.3 kW supplies,
 // N+N redundant (NVIDIA DGX H100 user guide). Other defaults are estimates stated in the tables.
 #pragma once
 

@@ -13,7 +13,7 @@
 // the largest change between the means of two adjacent windows, per second. A linear ramp of slope s
 // gives s; a step of height dP gives dP / w. Window means are used (not single samples) because
 // utilities state ramp limits as the change of metered (averaged) power per second or per minute
-// (FACTS.md: grid codes give +-100 kW/s, +-1 MW/s, +-10 %/min), so a 1 ms spike should not count as a
+// ([grid-code-ramp-limits]: grid codes give +-100 kW/s, +-1 MW/s, +-10 %/min), so a 1 ms spike should not count as a
 // ramp of MW/ms.
 //
 // The ramp rate depends on its window: a 10 MW step (a synchronous stall's edge, a few ms long) is
@@ -40,9 +40,9 @@ namespace dctwin::models::electrical {
 /// The `electrical.limits:` section; a limit of 0 means "not checked".
 struct GridLimits {
   double power_peak_to_peak_max = 0.0;     ///< W
-  double ramp_rate_max = 1.0e6;            ///< W/s (example: Hawaii's +-1 MW/s, FACTS.md)
+  double ramp_rate_max = 1.0e6;            ///< W/s (example: Hawaii's +-1 MW/s, [grid-code-ramp-limits])
   double ramp_window = 1.0;                ///< s, the averaging window of the ramp rate
-  double band_energy_fraction_max = 0.2;   ///< share of the swing energy in 0.1-20 Hz (FACTS.md)
+  double band_energy_fraction_max = 0.2;   ///< share of the swing energy in 0.1-20 Hz ([choukse-arxiv-2025])
   double frequency_deviation_max = 0.05;   ///< Hz from the initial (nominal) frequency
   double rocof_max = 0.0;                  ///< Hz/s
   double voltage_change_max = 0.03;        ///< 1, relative to nominal

@@ -13,7 +13,7 @@
 //
 // Capacitor bank (the concept of a capacitor bank on the power rail behind a bidirectional converter
 // that discharges while the load is above a target and charges while it is below: Microsoft patent
-// application US 20250132568, FACTS.md):
+// application US 20250132568 [microsoft-us20250132568]):
 //
 //   E = 1/2 C V^2,  usable window E_min = 1/2 C V_min^2 .. E_max = 1/2 C V_max^2
 //   converter:  discharging  P_cell = P_bus / eta       (loss (1 - eta) P_cell)
@@ -27,7 +27,7 @@
 //   E_mid = (E_min + E_max) / 2. At the window edges the flow is cut so that E lands exactly on the
 //   edge at the end of the step (the quadratic ESR relation is inverted for the cell power).
 //
-// Battery with ramp-rate control (grid codes state ramp limits in MW/s or %/min, FACTS.md):
+// Battery with ramp-rate control (grid codes state ramp limits in MW/s or %/min, [grid-code-ramp-limits]):
 //
 //   g: the grid-side power the battery aims for; each step it moves toward D + P_rec by at most
 //      r_max h, where P_rec = (SoC_0 - SoC) E_cap / tau_r pulls the charge back to SoC_0 (it only

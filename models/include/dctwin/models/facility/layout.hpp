@@ -2,7 +2,7 @@
 // index maps and positions (for reports and the 3D view), and the seeded manufacturing spread.
 //
 // Numbering: rack r = pod * racks_per_pod + k; GPU g = (r * servers_per_rack + s) * gpus_per_server + i.
-// Meta's Llama 3 cluster: 8 pods x 192 racks x 2 servers x 8 GPUs = 24,576 GPUs (FACTS.md).
+// Meta's Llama 3 cluster: 8 pods x 192 racks x 2 servers x 8 GPUs = 24,576 GPUs ([meta-llama3-2024]).
 #pragma once
 
 #include <cstdint>

@@ -5,7 +5,7 @@
 //   IT loop   (hot,  stream 1): enters at the IT return T_it,ret, leaves as IT supply T_it,sup
 //   facility  (cold, stream 2): enters at the facility supply T_fac,sup, leaves as T_fac,ret
 //   approach  = T_it,sup - T_fac,sup   (the "approach" of CDU datasheets: secondary supply minus
-//                                       primary supply, FACTS.md 3-5 K)
+//                                       primary supply, [liquid-loop-practice] 3-5 K)
 //
 // Sizing from the nominal approach (counter flow, hx/effectiveness.hpp eq. 11.30b):
 //   C_it = m_it,0 cp_it, C_fac = m_fac,0 cp_fac, dT_it = Q_0 / C_it, dT_max = dT_it + approach_0
@@ -23,7 +23,7 @@
 // temperatures at the rating point; fluid/coolant.hpp tables) gives Re^0.75 x0.60,
 // Pr^(1/3) x1.34, k x0.78, so hA_it,0 / hA_fac,0 = 0.62 [E] (equal plate areas).
 //
-// Default rating (FACTS.md, Google "Deschutes" CDU in the Modelica Buildings data record): 2 MW,
+// Default rating ([modelica-buildings-deschutes-cdu], Google "Deschutes" CDU in the Modelica Buildings data record): 2 MW,
 // 3 K approach, 31.48 kg/s PG25 IT loop (cp 3991 J/(kg K) at 40 degC), 45 degC rack outlet. The
 // facility flow is not published: 30 kg/s of water (cp 4180) balances the capacity rates [E].
 // => dT_it = 15.92 K, dT_max = 18.92 K, C_min = C_fac = 125.4 kW/K, C_r = 0.998, eps_0 = 0.8430,

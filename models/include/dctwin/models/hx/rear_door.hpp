@@ -12,7 +12,7 @@
 // the other arrangements of hx/effectiveness.hpp can be chosen.
 //
 // The door is passive (the servers' fans push the air through the coil) or active (door fans add
-// airflow capability; FACTS.md: passive doors to ~35 kW per rack, active to ~60 kW per rack, fans
+// airflow capability; [rdhx-capacity-ranges]: passive doors to ~35 kW per rack, active to ~60 kW per rack, fans
 // 0.5-2 kW per door). For an active door the air flow through the coil is
 //   m_door = max(m_servers, s m_fan)        s = fan speed fraction in [0, 1]
 // (the fans can pull more air than the servers push; the extra air is drawn through the rack from
@@ -20,7 +20,7 @@
 // and the fan power follows the affinity law P_fan = P_fan,full s^3.
 // Air-side pressure drop: dp = dp_0 (m_a / m_a,0)^k, k = 2 (fully rough quadratic law).
 //
-// Default UA. No published UA was found (FACTS.md). It is derived from IBM's statements for its
+// Default UA. No published UA was found. It is derived from IBM's statements for its
 // passive door (a 20-32 kW cabinet gets 55-85 % of its heat removed, air drop up to 25 K, water
 // kept above the dew point, 18 degC for ASHRAE class 1) at the centre of those ranges:
 //   26 kW cabinet, 70 % removed (18.2 kW), server air rise 20 K (C_a = 1300 W/K, m_a = 1.292

@@ -15,7 +15,7 @@
 // For a coil, stream 1 is the air side (n_1 = 0.8) and stream 2 the water side (n_2 = 0.85), with
 // r = 2/3 by default: the convention of the Modelica Buildings library's dry-coil
 // epsilon-NTU model (Buildings.Fluid.HeatExchangers.DryCoilEffectivenessNTU, parameter r_nominal;
-// exponents from FACTS.md). Exponents of turbulent forced convection: Nu ~ Re^0.8
+// exponents from [modelica-buildings-dry-coil]). Exponents of turbulent forced convection: Nu ~ Re^0.8
 // (Dittus-Boelter); plate heat exchangers use Re^0.67-0.78 (see hx/cdu.hpp).
 //
 // A stream with zero flow has hA = 0 and the exchanger UA = 0. Flows must be >= 0.

@@ -29,7 +29,7 @@
 // returned unchanged by later updates: a restarted GPU starts again from initial_state().
 // update() allocates nothing.
 //
-// NVML reason bits (nvmlClocksEventReasons, FACTS.md): 0x1 GpuIdle, 0x4 SwPowerCap, 0x8
+// NVML reason bits (nvmlClocksEventReasons, [nvml-api]): 0x1 GpuIdle, 0x4 SwPowerCap, 0x8
 // HwSlowdown, 0x20 SwThermalSlowdown, 0x40 HwThermalSlowdown. Hardware thermal slowdown sets both
 // 0x8 and 0x40, as NVML documents HwSlowdown to include it.
 #pragma once

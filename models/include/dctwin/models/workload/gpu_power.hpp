@@ -11,7 +11,7 @@
 // alpha C V^2 f (Weste and Harris, CMOS VLSI Design, 4th ed., sec. 5.1); below the knee the
 // voltage stays at its floor and power falls only linearly with the clock.
 //
-// Calibration against FACTS.md (H100 SXM5), with leakage from the package at T_j ~ 35 / 65 degC:
+// Calibration against [nvidia-smi-h100] and [h100-training-trace] (H100 SXM5), with leakage from the package at T_j ~ 35 / 65 degC:
 //   idle (a = 0, any clock):         P_static + L(35 degC) ~ 70-100 W
 //   compute phases (1-s averages):   a_compute at f_max gives ~540 W
 //   checkpoint stalls:               a_stall at f_max gives ~150 W

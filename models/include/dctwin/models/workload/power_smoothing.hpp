@@ -1,8 +1,8 @@
 // GPU-level power smoothing and software fill: what a training job can do on its own GPUs to soften
 // the megawatt swings its synchronous phases put on the grid.
 //
-// Power smoothing, after the profile NVML exposes on Blackwell-class GPUs (FACTS.md, "Power swings
-// and the grid" [P]): a power floor as a share of the board power limit, a ramp-up and a ramp-down
+// Power smoothing, after the profile NVML exposes on Blackwell-class GPUs ([nvml-api], power
+// smoothing profile [P]): a power floor as a share of the board power limit, a ramp-up and a ramp-down
 // limit in W/s, and a hysteresis before a ramp-down starts. With P_cmd the power the work asks for
 // (after the floor) and a ramp that starts at time t0 from the power P0 the GPU drew then:
 //   rising  (P_cmd >= P0):  P(t) = min(P_cmd, P0 + r_up (t - t0))
@@ -17,7 +17,7 @@
 //   integral_0^T' phi(t) dt = T,  phi(t) = phi0 + (1 - phi0) t / tau (t < tau), 1 after,
 // that is T' = T + tau (1 - phi0) / 2 when the ramp ends inside the phase.
 //
-// Software fill (FACTS.md [S]): the communication phases run filler kernels at `fill_activity`
+// Software fill ([choukse-arxiv-2025]): the communication phases run filler kernels at `fill_activity`
 // instead of the communication activity, so the dip is shallower; it costs energy, not time.
 #pragma once
 

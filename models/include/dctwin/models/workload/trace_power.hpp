@@ -4,7 +4,7 @@
 //   P_i(t) = P_i,k   for t_i,k-1 < t <= t_i,k      (k >= 1)
 //   P_i(t) = P_i,0   for t <= t_i,0;   P_i(t) = P_i,n-1 for t > t_i,n-1
 //
-// NVML's `power.draw` on Hopper is the mean of the last second (FACTS.md, H100 SXM5), so the
+// NVML's `power.draw` on Hopper is the mean of the last second ([nvidia-smi-docs], H100 SXM5), so the
 // sample at t_k describes the interval before it, not the one after: holding it backwards keeps
 // the energy of each interval where the measurement put it. The values are data only (the caller
 // converts, fills gaps and removes what the package adds itself, such as leakage); this class does
