@@ -91,8 +91,17 @@ SectionSchema facility_schema() {
   {
     SectionSchema pod;
     pod.doc = "Pod coolant headers and the CDU supply set-point";
-    auto v = real_parameter("header_volume", "m3", "Coolant in each pod header", 0.5, "Estimate: 2 x 15 m of DN250 pipe");
+    auto v = real_parameter("header_volume", "m3",
+                            "Well-mixed coolant at each pod's pumps (liquid-to-air: the collector; liquid-to-liquid: "
+                            "each of the CDU's inlet and outlet volumes); the mains and headers are pod_loop's pipes",
+                            0.5, "Estimate: pump skid, strainers, expansion tank and CDU passes");
     pod.parameters.push_back(greater_than(v, 0.0));
+    v = real_parameter("transport_cell_time", "s",
+                       "Longest residence time of one well-mixed cell of the pod's mains, headers and rack hoses "
+                       "(fronts along a path of plug-flow time tau spread by at most sqrt(tau x this))",
+                       1.0, "Numerical choice: arrival times within 5 % of V/Q for pipes of 10 s and more");
+    at_least(v, 0.01);
+    pod.parameters.push_back(at_most(v, 600.0));
     v = real_parameter("supply_setpoint", "K", "Pod coolant supply set-point held by the CDU (liquid-to-liquid)", 305.15,
                        "ASHRAE W32 ([ashrae-tc99-2021])");
     v.display_unit = "degC";
@@ -382,13 +391,31 @@ FacilitySite::FacilitySite(const ParameterTree& scenario, std::optional<WeatherS
                                                  rack.number("door_fan_speed"), air, initial_temperature_);
   std::unique_ptr<hx::Cdu> cdu;
   if (!liquid_to_air) cdu = std::make_unique<hx::Cdu>(hx::CduParameters::from(f.section("cdu")), "facility.cdu");
-  auto pods = std::make_unique<PodCoolantLoop>(layout, coolant, *flows_, *racks, f.section("pod").number("header_volume"),
+  // The supply and return mains, the header segments between rack taps and each rack's supply
+  // hose carry temperature fronts with their plug-flow times (docs/models/hydraulic.md).
+  PodHeaderTransport::Geometry geometry;
+  {
+    const auto coolant_model = fluid::Coolant::parse(pod_loop.coolant);  // checked above
+    const auto volume = [&](const hydraulic::PipeParameters& pipe) {
+      return hydraulic::Pipe(pipe, coolant_model, pod_loop.coolant_temperature).volume();
+    };
+    geometry.supply_main_volume = volume(pod_loop.supply_main);
+    geometry.return_main_volume = volume(pod_loop.return_main);
+    geometry.segment_volume = volume(pod_loop.header_segment);
+    geometry.rack_hose_volume = volume(pod_loop.rack.supply_hose);
+    geometry.reverse_return = pod_loop.headers == hydraulic::HeaderArrangement::reverse_return;
+    geometry.max_cell_time = f.section("pod").number("transport_cell_time");
+  }
+  auto headers = std::make_unique<PodHeaderTransport>(layout, coolant, *flows_, geometry, initial_temperature_);
+  auto pods = std::make_unique<PodCoolantLoop>(layout, coolant, *flows_, *headers, f.section("pod").number("header_volume"),
                                                std::move(cdu), f.section("pod").number("supply_setpoint"),
                                                initial_temperature_);
   auto hall = std::make_unique<HallAir>(layout, std::move(room), *racks, initial_temperature_, initial_temperature_);
   auto plant = std::make_unique<FacilityWaterPlant>(plant_parameters, make_economizer(), *weather_, *hall, pods.get(),
                                                     layout.pods(), initial_temperature_);
-  plates->connect(*pods);
+  plates->connect(*headers);
+  headers->connect([loop = pods.get()](std::size_t pod) { return loop->supply_index(pod); },
+                   [rack_loop = racks.get()](std::size_t r) { return rack_loop->outlet_index(r); });
   racks->connect(*hall);
   pods->connect(*plant);
   hall->connect(*plant);
@@ -397,6 +424,7 @@ FacilitySite::FacilitySite(const ParameterTree& scenario, std::optional<WeatherS
   plates_ = &system_.add(std::move(plates));
   racks_ = &system_.add(std::move(racks));
   air_source_ = racks_;
+  headers_ = &system_.add(std::move(headers));
   pods_ = &system_.add(std::move(pods));
   hall_ = &system_.add(std::move(hall));
   plant_ = &system_.add(std::move(plant));
@@ -551,7 +579,8 @@ double FacilitySite::stored_energy(const std::vector<double>& x) const {
   const double* v = x.data();
   double e = gpus_->stored_energy(v) + hall_->stored_energy(v) + plant_->stored_energy(v);
   if (servers_ != nullptr) e += servers_->stored_energy(v);
-  if (plates_ != nullptr) e += plates_->stored_energy(v) + racks_->stored_energy(v) + pods_->stored_energy(v);
+  if (plates_ != nullptr)
+    e += plates_->stored_energy(v) + racks_->stored_energy(v) + headers_->stored_energy(v) + pods_->stored_energy(v);
   return e;
 }
 

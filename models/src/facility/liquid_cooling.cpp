@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "dctwin/solver/check.hpp"
 #include "dctwin/solver/parallel.hpp"
@@ -88,12 +89,12 @@ void RackPlateCoolant::derivatives(const solver::EvalContext& ctx, const double*
   solver::for_each_block(layout_.gpus(), [&](const solver::BlockRange& block) {
     std::size_t rack = block.first / per_rack;
     std::size_t rack_end = (rack + 1) * per_rack;
-    double t_supply = x[pods_->supply_index(layout_.pod_of_rack(rack))];
+    double t_supply = x[headers_->rack_inlet_index(rack)];
     for (std::size_t g = block.first; g < block.last; ++g) {
       if (g == rack_end) {
         ++rack;
         rack_end += per_rack;
-        t_supply = x[pods_->supply_index(layout_.pod_of_rack(rack))];
+        t_supply = x[headers_->rack_inlet_index(rack)];
       }
       const double c_g = k.capacity_rate[g], g_cp = k.conductance[g];
       const double tc = x[c0 + g];
@@ -107,14 +108,14 @@ void RackPlateCoolant::jacobian_pattern(solver::PatternSink& pattern) const {
     const Index c = temperature_index(g);
     pattern.add(c, c);
     pattern.add(c, gpus_.base_index(g));
-    pattern.add(c, pods_->supply_index(layout_.pod_of_rack(layout_.rack_of_gpu(g))));
+    pattern.add(c, headers_->rack_inlet_index(layout_.rack_of_gpu(g)));
   }
 }
 
 void RackPlateCoolant::jacobian(const solver::EvalContext& ctx, const double*, solver::JacobianSink& jac) const {
   const PhaseConstants& k = phase_constants_[flows_.phase_index(ctx.segment_start)];
   for (std::size_t r = 0; r < layout_.racks(); ++r) {
-    const Index supply = pods_->supply_index(layout_.pod_of_rack(r));
+    const Index supply = headers_->rack_inlet_index(r);
     for (std::size_t g = r * layout_.gpus_per_rack(); g < (r + 1) * layout_.gpus_per_rack(); ++g) {
       const double c_g = k.capacity_rate[g], g_cp = k.conductance[g];
       const Index c = temperature_index(g);
@@ -319,16 +320,222 @@ void RackCoolantLoop::compute_outputs(const solver::EvalContext& ctx, const doub
 }
 
 // ---------------------------------------------------------------------------------------------
+// PodHeaderTransport
+
+namespace {
+/// Cells of a pipe whose coolant stays `residence` seconds at the first phase's flow: enough that
+/// none holds it longer than `max_cell_time`, at least one, at most `cap`.
+std::size_t cell_count(double residence, double max_cell_time, std::size_t cap) {
+  if (!(residence > 0.0) || !std::isfinite(residence)) return residence > 0.0 ? cap : 1;
+  const double n = std::ceil(residence / max_cell_time * (1.0 - 1e-12));
+  return std::clamp<std::size_t>(n < static_cast<double>(cap) ? static_cast<std::size_t>(n) : cap, 1, cap);
+}
+constexpr std::size_t max_cells_per_header_pipe = 64;
+constexpr std::size_t max_cells_per_hose = 16;
+}  // namespace
+
+PodHeaderTransport::PodHeaderTransport(const FacilityLayout& layout, CoolantConstants coolant, const FlowPlan& flows,
+                                       Geometry geometry, double initial_temperature)
+    : Component("headers"),
+      layout_(layout),
+      coolant_(coolant),
+      flows_(flows),
+      geometry_(geometry),
+      initial_temperature_(initial_temperature) {
+  DCTWIN_DEMAND(geometry.max_cell_time > 0.0, "the longest residence time of a header cell must be positive");
+  DCTWIN_DEMAND(geometry.supply_main_volume > 0.0 && geometry.return_main_volume > 0.0 && geometry.segment_volume > 0.0 &&
+                    geometry.rack_hose_volume > 0.0,
+                "header pipes need positive volumes");
+  const std::size_t per_pod = layout.racks_per_pod();
+  // Capacity rates of every pipe at every phase: each header pipe carries the racks beyond it
+  // (supply: racks m ... R-1, summed from the far end; return: the racks collected so far).
+  for (const auto& phase : flows.phases()) {
+    PhaseRates k;
+    k.rack.resize(layout.racks());
+    for (std::size_t r = 0; r < layout.racks(); ++r) k.rack[r] = coolant_.capacity_rate(phase.rack_flow[r]);
+    k.supply.resize(layout.racks());
+    k.ret.resize(layout.racks());
+    for (std::size_t p = 0; p < layout.pods(); ++p) {
+      const double* c = &k.rack[p * per_pod];
+      double sum = 0.0;
+      for (std::size_t m = per_pod; m-- > 0;) k.supply[p * per_pod + m] = sum += c[m];
+      sum = 0.0;
+      for (std::size_t m = 0; m < per_pod; ++m) k.ret[p * per_pod + m] = sum += c[return_rack(m)];
+    }
+    phase_rates_.push_back(std::move(k));
+  }
+  // Cells per pipe from the first phase: the slowest pod decides (pods share one layout).
+  const PhaseRates& first = phase_rates_.front();
+  const double rho_cp = coolant_.density * coolant_.specific_heat;
+  auto layout_pipes = [&](std::vector<PipeCells>& pipes, const std::vector<double>& rates, bool supply) {
+    pipes.resize(per_pod);
+    for (std::size_t m = 0; m < per_pod; ++m) {
+      const bool main = supply ? m == 0 : m + 1 == per_pod;
+      const double volume = main ? (supply ? geometry_.supply_main_volume : geometry_.return_main_volume) : geometry_.segment_volume;
+      double residence = 0.0;
+      for (std::size_t p = 0; p < layout.pods(); ++p) {
+        const double c = rates[p * per_pod + m];
+        residence = std::max(residence, c > 0.0 ? rho_cp * volume / c : std::numeric_limits<double>::infinity());
+      }
+      PipeCells& pipe = pipes[m];
+      pipe.first = cells_per_pod_;
+      pipe.count = cell_count(residence, geometry_.max_cell_time, max_cells_per_header_pipe);
+      pipe.cell_capacitance = rho_cp * volume / static_cast<double>(pipe.count);
+      cells_per_pod_ += pipe.count;
+    }
+  };
+  layout_pipes(supply_pipes_, first.supply, true);
+  layout_pipes(return_pipes_, first.ret, false);
+  // Every rack's hose gets the same number of cells, from the mean rack flow.
+  double mean_rack_rate = 0.0;
+  for (double c : first.rack) mean_rack_rate += c;
+  mean_rack_rate /= static_cast<double>(layout.racks());
+  hose_cells_ = cell_count(mean_rack_rate > 0.0 ? rho_cp * geometry_.rack_hose_volume / mean_rack_rate : 0.0,
+                           geometry_.max_cell_time, max_cells_per_hose);
+  hose_pipe_.count = hose_cells_;
+  hose_pipe_.cell_capacitance = rho_cp * geometry_.rack_hose_volume / static_cast<double>(hose_cells_);
+
+  cell_ = declare_state_group({"header_coolant_temperature", "K",
+                               "coolant in each well-mixed cell of the pod's supply and return mains and headers",
+                               static_cast<Index>(layout.pods() * cells_per_pod_)});
+  hose_ = declare_state_group({"rack_hose_coolant_temperature", "K", "coolant in each cell of each rack's supply hose",
+                               static_cast<Index>(layout.racks() * hose_cells_)});
+  out_rack_supply_ = declare_output({"rack", "coolant_supply_temperature", "K",
+                                     "coolant reaching the rack's plates (pod supply after the mains, header and hose)",
+                                     "rack", static_cast<Index>(layout.racks())});
+  out_pod_return_ = declare_output({"pod", "coolant_return_temperature", "K",
+                                    "coolant reaching the pod's pumps (end of the return main)", "pod",
+                                    static_cast<Index>(layout.pods())});
+}
+
+template <typename Term>
+void PodHeaderTransport::for_each_term(const PhaseRates& k, Term&& term) const {
+  const std::size_t per_pod = layout_.racks_per_pod();
+  auto last_cell = [&](std::size_t p, const PipeCells& pipe) { return cell_index(p, pipe.first + pipe.count - 1); };
+  for (std::size_t p = 0; p < layout_.pods(); ++p) {
+    // Supply: the main from the pod supply, each segment from the one before.
+    for (std::size_t m = 0; m < per_pod; ++m) {
+      const PipeCells& pipe = supply_pipes_[m];
+      const double a = k.supply[p * per_pod + m] / pipe.cell_capacitance;
+      Index upstream = m == 0 ? pod_supply_(p) : last_cell(p, supply_pipes_[m - 1]);
+      for (std::size_t j = 0; j < pipe.count; ++j) {
+        const Index row = cell_index(p, pipe.first + j);
+        term(row, upstream, a);
+        term(row, row, -a);
+        upstream = row;
+      }
+    }
+    // Return: the first cell of each pipe mixes its rack's outlet with the pipe before.
+    for (std::size_t m = 0; m < per_pod; ++m) {
+      const PipeCells& pipe = return_pipes_[m];
+      const double a = k.ret[p * per_pod + m] / pipe.cell_capacitance;
+      const std::size_t rack = p * per_pod + return_rack(m);
+      const Index head = cell_index(p, pipe.first);
+      term(head, rack_outlet_(rack), k.rack[rack] / pipe.cell_capacitance);
+      if (m > 0) term(head, last_cell(p, return_pipes_[m - 1]), k.ret[p * per_pod + m - 1] / pipe.cell_capacitance);
+      term(head, head, -a);
+      for (std::size_t j = 1; j < pipe.count; ++j) {
+        const Index row = cell_index(p, pipe.first + j);
+        term(row, row - 1, a);
+        term(row, row, -a);
+      }
+    }
+  }
+  // Each rack's hose, from its tap: the end of supply pipe k for pod-local rack k.
+  for (std::size_t r = 0; r < layout_.racks(); ++r) {
+    const std::size_t p = layout_.pod_of_rack(r);
+    const double a = k.rack[r] / hose_pipe_.cell_capacitance;
+    Index upstream = last_cell(p, supply_pipes_[r - p * per_pod]);
+    for (std::size_t j = 0; j < hose_cells_; ++j) {
+      const Index row = hose_index(r, j);
+      term(row, upstream, a);
+      term(row, row, -a);
+      upstream = row;
+    }
+  }
+}
+
+double PodHeaderTransport::supply_main_capacity_rate(std::size_t pod, double segment_start) const {
+  return phase_rates_[flows_.phase_index(segment_start)].supply[pod * layout_.racks_per_pod()];
+}
+
+double PodHeaderTransport::return_main_capacity_rate(std::size_t pod, double segment_start) const {
+  return phase_rates_[flows_.phase_index(segment_start)].ret[(pod + 1) * layout_.racks_per_pod() - 1];
+}
+
+double PodHeaderTransport::supply_delay(std::size_t rack, double segment_start) const {
+  const PhaseRates& k = phase_rates_[flows_.phase_index(segment_start)];
+  const std::size_t per_pod = layout_.racks_per_pod(), p = layout_.pod_of_rack(rack);
+  // V / Q = (rho c_p V) / (rho c_p Q): each pipe's heat capacity over its capacity rate.
+  auto delay = [](double capacitance, double rate) {
+    return rate > 0.0 ? capacitance / rate : std::numeric_limits<double>::infinity();
+  };
+  double tau = delay(hose_pipe_.cell_capacitance * static_cast<double>(hose_cells_), k.rack[rack]);
+  for (std::size_t m = 0; m <= rack - p * per_pod; ++m)
+    tau += delay(supply_pipes_[m].cell_capacitance * static_cast<double>(supply_pipes_[m].count), k.supply[p * per_pod + m]);
+  return tau;
+}
+
+double PodHeaderTransport::return_delay(std::size_t rack, double segment_start) const {
+  const PhaseRates& k = phase_rates_[flows_.phase_index(segment_start)];
+  const std::size_t per_pod = layout_.racks_per_pod(), p = layout_.pod_of_rack(rack), local = rack - p * per_pod;
+  const std::size_t entry = geometry_.reverse_return ? local : per_pod - 1 - local;
+  double tau = 0.0;
+  for (std::size_t m = entry; m < per_pod; ++m) {
+    const double rate = k.ret[p * per_pod + m];
+    tau += rate > 0.0 ? return_pipes_[m].cell_capacitance * static_cast<double>(return_pipes_[m].count) / rate
+                      : std::numeric_limits<double>::infinity();
+  }
+  return tau;
+}
+
+double PodHeaderTransport::stored_energy(const double* x) const {
+  double e = 0.0;
+  for (std::size_t p = 0; p < layout_.pods(); ++p) {
+    for (const auto* pipes : {&supply_pipes_, &return_pipes_})
+      for (const PipeCells& pipe : *pipes)
+        for (std::size_t j = 0; j < pipe.count; ++j) e += pipe.cell_capacitance * x[cell_index(p, pipe.first + j)];
+  }
+  for (std::size_t r = 0; r < layout_.racks(); ++r)
+    for (std::size_t j = 0; j < hose_cells_; ++j) e += hose_pipe_.cell_capacitance * x[hose_index(r, j)];
+  return e;
+}
+
+void PodHeaderTransport::initial_state(double* x) const {
+  for (std::size_t i = 0; i < layout_.pods() * cells_per_pod_; ++i) x[index(cell_, static_cast<Index>(i))] = initial_temperature_;
+  for (std::size_t i = 0; i < layout_.racks() * hose_cells_; ++i) x[index(hose_, static_cast<Index>(i))] = initial_temperature_;
+}
+
+void PodHeaderTransport::derivatives(const solver::EvalContext& ctx, const double* x, double* xdot) const {
+  for_each_term(phase_rates_[flows_.phase_index(ctx.segment_start)],
+                [&](Index row, Index column, double a) { xdot[row] += a * x[column]; });
+}
+
+void PodHeaderTransport::jacobian_pattern(solver::PatternSink& pattern) const {
+  for_each_term(phase_rates_.front(), [&](Index row, Index column, double) { pattern.add(row, column); });
+}
+
+void PodHeaderTransport::jacobian(const solver::EvalContext& ctx, const double*, solver::JacobianSink& jac) const {
+  for_each_term(phase_rates_[flows_.phase_index(ctx.segment_start)],
+                [&](Index row, Index column, double a) { jac.add(row, column, a); });
+}
+
+void PodHeaderTransport::compute_outputs(const solver::EvalContext&, const double* x, double* const* values) const {
+  for (std::size_t r = 0; r < layout_.racks(); ++r) values[out_rack_supply_][r] = x[rack_inlet_index(r)];
+  for (std::size_t p = 0; p < layout_.pods(); ++p) values[out_pod_return_][p] = x[return_outlet_index(p)];
+}
+
+// ---------------------------------------------------------------------------------------------
 // PodCoolantLoop
 
 PodCoolantLoop::PodCoolantLoop(const FacilityLayout& layout, CoolantConstants coolant, const FlowPlan& flows,
-                               const RackCoolantLoop& racks, double header_volume, std::unique_ptr<hx::Cdu> cdu,
+                               const PodHeaderTransport& headers, double header_volume, std::unique_ptr<hx::Cdu> cdu,
                                double supply_setpoint, double initial_temperature)
     : Component("pods"),
       layout_(layout),
       coolant_(coolant),
       flows_(flows),
-      racks_(racks),
+      headers_(headers),
       cdu_(std::move(cdu)),
       supply_setpoint_(supply_setpoint),
       header_capacitance_(coolant.density * header_volume * coolant.specific_heat),
@@ -338,8 +545,6 @@ PodCoolantLoop::PodCoolantLoop(const FacilityLayout& layout, CoolantConstants co
   pump_heat_ = declare_state_group({"pump_heat", "J", "pump shaft work turned into heat in the coolant", 1, true});
   out_supply_ = declare_output({"pod", "coolant_supply_temperature", "K", "coolant supplied to the pod's racks", "pod", pods});
   out_pump_power_ = declare_output({"pod", "pump_power", "W", "shaft power of the pod's pumps", "pod", pods});
-  out_rack_supply_ = declare_output({"rack", "coolant_supply_temperature", "K", "coolant supplied to the rack", "rack",
-                                    static_cast<Index>(layout.racks())});
   if (cdu_) {
     return_ = declare_state_group({"return_temperature", "K", "coolant in each pod's return header (CDU inlet)", pods});
     opening_ = declare_discrete_group({"cdu_valve_opening", "1", "CDU facility-water valve opening", pods});
@@ -413,20 +618,19 @@ void PodCoolantLoop::derivatives(const solver::EvalContext& ctx, const double* x
   const FlowPhase& phase = flows_.at(ctx.segment_start);
   double pump_heat = 0.0;
   for (std::size_t p = 0; p < layout_.pods(); ++p) {
-    double c_pod = 0.0, inflow = 0.0;
-    for (std::size_t r = p * layout_.racks_per_pod(); r < (p + 1) * layout_.racks_per_pod(); ++r) {
-      const double c_r = coolant_.capacity_rate(phase.rack_flow[r]);
-      c_pod += c_r;
-      inflow += c_r * x[cdu_ ? racks_.return_index(r) : racks_.outlet_index(r)];
-    }
+    // What the return main brings, and what leaves into the supply main (the same flow, its
+    // capacity rate summed along each header as the headers' cells take it).
+    const double c_in = headers_.return_main_capacity_rate(p, ctx.segment_start);
+    const double c_out = headers_.supply_main_capacity_rate(p, ctx.segment_start);
+    const double inflow = c_in * x[headers_.return_outlet_index(p)];
     const double pump = phase.pod_pump_power[p];
     pump_heat += pump;
     if (!cdu_) {
-      xdot[supply_index(p)] += (inflow - c_pod * x[supply_index(p)] + pump) / header_capacitance_;
+      xdot[supply_index(p)] += (inflow - c_out * x[supply_index(p)] + pump) / header_capacitance_;
     } else {
       const double t_pr = x[cdu_return_index(p)], t_ps = x[supply_index(p)];
-      xdot[cdu_return_index(p)] += (inflow - c_pod * t_pr + pump) / header_capacitance_;
-      xdot[supply_index(p)] += (c_pod * (t_pr - t_ps) - cdu_heat(p, ctx, x)) / header_capacitance_;
+      xdot[cdu_return_index(p)] += (inflow - c_out * t_pr + pump) / header_capacitance_;
+      xdot[supply_index(p)] += (c_out * (t_pr - t_ps) - cdu_heat(p, ctx, x)) / header_capacitance_;
     }
   }
   xdot[pump_heat_index()] += pump_heat;
@@ -436,8 +640,7 @@ void PodCoolantLoop::jacobian_pattern(solver::PatternSink& pattern) const {
   for (std::size_t p = 0; p < layout_.pods(); ++p) {
     const Index in = cdu_ ? cdu_return_index(p) : supply_index(p);
     pattern.add(in, in);
-    for (std::size_t r = p * layout_.racks_per_pod(); r < (p + 1) * layout_.racks_per_pod(); ++r)
-      pattern.add(in, cdu_ ? racks_.return_index(r) : racks_.outlet_index(r));
+    pattern.add(in, headers_.return_outlet_index(p));
     if (cdu_) {
       const Index ps = supply_index(p);
       pattern.add(ps, ps);
@@ -448,21 +651,17 @@ void PodCoolantLoop::jacobian_pattern(solver::PatternSink& pattern) const {
 }
 
 void PodCoolantLoop::jacobian(const solver::EvalContext& ctx, const double*, solver::JacobianSink& jac) const {
-  const FlowPhase& phase = flows_.at(ctx.segment_start);
   for (std::size_t p = 0; p < layout_.pods(); ++p) {
     const Index in = cdu_ ? cdu_return_index(p) : supply_index(p);
-    double c_pod = 0.0;
-    for (std::size_t r = p * layout_.racks_per_pod(); r < (p + 1) * layout_.racks_per_pod(); ++r) {
-      const double c_r = coolant_.capacity_rate(phase.rack_flow[r]);
-      c_pod += c_r;
-      jac.add(in, cdu_ ? racks_.return_index(r) : racks_.outlet_index(r), c_r / header_capacitance_);
-    }
-    jac.add(in, in, -c_pod / header_capacitance_);
+    const double c_in = headers_.return_main_capacity_rate(p, ctx.segment_start);
+    const double c_out = headers_.supply_main_capacity_rate(p, ctx.segment_start);
+    jac.add(in, headers_.return_outlet_index(p), c_in / header_capacitance_);
+    jac.add(in, in, -c_out / header_capacitance_);
     if (cdu_) {
       const double k = cdu_conductance(p, ctx);
       const Index ps = supply_index(p);
-      jac.add(ps, ps, -c_pod / header_capacitance_);
-      jac.add(ps, in, (c_pod - k) / header_capacitance_);
+      jac.add(ps, ps, -c_out / header_capacitance_);
+      jac.add(ps, in, (c_out - k) / header_capacitance_);
       jac.add(ps, plant_->supply_index(), k / header_capacitance_);
     }
   }
@@ -478,7 +677,6 @@ void PodCoolantLoop::compute_outputs(const solver::EvalContext& ctx, const doubl
       values[out_opening_][p] = ctx.discrete[discrete_index(opening_, static_cast<Index>(p))];
     }
   }
-  for (std::size_t r = 0; r < layout_.racks(); ++r) values[out_rack_supply_][r] = x[supply_index(layout_.pod_of_rack(r))];
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -50,6 +50,10 @@ class FacilitySite final : public Site {
   [[nodiscard]] const FacilityLayout& layout() const { return *layout_; }
   [[nodiscard]] const thermal::GpuPackageArray& gpus() const { return *gpus_; }
   [[nodiscard]] const FlowPlan& flows() const { return *flows_; }
+  /// The pods' mains, headers and rack hoses (nullptr on an air-cooled site).
+  [[nodiscard]] const PodHeaderTransport* headers() const { return headers_; }
+  /// The pods' coolant loops (nullptr on an air-cooled site).
+  [[nodiscard]] const PodCoolantLoop* pod_loops() const { return pods_; }
   [[nodiscard]] const workload::TrainingJob& job() const { return *job_; }
 
   [[nodiscard]] double stored_energy(const std::vector<double>& x) const;
@@ -81,6 +85,7 @@ class FacilitySite final : public Site {
   HallAirSource* air_source_ = nullptr;
   RackPlateCoolant* plates_ = nullptr;    // liquid-cooled sites (plates, racks, pods)
   RackCoolantLoop* racks_ = nullptr;
+  PodHeaderTransport* headers_ = nullptr;
   PodCoolantLoop* pods_ = nullptr;
   HallAir* hall_ = nullptr;
   FacilityWaterPlant* plant_ = nullptr;

@@ -16,6 +16,7 @@
 // linear invariant of the ODE (energy is conserved by construction, see docs/models/facility.md).
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -42,14 +43,16 @@ struct CoolantConstants {
 };
 
 class PodCoolantLoop;
+class PodHeaderTransport;
 
-/// The coolant inside each GPU's cold plate; plates of a rack in parallel, fed from the pod supply.
-///   C_c dT_c,g/dt = C_g (T_ps,pod - T_c,g) + (T_b,g - T_c,g) / R_cp(q_g),   C_g = rho c_p q_g, q_g = Q_r / n_r
+/// The coolant inside each GPU's cold plate; plates of a rack in parallel, fed from the end of the
+/// rack's supply hose (T_in,r, PodHeaderTransport: the pod supply delayed by the pipes upstream).
+///   C_c dT_c,g/dt = C_g (T_in,r - T_c,g) + (T_b,g - T_c,g) / R_cp(q_g),   C_g = rho c_p q_g
 class RackPlateCoolant final : public solver::Component, public thermal::GpuEnvironment {
  public:
   RackPlateCoolant(const FacilityLayout& layout, thermal::ColdPlate plate, CoolantConstants coolant,
                    const FlowPlan& flows, const thermal::GpuPackageArray& gpus, double initial_temperature);
-  void connect(const PodCoolantLoop& pods) { pods_ = &pods; }
+  void connect(const PodHeaderTransport& headers) { headers_ = &headers; }
 
   [[nodiscard]] solver::Index temperature_index(std::size_t g) const { return index(temperature_, static_cast<solver::Index>(g)); }
   [[nodiscard]] double plate_flow(std::size_t g, double segment_start) const;
@@ -77,7 +80,7 @@ class RackPlateCoolant final : public solver::Component, public thermal::GpuEnvi
   CoolantConstants coolant_;
   const FlowPlan& flows_;
   const thermal::GpuPackageArray& gpus_;
-  const PodCoolantLoop* pods_ = nullptr;
+  const PodHeaderTransport* headers_ = nullptr;
   double initial_temperature_;
   double capacitance_;
   int temperature_ = 0;
@@ -178,14 +181,125 @@ class RackCoolantLoop final : public solver::Component, public HallAirSource {
   int out_return_ = 0, out_flow_ = 0, out_pressure_ = 0, out_door_air_ = -1, out_door_heat_ = -1;
 };
 
+/// Transport of temperature fronts through each pod's pipes: the supply main, the supply header's
+/// segments between rack taps, each rack's supply hose, and the return header's segments and main,
+/// every pipe a chain of n well-mixed cells in series (tanks in series), upwind in the direction of
+/// its flow. Cell j of a pipe with capacity rate C_p = rho c_p Q_p and volume V_p:
+///   (rho c_p V_p / n) dT_j/dt = C_p (T_j-1 - T_j)                    T_0: what enters the pipe
+/// Supply (a dividing header; the same in direct and reverse return): the main carries the pod's
+/// flow from the pod supply T_ps,p to tap 0; segment k carries what racks k+1 ... R-1 draw; rack k
+/// draws at tap k into its hose and its plates read the hose's last cell, T_in,r.
+/// Return (a merging header): direct return collects from the far end, rack R-1, toward tap 0
+/// and the return main; reverse return from rack 0 toward tap R-1. The first cell of each return
+/// pipe takes the rack's outlet and the upstream pipe: C_p T_0 = C_r T_out,r + C_p-1 T_last,p-1.
+/// A front entering a pipe at constant flow arrives at its end with the mean delay V_p / Q_p
+/// (exactly: the cells' residence times add up to it) and a spread (standard deviation)
+/// sqrt(sum_j tau_j^2) = (V_p / Q_p) / sqrt(n); in cumulative volume the chain is time-invariant,
+/// so with a changing flow the front arrives where the integral of Q dt equals V_p. Each pipe gets
+/// n = ceil(tau / tau_cell) cells at the first flow phase (tau = V_p / Q_p), so no cell holds its
+/// coolant longer than `max_cell_time` and a front along a path of delay tau spreads by at most
+/// sqrt(tau tau_cell). See docs/models/hydraulic.md, "Transport delay".
+class PodHeaderTransport final : public solver::Component {
+ public:
+  struct Geometry {
+    double supply_main_volume = 0.0;  ///< [m3] CDU (or collector) outlet to tap 0
+    double return_main_volume = 0.0;  ///< [m3] last return tap to the CDU (or collector) inlet
+    double segment_volume = 0.0;      ///< [m3] header between two rack taps (each header)
+    double rack_hose_volume = 0.0;    ///< [m3] supply tap to the rack's plates
+    bool reverse_return = false;      ///< return header collects from rack 0 toward tap R-1
+    double max_cell_time = 1.0;       ///< tau_cell [s]: longest residence time of one cell
+  };
+  PodHeaderTransport(const FacilityLayout& layout, CoolantConstants coolant, const FlowPlan& flows, Geometry geometry,
+                     double initial_temperature);
+  /// State index of a pod's or a rack's temperature (read after the system has been assembled).
+  using StateOf = std::function<solver::Index(std::size_t)>;
+  /// Where the pipes start and what they collect: each pod's supply (the supply main's inlet, the
+  /// pod loop's T_ps) and each rack's outlet (door or return manifold, into the return header).
+  void connect(StateOf pod_supply, StateOf rack_outlet) {
+    pod_supply_ = std::move(pod_supply);
+    rack_outlet_ = std::move(rack_outlet);
+  }
+
+  /// T_in,r: the last cell of rack r's supply hose, what its plates receive.
+  [[nodiscard]] solver::Index rack_inlet_index(std::size_t rack) const {
+    return index(hose_, static_cast<solver::Index>((rack + 1) * hose_cells_ - 1));
+  }
+  /// The last cell of pod p's return main, what reaches the CDU (or collector).
+  [[nodiscard]] solver::Index return_outlet_index(std::size_t pod) const {
+    return index(cell_, static_cast<solver::Index>((pod + 1) * cells_per_pod_ - 1));
+  }
+  /// rho c_p Q of pod p's supply main and of its return main on the segment [W/K] (the sums of the
+  /// racks' capacity rates, in the order the headers add them).
+  [[nodiscard]] double supply_main_capacity_rate(std::size_t pod, double segment_start) const;
+  [[nodiscard]] double return_main_capacity_rate(std::size_t pod, double segment_start) const;
+  /// Plug-flow time from the pod supply to rack r's plates at the flows of the segment [s]: the
+  /// sum of V_p / Q_p over the supply main, the header segments up to its tap and its hose
+  /// (+infinity without flow).
+  [[nodiscard]] double supply_delay(std::size_t rack, double segment_start) const;
+  /// Plug-flow time from rack r's outlet to the end of the return main [s].
+  [[nodiscard]] double return_delay(std::size_t rack, double segment_start) const;
+  [[nodiscard]] std::size_t cells_per_pod() const { return cells_per_pod_; }
+  [[nodiscard]] std::size_t cells_per_hose() const { return hose_cells_; }
+  [[nodiscard]] double stored_energy(const double* x) const;
+
+  void initial_state(double* x) const override;
+  void derivatives(const solver::EvalContext& ctx, const double* x, double* xdot) const override;
+  void jacobian_pattern(solver::PatternSink& pattern) const override;
+  void jacobian(const solver::EvalContext& ctx, const double* x, solver::JacobianSink& jac) const override;
+  [[nodiscard]] double next_discontinuity(double t) const override { return flows_.next_change(t); }
+  void compute_outputs(const solver::EvalContext& ctx, const double* x, double* const* values) const override;
+
+ private:
+  /// One pipe of a pod: its cells [first, first + count) in the pod's block, its volume.
+  struct PipeCells {
+    std::size_t first = 0, count = 1;
+    double cell_capacitance = 0.0;  ///< rho c_p V_p / n [J/K]
+  };
+  /// Capacity rates of one flow phase [W/K]: supply pipe m of pod p at [p R + m] (the main is
+  /// m = 0, segment k is m = k + 1), return pipe m at [p R + m] in flow order (the main last),
+  /// each rack's at [r].
+  struct PhaseRates {
+    std::vector<double> supply, ret, rack;
+  };
+  /// Rack (pod-local) whose outlet enters return pipe m.
+  [[nodiscard]] std::size_t return_rack(std::size_t m) const {
+    return geometry_.reverse_return ? m : layout_.racks_per_pod() - 1 - m;
+  }
+  [[nodiscard]] solver::Index cell_index(std::size_t pod, std::size_t cell) const {
+    return index(cell_, static_cast<solver::Index>(pod * cells_per_pod_ + cell));
+  }
+  [[nodiscard]] solver::Index hose_index(std::size_t rack, std::size_t cell) const {
+    return index(hose_, static_cast<solver::Index>(rack * hose_cells_ + cell));
+  }
+  /// Calls term(row, column, a) for every entry of the (linear) cell equations dT_row/dt =
+  /// sum a T_column at the rates `k`, the diagonal included; derivatives, Jacobian and pattern
+  /// all come from it.
+  template <typename Term>
+  void for_each_term(const PhaseRates& k, Term&& term) const;
+  const FacilityLayout& layout_;
+  CoolantConstants coolant_;
+  const FlowPlan& flows_;
+  Geometry geometry_;
+  StateOf pod_supply_, rack_outlet_;
+  double initial_temperature_;
+  std::vector<PipeCells> supply_pipes_, return_pipes_;  ///< per pod-local pipe, in flow order
+  PipeCells hose_pipe_;                                  ///< every rack's supply hose (first: 0)
+  std::size_t cells_per_pod_ = 0, hose_cells_ = 1;
+  std::vector<PhaseRates> phase_rates_;
+  int cell_ = 0, hose_ = 0;
+  int out_rack_supply_ = 0, out_pod_return_ = 0;
+};
+
 class FacilityWaterPlant;
 
-/// Each pod's coolant loop.
-/// Liquid-to-air: one supply header per pod that collects the racks' door outlets and the pumps'
-/// heat:  C_ps dT_ps,p/dt = sum_{r in p} C_r (T_out,r - T_ps,p) + P_pump,p
-/// Liquid-to-liquid: a return header and a CDU,
-///   C_pr dT_pr,p/dt = sum_{r in p} C_r (T_rm,r - T_pr,p) + P_pump,p
+/// Each pod's coolant loop: the well-mixed coolant at its pumps (and CDU) between the end of the
+/// return main T_rt,p and the start of the supply main (the pipes are PodHeaderTransport's).
+/// Liquid-to-air: one collector that takes the racks' door outlets and the pumps' heat:
+///   C_ps dT_ps,p/dt = C_rt,p T_rt,p - C_p T_ps,p + P_pump,p
+/// Liquid-to-liquid: the CDU's inlet volume and its outlet,
+///   C_pr dT_pr,p/dt = C_rt,p T_rt,p - C_p T_pr,p + P_pump,p
 ///   C_ps dT_ps,p/dt = C_p (T_pr,p - T_ps,p) - Q_cdu,p,     Q_cdu = k_cdu(u_p) (T_pr,p - T_fs)
+/// (C_rt,p and C_p both rho c_p Q_p, the racks' capacity rates summed along each header)
 /// with k_cdu = eps C_min of a counter-flow plate exchanger whose facility-side flow is u_p times
 /// its design flow; u_p (a valve opening) is the discrete state of a PI controller that holds T_ps
 /// at its set-point, sampled every `controller_period` like a CDU's PLC.
@@ -194,7 +308,7 @@ class PodCoolantLoop final : public solver::Component {
   /// Liquid-to-air when `cdu` is null; otherwise every pod has one such CDU holding its supply at
   /// `supply_setpoint` [K].
   PodCoolantLoop(const FacilityLayout& layout, CoolantConstants coolant, const FlowPlan& flows,
-                 const RackCoolantLoop& racks, double header_volume, std::unique_ptr<hx::Cdu> cdu,
+                 const PodHeaderTransport& headers, double header_volume, std::unique_ptr<hx::Cdu> cdu,
                  double supply_setpoint, double initial_temperature);
   void connect(const FacilityWaterPlant& plant) { plant_ = &plant; }
 
@@ -223,7 +337,7 @@ class PodCoolantLoop final : public solver::Component {
   const FacilityLayout& layout_;
   CoolantConstants coolant_;
   const FlowPlan& flows_;
-  const RackCoolantLoop& racks_;
+  const PodHeaderTransport& headers_;
   const FacilityWaterPlant* plant_ = nullptr;
   std::unique_ptr<hx::Cdu> cdu_;
   double supply_setpoint_;
@@ -231,7 +345,7 @@ class PodCoolantLoop final : public solver::Component {
   double initial_temperature_;
   int supply_ = 0, return_ = -1, pump_heat_ = 0;
   int opening_ = -1, integral_ = -1;
-  int out_supply_ = 0, out_pump_power_ = 0, out_rack_supply_ = 0, out_cdu_heat_ = -1, out_opening_ = -1;
+  int out_supply_ = 0, out_pump_power_ = 0, out_cdu_heat_ = -1, out_opening_ = -1;
 };
 
 /// The hall's air, one cold aisle and one hot aisle per pod (thermal/room_air.hpp); the racks'
