@@ -47,6 +47,8 @@ CLI::App* add_import_command(CLI::App& app, ImportArguments& a) {
 namespace {
 
 std::string span_text(double seconds) {
+  // Timestamps are read to the millisecond; the difference of two of them is shown so too.
+  seconds = std::round(seconds * 1000.0) / 1000.0;
   if (seconds < 120.0) return io::format_number(seconds) + " s";
   if (seconds < 7200.0) return io::format_number(seconds / 60.0) + " min";
   return io::format_number(seconds / 3600.0) + " h";

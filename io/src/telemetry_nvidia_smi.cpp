@@ -403,7 +403,7 @@ class SmiSource {
     for (std::size_t i = 0; i < columns_.size(); ++i) {
       const Column& c = columns_[i];
       const std::string_view cell = cells[i];
-      if (lower(cell).find("requires reset") != std::string::npos) row.requires_reset = true;
+      if (cell.starts_with('[') && lower(cell) == "[gpu requires reset]") row.requires_reset = true;
       switch (c.role) {
         case Role::ignored:
           break;

@@ -184,4 +184,9 @@ TEST_CASE("dctwin import: warnings on stderr, --gpus, no quantity at all", "[cli
                  "their values are missing\n");
   CHECK(o.out.find("nvidia-smi-csv, 4 GPUs, 40 samples") != std::string::npos);
   CHECK(o.out.find("note: missing values: 52 (") != std::string::npos);
+  // 40 ticks of the -lms sample: one sample per GPU and tick, the span to the millisecond.
+  o = run_dctwin({"import", samples + "nvidia-smi-lms-noindex.csv", "-o", "l.h5"}, dir);
+  CHECK(o.code == 0);
+  CHECK(o.out.find("nvidia-smi-csv, 8 GPUs, 320 samples, 3.988 s from 2025-07-26T23:32:09.104Z to "
+                   "2025-07-26T23:32:13.092Z") != std::string::npos);
 }
