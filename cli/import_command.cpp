@@ -36,6 +36,9 @@ CLI::App* add_import_command(CLI::App& app, ImportArguments& a) {
   cmd->add_option("--map", a.map, "Column map (YAML) of a generic CSV file; selects the csv format");
   cmd->add_option("--interval", a.interval, "Sampling interval of sources without timestamps, e.g. 1, '500 ms'")
       ->capture_default_str();
+  cmd->add_option("--gpus", a.gpus,
+                  "GPUs per host of an nvidia-smi CSV file without index, uuid or pci.bus_id column: every N\n"
+                  "consecutive rows are one tick (default: found from the pauses between ticks)");
   cmd->add_flag("--skip-bad-lines", a.skip_bad_lines, "Skip and count malformed lines instead of stopping");
   cmd->add_flag("-q,--quiet", a.quiet, "No summary");
   return cmd;
@@ -44,6 +47,8 @@ CLI::App* add_import_command(CLI::App& app, ImportArguments& a) {
 namespace {
 
 std::string span_text(double seconds) {
+  // Timestamps are read to the millisecond; the difference of two of them is shown so too.
+  seconds = std::round(seconds * 1000.0) / 1000.0;
   if (seconds < 120.0) return io::format_number(seconds) + " s";
   if (seconds < 7200.0) return io::format_number(seconds / 60.0) + " min";
   return io::format_number(seconds / 3600.0) + " h";
@@ -84,6 +89,11 @@ int import_command(const ImportArguments& a) {
         start = comma + 1;
       }
     }
+    if (a.gpus < 0) {
+      std::fprintf(stderr, "dctwin import: invalid --gpus %d (a number of GPUs, or 0 to find it from the pauses between ticks)\n", a.gpus);
+      return exit_usage;
+    }
+    options.gpus = a.gpus;
     options.skip_bad_lines = a.skip_bad_lines;
     options.map_file = a.map;
   } catch (const solver::InputError& e) {
@@ -126,6 +136,9 @@ int import_command(const ImportArguments& a) {
   }
 
   const auto& p = trace.provenance;
+  // Warnings go to stderr even with --quiet: the file was written, but maybe not as intended.
+  for (const auto& w : p.warnings)
+    std::fprintf(stderr, "dctwin import: warning: %s\n", solver::printable(w).c_str());
   if (!p.skipped.empty()) {
     std::fprintf(stderr, "dctwin import: skipped %zu bad line%s:\n", p.skipped_count, p.skipped_count == 1 ? "" : "s");
     for (const auto& s : p.skipped)

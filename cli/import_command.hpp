@@ -19,6 +19,7 @@ struct ImportArguments {
   std::string columns;         ///< comma-separated field list (nvidia-smi CSV without header)
   std::string map;             ///< column map (YAML) of a generic CSV file
   std::string interval = "1";  ///< duration text, e.g. `1`, `500 ms`, `2 s`
+  int gpus = 0;                ///< GPUs per host of an nvidia-smi CSV without index, uuid or pci.bus_id
   bool skip_bad_lines = false;
   bool quiet = false;
 };

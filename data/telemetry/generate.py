@@ -101,6 +101,79 @@ def nvidia_smi(rows):
     return out
 
 
+def stamp_seconds(seconds):
+    """nvidia-smi's timestamp of a time in seconds since the epoch (milliseconds, truncated)."""
+    import time
+    whole = int(seconds)
+    millis = int(round((seconds - whole) * 1000.0))
+    if millis == 1000:
+        whole, millis = whole + 1, 0
+    return time.strftime("%Y/%m/%d %H:%M:%S", time.gmtime(whole)) + ".%03d" % millis
+
+
+def nvidia_smi_lms():
+    """An 8-GPU HGX H100 node logged with -lms 100 and no index column.
+
+    nvidia-smi queries the GPUs one after the other and stamps every row with its own time: the rows
+    of one tick are 1-3 ms apart, then the loop waits about 100 ms. GPU 5 runs power-capped at
+    700 W (SM clock 1755 MHz, clock-event reason 0x4, SW power cap) from tick 10 to tick 19.
+    """
+    rng = random.Random(20250727)
+    gpus, ticks = 8, 40
+    start = START + 0.104
+    lines = ["timestamp, power.draw [W], temperature.gpu, clocks.sm [MHz], clocks_event_reasons.active"]
+    temperature = [58.0 + 1.5 * g for g in range(gpus)]
+    t = start
+    for tick in range(ticks):
+        row_time = t
+        for gpu in range(gpus):
+            capped = gpu == 5 and 10 <= tick < 20
+            power = 700.0 if capped else 540.0 + rng.uniform(-25.0, 25.0) + 2.0 * gpu
+            temperature[gpu] += 0.05 * (55.0 + 0.04 * power + 1.5 * gpu - temperature[gpu])
+            lines.append("%s, %.2f W, %d, %d MHz, 0x%016x" % (
+                stamp_seconds(row_time), power, int(round(temperature[gpu])), 1755 if capped else 1980,
+                0x4 if capped else 0x0))
+            row_time += rng.uniform(0.0012, 0.0028)
+        t += 0.100 + rng.uniform(0.0, 0.004)
+    return {"nvidia-smi-lms-noindex.csv": "\n".join(lines) + "\n"}
+
+
+def nvidia_smi_pdsh(rows):
+    """pdsh -w node-a,node-b nvidia-smi --query-gpu=... -l 1: every line prefixed with its host.
+
+    node-b's GPU 1 fell off the bus from tick 4 to tick 6 ([GPU requires reset]); the lines of the two
+    hosts interleave as pdsh receives them.
+    """
+    header = ("timestamp, index, pci.bus_id, power.draw [W], temperature.gpu, temperature.memory, "
+              "clocks.sm [MHz], clocks_event_reasons.active")
+    streams = {}
+    for host, offset in (("node-a", 0), ("node-b", 17)):
+        lines = [header]
+        for tick, gpu, v in rows[:20]:
+            bus = "00000000:%02X:00.0" % (0x18 + 0x26 * gpu)
+            if host == "node-b" and gpu == 1 and 4 <= tick <= 6:
+                reset = "[GPU requires reset]"
+                lines.append("%s, %d, %s, %s, %s, %s, %s, %s" % (stamp(tick, 703 + offset), gpu, bus, reset, reset,
+                                                                  reset, reset, reset))
+                continue
+            lines.append("%s, %d, %s, %.2f W, %d, [N/A], %d MHz, 0x%016x" % (
+                stamp(tick, 703 + offset), gpu, bus, v["power"] - (3.0 if host == "node-b" else 0.0),
+                v["gtemp"], v["smclk"], v["mask"]))
+        streams[host] = ["%s: %s" % (host, line) for line in lines]
+    merged = []
+    a, b = streams["node-a"], streams["node-b"]
+    i = j = 0
+    rng = random.Random(7)
+    while i < len(a) or j < len(b):
+        if j >= len(b) or (i < len(a) and rng.random() < 0.5):
+            merged.append(a[i])
+            i += 1
+        else:
+            merged.append(b[j])
+            j += 1
+    return {"nvidia-smi-pdsh.csv": "\n".join(merged) + "\n"}
+
+
 def dmon(rows):
     out = {}
     head = ["# gpu    pwr  gtemp  mtemp     sm    mem    enc    dec   mclk   pclk",
@@ -123,12 +196,12 @@ def dmon(rows):
 
 
 def dcgmi(rows):
-    # dcgmi dmon -e 100,140,150,155,1002,1004
-    lines = ["#Entity   SMCLK  MMTMP  TMPTR  POWER    SMACT  TENSO", "ID"]
+    # dcgmi dmon -e 100,112,140,150,155,1002,1004 (112: clock-event reasons, decimal)
+    lines = ["#Entity   SMCLK  DVCCTR  MMTMP  TMPTR  POWER    SMACT  TENSO", "ID"]
     for tick, gpu, v in rows:
         mmtmp = "N/A" if tick == 5 else "%d" % v["mtemp"]
-        lines.append("GPU %d     %-6d %-6s %-6d %-8.3f %-6.3f %-6.3f" % (gpu, v["smclk"], mmtmp, v["gtemp"],
-                                                                      v["power"], v["sm_active"], v["tensor_active"]))
+        lines.append("GPU %d     %-6d %-7d %-6s %-6d %-8.3f %-6.3f %-6.3f" % (
+            gpu, v["smclk"], v["mask"], mmtmp, v["gtemp"], v["power"], v["sm_active"], v["tensor_active"]))
     return {"dcgmi-dmon.txt": "\n".join(lines) + "\n"}
 
 
@@ -139,6 +212,13 @@ METRICS = [
     ("DCGM_FI_DEV_POWER_USAGE", "gauge", "Power draw (in W).", "power"),
     ("DCGM_FI_DEV_CLOCK_THROTTLE_REASONS", "gauge", "Current clock throttle reasons.", "mask"),
     ("DCGM_FI_PROF_SM_ACTIVE", "gauge", "The ratio of cycles an SM has at least 1 warp assigned.", "sm_active"),
+]
+
+
+# Metrics of dcgm-exporter's default set that are not telemetry quantities (value as written).
+EXTRA_METRICS = [
+    ("DCGM_FI_DEV_FB_USED", "gauge", "Framebuffer memory used (in MiB).", "61234"),
+    ("DCGM_FI_DEV_XID_ERRORS", "gauge", "Value of the last XID error encountered.", "0"),
 ]
 
 
@@ -165,6 +245,17 @@ def prometheus(rows):
                     value = 9223372036854775794  # DCGM's blank value
                 lines.append("%s{%s} %s" % (name, labels(gpu), value))
     out["dcgm-exporter.prom"] = "\n".join(lines) + "\n"
+    # Raw scrapes as `curl -s node-a:9400/metrics >> file` appends them (first 3 s): no time lines,
+    # every family with its # HELP and # TYPE lines, metrics dctwin does not read among them.
+    lines = []
+    for tick in range(3):
+        for name, kind, help_text, key in METRICS + EXTRA_METRICS:
+            lines.append("# HELP %s %s" % (name, help_text))
+            lines.append("# TYPE %s %s" % (name, kind))
+            for gpu in range(GPUS):
+                value = by_tick[tick][gpu][key] if key in by_tick[tick][gpu] else key
+                lines.append("%s{%s} %s" % (name, labels(gpu), value))
+    out["dcgm-exporter-raw.prom"] = "\n".join(lines) + "\n"
     # Samples with their own millisecond timestamps (first 10 s).
     lines = []
     for name, kind, help_text, key in METRICS:
@@ -209,7 +300,7 @@ def main():
     directory = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__))
     rows = trace()
     files = {}
-    for part in (nvidia_smi(rows), dmon(rows), dcgmi(rows), prometheus(rows), generic(rows)):
+    for part in (nvidia_smi(rows), nvidia_smi_lms(), nvidia_smi_pdsh(rows), dmon(rows), dcgmi(rows), prometheus(rows), generic(rows)):
         files.update(part)
     for name in sorted(files):
         write(directory, name, files[name])

@@ -100,6 +100,7 @@ std::string TelemetryImportOptions::describe() const {
     for (std::size_t i = 0; i < columns.size(); ++i) text += (i ? "," : "") + columns[i];
   }
   if (!map_file.empty()) text += " map=" + map_file;
+  if (gpus > 0) text += fmt::format(" gpus={}", gpus);
   text += " interval=" + format_number(interval) + " s";
   text += skip_bad_lines ? " skip-bad-lines=yes" : " skip-bad-lines=no";
   return text;
@@ -321,7 +322,31 @@ bool TraceBuilder::add(const GpuKey& gpu, const std::string& uuid, double time, 
   return true;
 }
 
+void TraceBuilder::missing(std::string_view field, std::string_view cell) {
+  ++missing_count_;
+  std::string spelling(trim(cell));
+  if (spelling.empty()) spelling = "empty";
+  ++missing_[std::make_pair(std::string(field), spelling)];
+}
+
+void TraceBuilder::ignored(std::string_view what, const std::vector<std::string>& names) {
+  if (names.empty()) return;
+  std::string text = fmt::format("ignored {} (not read by dctwin):", what);
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (i == 10) {
+      text += fmt::format(" and {} more", names.size() - 10);
+      break;
+    }
+    text += (i ? ", " : " ") + names[i];
+  }
+  warn(text);
+  if (ignored_text_.empty()) ignored_text_ = fmt::format("{} {}", what, text.substr(text.find(':') + 2));
+}
+
 TelemetryTrace TraceBuilder::finish(const TelemetryImportOptions& options) {
+  if (std::none_of(present_.begin(), present_.end(), [](bool p) { return p; }) && !ignored_text_.empty())
+    fail(label_, 0, fmt::format("no telemetry quantity recognised (ignored {}); docs/telemetry.md lists the "
+                                "fields read", ignored_text_));
   if (series_.empty()) fail(label_, 0, "no samples");
   TelemetryTrace trace;
   std::vector<std::size_t> kept;
@@ -343,7 +368,18 @@ TelemetryTrace TraceBuilder::finish(const TelemetryImportOptions& options) {
   TelemetryImportOptions used = options;
   used.format = format_;
   trace.provenance.options = used.describe();
+  if (missing_count_ > 0) {
+    std::string text = fmt::format("missing values: {} (", missing_count_);
+    bool first = true;
+    for (const auto& [key, count] : missing_) {
+      text += fmt::format("{}{} {} {}", first ? "" : ", ", key.first, count, key.second);
+      first = false;
+    }
+    notes_.push_back(text + ")");
+  }
   trace.provenance.notes = std::move(notes_);
+  trace.provenance.warnings = std::move(warnings_);
+  trace.provenance.missing_count = missing_count_;
   trace.provenance.skipped_count = skipped_count_;
   trace.provenance.impossible_count = impossible_count_;
   trace.provenance.skipped = std::move(skipped_);
@@ -403,10 +439,24 @@ std::optional<double> parse_number(std::string_view text) {
   return value;
 }
 
+std::optional<std::uint64_t> parse_bitmask(std::string_view text) {
+  text = trim(text);
+  int base = 10;
+  if (text.starts_with("0x") || text.starts_with("0X")) {
+    text.remove_prefix(2);
+    base = 16;
+  }
+  std::uint64_t value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value, base);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return value;
+}
+
 bool is_missing(std::string_view text) {
   const std::string t = lower(trim(text));
   return t.empty() || t == "[n/a]" || t == "n/a" || t == "[not supported]" || t == "not supported" || t == "-" ||
          t == "[unknown error]" || t == "[insufficient permissions]" || t == "[gpu is lost]" ||
+         t == "[gpu requires reset]" || t == "gpu requires reset" ||
          t == "[requested functionality has been deprecated]";
 }
 

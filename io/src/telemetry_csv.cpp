@@ -186,7 +186,17 @@ void read_generic_csv(LineReader& reader, TraceBuilder& builder, const Telemetry
       std::fill(values.begin(), values.end(), nan);
       for (const auto& c : map.quantities) {
         const std::string_view cell = cells[c.position];
-        if (is_missing(cell)) continue;
+        if (is_missing(cell)) {
+          builder.missing(c.column, cell);
+          continue;
+        }
+        if (c.quantity == q_clock_event_reasons) {
+          // A bitmask as NVML tools write it: hex (0x...) or decimal.
+          if (const auto mask = parse_bitmask(cell)) {
+            values[c.quantity] = static_cast<double>(*mask);
+            continue;
+          }
+        }
         try {
           const Quantity q = parse_quantity(cell);
           const std::string& unit = q.unit.empty() ? c.unit : q.unit;

@@ -53,6 +53,7 @@ constexpr NamedMetric dcgm_metrics[] = {
 constexpr NamedMetric dmon_columns[] = {
     {"SMCLK", {q_sm_clock, "MHz"}},
     {"MMCLK", {q_memory_clock, "MHz"}},
+    {"DVCCTR", {q_clock_event_reasons, "1"}},  // 112, clock-event (throttle) reasons, decimal
     {"MMTMP", {q_memory_temperature, "degC"}},
     {"TMPTR", {q_gpu_temperature, "degC"}},
     {"POWER", {q_power, "W"}},
@@ -162,11 +163,7 @@ void read_dcgmi_dmon(LineReader& reader, TraceBuilder& builder, const TelemetryI
         mapping = new_mapping;
         for (const auto* m : mapping)
           if (m) builder.declare(m->quantity);
-        if (!ignored.empty()) {
-          std::string note = "ignored columns:";
-          for (const auto& w : ignored) note += " " + w;
-          builder.note(note);
-        }
+        builder.ignored("columns", ignored);
         builder.note(
             fmt::format("no timestamps: sample k is at k x {} s from 0 (--interval); a new sample starts "
                         "when a GPU appears again",
@@ -271,24 +268,43 @@ void read_prometheus_text(LineReader& reader, TraceBuilder& builder, const Telem
                           double offset) {
   UnitCache units;
   std::set<std::string> ignored;
-  std::set<std::tuple<std::string, std::string, int>> in_scrape;  // metric, host, gpu
+  // Scrapes without time lines and samples without timestamps: a scrape is one sample time.
+  using SeriesKey = std::tuple<std::string, std::string, int>;  // metric, host, gpu
+  // A listing is the run of lines of one metric family (its # HELP and # TYPE lines and samples).
+  std::map<SeriesKey, std::pair<std::size_t, long long>> in_scrape;  // -> line, listing
+  std::set<std::string> families_in_scrape;                          // `# HELP`/`# TYPE` names
+  std::string family;                                                // of the current listing
+  long long listing = 0;
+  bool samples_in_listing = false;
   long long scrape = 0;
-  bool help_after_samples = false;
   std::optional<double> scrape_time;  // from a separator line
-  bool separator_seen = false, counted_note = false;
+  bool separator_seen = false, warned = false;
   std::vector<Point> points;
-  std::map<std::tuple<std::string, std::string, int>, std::pair<double, std::size_t>> last_of_series;
+  std::map<SeriesKey, std::pair<double, std::size_t>> last_of_series;
   std::string line;
   const auto new_scrape = [&] {
     ++scrape;
     in_scrape.clear();
+    families_in_scrape.clear();
   };
   while (reader.next(line)) {
     const std::size_t n = reader.line_number();
     const std::string_view text = trim(line);
     if (text.empty()) continue;
     if (text.front() == '#') {
-      if ((text.starts_with("# HELP") || text.starts_with("# TYPE")) && !in_scrape.empty()) help_after_samples = true;
+      if (text.starts_with("# HELP ") || text.starts_with("# TYPE ")) {
+        const auto words = split_blanks(text.substr(7));
+        const std::string name = words.empty() ? std::string() : std::string(words[0]);
+        if (name != family || samples_in_listing) {
+          // The families of one scrape are listed once each: a family listed again starts the
+          // next scrape (when no time line separates them).
+          if (!separator_seen && families_in_scrape.contains(name) && !in_scrape.empty()) new_scrape();
+          families_in_scrape.insert(name);
+          family = name;
+          ++listing;
+          samples_in_listing = false;
+        }
+      }
       continue;
     }
     // A scrape separator: a line holding only a time (Unix seconds or an ISO-8601 timestamp).
@@ -300,12 +316,16 @@ void read_prometheus_text(LineReader& reader, TraceBuilder& builder, const Telem
         new_scrape();
         scrape_time = *t;
         separator_seen = true;
-        help_after_samples = false;
         continue;
       }
     }
     try {
       const PromSample s = parse_prom_line(text);
+      if (s.name != family) {
+        family = s.name;
+        ++listing;
+      }
+      samples_in_listing = true;
       const MetricMapping* m = find_dcgm_metric(s.name);
       if (!m) {
         ignored.insert(s.name);
@@ -324,23 +344,32 @@ void read_prometheus_text(LineReader& reader, TraceBuilder& builder, const Telem
         time = *s.timestamp_ms / 1000.0;
       } else {
         if (!separator_seen) {
-          const auto key = std::make_tuple(s.name, host, gpu);
-          if (help_after_samples || in_scrape.contains(key)) new_scrape();
-          help_after_samples = false;
-          in_scrape.insert(key);
-          if (!counted_note) {
-            builder.note(
-                fmt::format("samples without timestamps: scrape k is at k x {} s from 0 (--interval); a "
-                            "new scrape starts when a metric of a GPU appears again",
-                            format_number(options.interval)));
-            counted_note = true;
+          const SeriesKey key{s.name, host, gpu};
+          if (const auto seen = in_scrape.find(key); seen != in_scrape.end()) {
+            // Within one listing of its family a series given twice is not the next scrape but a
+            // second series that differs in labels dctwin does not read (MIG instances, pods).
+            if (seen->second.second == listing)
+              throw RowProblem(fmt::format("{} of GPU {}{} is listed twice in a row (line {}): series that differ "
+                                           "only in other labels (MIG instances, ...) cannot be told apart, nor "
+                                           "scrapes without a time line between them",
+                                           s.name, gpu, host.empty() ? std::string() : " of " + host,
+                                           seen->second.first));
+            new_scrape();
+          }
+          in_scrape.emplace(key, std::make_pair(n, listing));
+          if (!warned) {
+            builder.warn(fmt::format("samples carry no time: scrape k is placed at k x {} s from "
+                                     "1970-01-01T00:00:00Z (--interval); write each scrape's time on a line of "
+                                     "its own before it (date +%s)",
+                                     format_number(options.interval)));
+            warned = true;
           }
           time = static_cast<double>(scrape) * options.interval;
         } else {
           time = *scrape_time;
         }
       }
-      const auto series = std::make_tuple(s.name, host, gpu);
+      const SeriesKey series{s.name, host, gpu};
       if (const auto last = last_of_series.find(series); last != last_of_series.end() && time < last->second.first)
         throw RowProblem(fmt::format("{} of GPU {}: time {} is before the previous sample at {} (line {})", s.name, gpu,
                                      format_time(time), format_time(last->second.first), last->second.second));
@@ -353,18 +382,7 @@ void read_prometheus_text(LineReader& reader, TraceBuilder& builder, const Telem
     }
   }
   add_points(points, builder);
-  if (!ignored.empty()) {
-    std::string note = "ignored metrics:";
-    std::size_t shown = 0;
-    for (const auto& name : ignored) {
-      if (shown++ == 10) {
-        note += fmt::format(" and {} more", ignored.size() - 10);
-        break;
-      }
-      note += " " + name;
-    }
-    builder.note(note);
-  }
+  builder.ignored("metrics", std::vector<std::string>(ignored.begin(), ignored.end()));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -648,11 +666,7 @@ void read_prometheus_json(const std::string& text, TraceBuilder& builder) {
     }
   }
   add_points(points, builder);
-  if (!ignored.empty()) {
-    std::string note = "ignored metrics:";
-    for (const auto& n : ignored) note += " " + n;
-    builder.note(note);
-  }
+  builder.ignored("metrics", std::vector<std::string>(ignored.begin(), ignored.end()));
 }
 
 }  // namespace dctwin::io::telemetry_detail

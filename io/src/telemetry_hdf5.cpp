@@ -6,6 +6,7 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <string_view>
 #include <system_error>
 
 #include "dctwin/io/report.hpp"
@@ -18,6 +19,7 @@ namespace {
 
 constexpr const char* group_name = "telemetry";
 constexpr int telemetry_file_version = 1;
+constexpr std::string_view warning_mark = "warning: ";
 
 std::string join(const std::vector<std::string>& lines) {
   std::string out;
@@ -72,7 +74,10 @@ void write_file(const TelemetryTrace& trace, h5::File& file) {
   group.set_attribute("source", p.source);
   group.set_attribute("format", p.format);
   group.set_attribute("options", p.options);
-  group.set_attribute("notes", join(p.notes));
+  // Warnings are kept among the notes, marked, and split off again when the file is read.
+  std::vector<std::string> notes = p.notes;
+  for (const auto& w : p.warnings) notes.push_back(std::string(warning_mark) + w);
+  group.set_attribute("notes", join(notes));
   group.set_attribute("skipped_line_count", static_cast<long long>(p.skipped_count));
   group.set_attribute("skipped_lines", join(p.skipped));
   group.set_attribute("time_grid", "union of every GPU's sample times; NaN where a GPU has no sample");
@@ -161,7 +166,12 @@ TelemetryTrace read_telemetry_hdf5(const std::filesystem::path& path) {
   p.source = group.string_attribute("source");
   p.format = group.string_attribute("format");
   p.options = group.string_attribute("options");
-  p.notes = split_lines(group.string_attribute("notes"));
+  for (auto& note : split_lines(group.string_attribute("notes"))) {
+    if (note.starts_with(warning_mark))
+      p.warnings.push_back(note.substr(warning_mark.size()));
+    else
+      p.notes.push_back(std::move(note));
+  }
   p.skipped_count = static_cast<std::size_t>(group.integer_attribute("skipped_line_count"));
   p.skipped = split_lines(group.string_attribute("skipped_lines"));
 

@@ -2,7 +2,9 @@
 // builder that enforces the sample rules, unit conversion of cells and timestamp parsing.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <fstream>
 #include <map>
 #include <optional>
@@ -110,7 +112,19 @@ class TraceBuilder {
   bool add(const GpuKey& gpu, const std::string& uuid, double time, const std::vector<double>& values,
            std::size_t line);
 
-  void note(std::string text) { notes_.push_back(std::move(text)); }
+  /// An assumption made (each text once: every host of pdsh output makes the same ones).
+  void note(std::string text) {
+    if (std::find(notes_.begin(), notes_.end(), text) == notes_.end()) notes_.push_back(std::move(text));
+  }
+  /// A problem the import goes on with; printed on stderr by the command line (each text once).
+  void warn(std::string text) {
+    if (std::find(warnings_.begin(), warnings_.end(), text) == warnings_.end()) warnings_.push_back(std::move(text));
+  }
+  /// Counts a cell that held no value (`[N/A]`, ...) of column `field`, by spelling.
+  void missing(std::string_view field, std::string_view cell);
+  /// Warns that the source's `what` (`columns`, `metrics`) named `names` are not read; when no
+  /// quantity at all is recognised, finish() fails naming them.
+  void ignored(std::string_view what, const std::vector<std::string>& names);
   void set_format(TelemetryFormat format) { format_ = format; }
 
   /// The trace; throws `LABEL: no samples` when nothing was added.
@@ -129,6 +143,10 @@ class TraceBuilder {
   std::vector<bool> present_;
   std::map<GpuKey, Series> series_;
   std::vector<std::string> notes_;
+  std::vector<std::string> warnings_;
+  std::string ignored_text_;  // `columns name, serial` for the error of finish()
+  std::size_t missing_count_ = 0;
+  std::map<std::pair<std::string, std::string>, std::size_t> missing_;  // (field, spelling) -> count
   std::size_t skipped_count_ = 0;
   std::size_t impossible_count_ = 0;
   std::vector<std::string> skipped_;
@@ -144,8 +162,11 @@ std::string format_time(double seconds);
 
 /// A number written in C locale decimal (`187.80`, `-3`, `1e-3`), whole text; nullopt otherwise.
 std::optional<double> parse_number(std::string_view text);
-/// `[N/A]`, `N/A`, `[Not Supported]`, `-`, empty and similar "no value" spellings.
+/// `[N/A]`, `N/A`, `[Not Supported]`, `[GPU requires reset]`, `-`, empty and similar "no value"
+/// spellings.
 bool is_missing(std::string_view text);
+/// A bitmask written in hex (`0x0000000000000004`) or decimal (`4`), whole text; nullopt otherwise.
+std::optional<std::uint64_t> parse_bitmask(std::string_view text);
 
 // The importers. Each reads `reader` to the end.
 void read_nvidia_smi_csv(LineReader& reader, TraceBuilder& builder, const TelemetryImportOptions& options,

@@ -5,7 +5,13 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <algorithm>
+#include <cctype>
 #include <limits>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
 #include <stdexcept>
 
 #include "dctwin/io/units.hpp"
@@ -22,7 +28,7 @@ struct RowProblem : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-enum class Role { ignored, timestamp, index, uuid, value, mask, reason };
+enum class Role { ignored, timestamp, index, uuid, bus_id, serial, value, mask, reason };
 
 struct Column {
   std::string name;         ///< as written, without its unit
@@ -103,6 +109,14 @@ bool classify(Column& column) {
     column.role = Role::uuid;
     return true;
   }
+  if (name == "pci.bus_id" || name == "gpu_bus_id") {
+    column.role = Role::bus_id;
+    return true;
+  }
+  if (name == "serial") {
+    column.role = Role::serial;
+    return true;
+  }
   for (const auto& f : value_fields)
     if (name == f.name) {
       column.role = Role::value;
@@ -131,8 +145,11 @@ bool classify(Column& column) {
 /// A cell of quantity `q` with an optional unit converted to `si_unit` (`unit` used when the cell
 /// has none); a physically impossible value throws ImpossibleValue.
 double cell_value(std::string_view cell, std::size_t q, const std::string& field, const std::string& unit,
-                  const std::string& si_unit, UnitCache& units) {
-  if (is_missing(cell)) return nan;
+                  const std::string& si_unit, UnitCache& units, TraceBuilder& builder) {
+  if (is_missing(cell)) {
+    builder.missing(field, cell);
+    return nan;
+  }
   double si = nan;
   try {
     const Quantity quantity = parse_quantity(cell);
@@ -146,17 +163,9 @@ double cell_value(std::string_view cell, std::size_t q, const std::string& field
 }
 
 std::uint64_t parse_mask(std::string_view cell, const std::string& field) {
-  std::string_view t = trim(cell);
-  int base = 10;
-  if (t.starts_with("0x") || t.starts_with("0X")) {
-    t.remove_prefix(2);
-    base = 16;
-  }
-  std::uint64_t value = 0;
-  const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), value, base);
-  if (t.empty() || ec != std::errc() || end != t.data() + t.size())
-    throw RowProblem(fmt::format("{}: '{}' is not a bitmask", field, trim(cell)));
-  return value;
+  const auto value = parse_bitmask(cell);
+  if (!value) throw RowProblem(fmt::format("{}: '{}' is not a bitmask", field, trim(cell)));
+  return *value;
 }
 
 int parse_gpu_index(std::string_view cell, const std::string& field) {
@@ -184,167 +193,457 @@ bool looks_like_data(std::string_view first_cell, double offset) {
 
 }  // namespace
 
-void read_nvidia_smi_csv(LineReader& reader, TraceBuilder& builder, const TelemetryImportOptions& options,
-                         double offset) {
-  const std::string& label = reader.label();
-  std::vector<Column> columns;
-  std::string line;
-  std::size_t header_line = 0;
-  bool have_columns = false;
-  UnitCache units;
-  const auto& quantities = telemetry_quantities();
+namespace {
 
-  const auto set_columns = [&](const std::vector<Column>& given, std::size_t at) {
-    columns = given;
-    std::vector<std::string> ignored;
-    bool has_time = false;
-    for (auto& c : columns) {
+/// One data row of an nvidia-smi CSV file, parsed, waiting for its tick to be complete.
+struct SmiRow {
+  std::size_t line = 0;
+  bool bad = false;  ///< skipped as a bad line: it only holds its place among the rows of a tick
+  double time = nan;
+  int index = -1;        ///< from the index column
+  std::string id;        ///< uuid, else pci.bus_id, else serial: what tells GPUs apart without index
+  std::string uuid;
+  bool requires_reset = false;  ///< a cell reads `[GPU requires reset]`
+  std::vector<double> values;
+};
+
+/// How the rows of one query of every GPU (a tick) are told apart.
+enum class Grouping {
+  index,     ///< by the index column
+  id,        ///< by uuid, pci.bus_id or serial; GPUs numbered in the order they first appear
+  position,  ///< by their row within the tick
+};
+
+// Consecutive rows are compared through their time gaps: nvidia-smi queries the GPUs one after the
+// other (a few ms each) and then waits for the loop interval (-lms/-l), so the gaps fall into two
+// groups. The largest ratio between consecutive sorted gaps, below which every gap is at most
+// `tick_window`, separates them when it is at least `split_ratio`; the threshold is the geometric
+// mean of the two gaps. Gaps under `gap_floor` (timestamps are written to the millisecond) count
+// as equal. Without such a split, rows at most `tick_window` apart are one tick.
+constexpr double gap_floor = 1e-3;          // s
+constexpr double split_ratio = 3.0;
+constexpr double tick_window = 0.05;        // s: the longest gap between two rows of one tick
+constexpr std::size_t learning_rows = 256;  // rows read before the ticks are found
+
+/// `node-a: rest` as written by pdsh (or clush): the host and the rest; nullopt otherwise.
+std::optional<std::pair<std::string_view, std::string_view>> host_prefix(std::string_view line) {
+  const auto colon = line.find(':');
+  if (colon == 0 || colon == std::string_view::npos || colon + 1 >= line.size() || line[colon + 1] != ' ')
+    return std::nullopt;
+  const std::string_view host = line.substr(0, colon);
+  if (!std::isalnum(static_cast<unsigned char>(host.front()))) return std::nullopt;
+  for (const char c : host)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-')) return std::nullopt;
+  return std::make_pair(host, line.substr(colon + 2));
+}
+
+std::string ms_text(double seconds) { return format_number(std::round(seconds * 1e4) / 10.0) + " ms"; }
+
+/// The rows of one host (pdsh) or of the whole file: header, row parsing and the grouping of rows
+/// into ticks.
+class SmiSource {
+ public:
+  SmiSource(std::string host, const std::string& label, TraceBuilder& builder, const TelemetryImportOptions& options,
+            double offset)
+      : host_(std::move(host)), label_(label), builder_(builder), options_(options), offset_(offset) {
+    if (!options.columns.empty()) {
+      // Fields given by the user for a file without header: `power.draw` or `power.draw [W]`.
+      std::vector<Column> given;
+      for (const auto& c : options.columns) given.push_back(parse_header_cell(c));
+      set_columns(given, 0);
+      builder_.note("columns from the --columns option");
+    }
+  }
+
+  void line(std::string_view text, std::size_t n) {
+    const auto cells = split_on(text, ',');
+    if (!have_columns_) {
+      if (looks_like_data(cells[0], offset_))
+        fail(label_, n,
+             "no header line (a file written with --format=csv,noheader needs its fields in order: "
+             "--columns timestamp,index,power.draw,...)");
+      read_header(cells, n);
+      return;
+    }
+    if (header_line_ == 0 && !options_.columns.empty() && !looks_like_data(cells[0], offset_)) {
+      // A header although --columns was given: the header wins.
+      read_header(cells, n);
+      builder_.note("the file has a header line; --columns was not used");
+      return;
+    }
+    header_line_ = header_line_ == 0 ? n : header_line_;
+    SmiRow row;
+    row.line = n;
+    try {
+      parse_row(cells, row);
+    } catch (const ImpossibleValue& p) {
+      builder_.bad_line(n, p.what(), true);
+      row.bad = true;
+    } catch (const RowProblem& p) {
+      builder_.bad_line(n, p.what());
+      row.bad = true;
+    }
+    if (!learned_) {
+      pending_.push_back(std::move(row));
+      if (pending_.size() >= learning_rows) learn();
+      return;
+    }
+    place(std::move(row));
+  }
+
+  void finish() {
+    if (!learned_) learn();
+    flush(true);
+    const std::string who = host_.empty() ? std::string() : " of " + host_;
+    if (max_spread_ > 0.0)
+      builder_.note(fmt::format("rows of one tick{} are up to {} apart: each tick is one sample, at the time of its "
+                                "first row",
+                                who, ms_text(max_spread_)));
+    for (const auto& [index, reset] : reset_rows_)
+      builder_.warn(fmt::format("GPU {}{}: {} row{} read [GPU requires reset] (first at line {}); their values are "
+                                "missing",
+                                index, who, reset.first, reset.first == 1 ? "" : "s", reset.second));
+  }
+
+ private:
+  void read_header(const std::vector<std::string_view>& cells, std::size_t n) {
+    std::vector<Column> header;
+    for (const auto cell : cells) header.push_back(parse_header_cell(cell));
+    header_line_ = n;
+    set_columns(header, n);
+  }
+
+  void set_columns(const std::vector<Column>& given, std::size_t at) {
+    columns_ = given;
+    const auto& quantities = telemetry_quantities();
+    std::vector<std::string> ignored, all;
+    bool has_time = false, has_quantity = false;
+    int uuid = -1, bus = -1, serial = -1;
+    has_index_ = false;
+    for (std::size_t i = 0; i < columns_.size(); ++i) {
+      Column& c = columns_[i];
+      all.push_back(c.name);
       if (!classify(c)) {
         ignored.push_back(c.name);
         continue;
       }
-      for (const auto& other : columns) {
+      for (const auto& other : columns_) {
         if (&other == &c) break;
-        if (lower(other.name) == lower(c.name)) fail(label, at, fmt::format("duplicate column '{}'", c.name));
+        if (lower(other.name) == lower(c.name)) fail(label_, at, fmt::format("duplicate column '{}'", c.name));
       }
-      if (c.role == Role::timestamp) has_time = true;
-      if (c.role == Role::value) {
-        check_unit(label, at, c.name, c.header_unit, quantities[c.quantity].unit);
-        builder.declare(c.quantity);
+      switch (c.role) {
+        case Role::timestamp:
+          has_time = true;
+          break;
+        case Role::index:
+          has_index_ = true;
+          break;
+        case Role::uuid:
+          uuid = static_cast<int>(i);
+          break;
+        case Role::bus_id:
+          bus = static_cast<int>(i);
+          break;
+        case Role::serial:
+          serial = static_cast<int>(i);
+          break;
+        case Role::value:
+          check_unit(label_, at, c.name, c.header_unit, quantities[c.quantity].unit);
+          builder_.declare(c.quantity);
+          has_quantity = true;
+          break;
+        case Role::mask:
+        case Role::reason:
+          builder_.declare(q_clock_event_reasons);
+          has_quantity = true;
+          break;
+        case Role::ignored:
+          break;
       }
-      if (c.role == Role::mask || c.role == Role::reason) builder.declare(q_clock_event_reasons);
     }
     if (!has_time)
-      fail(label, at, "no 'timestamp' column (query it first: nvidia-smi --query-gpu=timestamp,index,...)");
-    if (!ignored.empty()) {
-      std::string text = "ignored columns:";
-      for (const auto& n : ignored) text += " " + n;
-      builder.note(text);
+      fail(label_, at, "no 'timestamp' column (query it first: nvidia-smi --query-gpu=timestamp,index,...)");
+    if (!has_quantity) {
+      std::string names;
+      for (const auto& a : all) names += (names.empty() ? "" : ", ") + a;
+      fail(label_, at,
+           fmt::format("no telemetry quantity among the columns ({}); query power.draw, temperature.gpu, clocks.sm, "
+                       "... (docs/telemetry.md lists the fields read)",
+                       names));
     }
-    have_columns = true;
-  };
-
-  if (!options.columns.empty()) {
-    // Fields given by the user for a file without header: `power.draw` or `power.draw [W]`.
-    std::vector<Column> given;
-    for (const auto& c : options.columns) given.push_back(parse_header_cell(c));
-    set_columns(given, 0);
-    builder.note("columns from the --columns option");
+    builder_.ignored("columns", ignored);
+    id_column_ = uuid >= 0 ? uuid : bus >= 0 ? bus : serial;
+    if (has_index_) {
+      grouping_ = Grouping::index;
+    } else if (id_column_ >= 0) {
+      grouping_ = Grouping::id;
+      builder_.note(fmt::format("no index column: GPUs are numbered in the order their {} first appears",
+                                columns_[static_cast<std::size_t>(id_column_)].name));
+    } else {
+      grouping_ = Grouping::position;
+      if (options_.gpus > 0)
+        builder_.note(fmt::format("no index, uuid or pci.bus_id column: every {} consecutive rows are one tick, "
+                                  "GPUs numbered by their row in it (--gpus)",
+                                  options_.gpus));
+      else
+        builder_.note(
+            "no index, uuid or pci.bus_id column: rows are grouped into ticks by the pauses between them, GPUs "
+            "numbered by their row in the tick");
+    }
+    have_columns_ = true;
   }
 
-  bool has_index = false;
-  const auto find_roles = [&] {
-    for (std::size_t i = 0; i < columns.size(); ++i)
-      if (columns[i].role == Role::index) has_index = true;
-    if (!has_index) builder.note("no index column: GPUs are numbered by their row within each tick (same timestamp)");
-  };
-  if (have_columns) find_roles();
+  void parse_row(const std::vector<std::string_view>& cells, SmiRow& row) {
+    if (cells.size() != columns_.size())
+      throw RowProblem(fmt::format("expected {} fields, found {}", columns_.size(), cells.size()));
+    const auto& quantities = telemetry_quantities();
+    row.values.assign(q_count, nan);
+    std::uint64_t mask = 0;
+    bool mask_given = false;
+    for (std::size_t i = 0; i < columns_.size(); ++i) {
+      const Column& c = columns_[i];
+      const std::string_view cell = cells[i];
+      if (cell.starts_with('[') && lower(cell) == "[gpu requires reset]") row.requires_reset = true;
+      switch (c.role) {
+        case Role::ignored:
+          break;
+        case Role::timestamp: {
+          const auto t = parse_timestamp(cell, offset_);
+          if (!t) throw RowProblem(fmt::format("{}: '{}' is not a valid timestamp", c.name, cell));
+          row.time = *t;
+          break;
+        }
+        case Role::index:
+          row.index = parse_gpu_index(cell, c.name);
+          break;
+        case Role::uuid:
+        case Role::bus_id:
+        case Role::serial:
+          if (c.role == Role::uuid && !is_missing(cell)) row.uuid = std::string(cell);
+          if (static_cast<int>(i) == id_column_ && grouping_ == Grouping::id) {
+            if (is_missing(cell))
+              throw RowProblem(fmt::format("{}: '{}' does not tell which GPU the row is", c.name, cell));
+            row.id = std::string(cell);
+          }
+          break;
+        case Role::value: {
+          const std::string& si = quantities[c.quantity].unit;
+          const std::string& unit = c.header_unit.empty() ? c.default_unit : c.header_unit;
+          row.values[c.quantity] = cell_value(cell, c.quantity, c.name, unit, si, units_, builder_);
+          break;
+        }
+        case Role::mask:
+          if (is_missing(cell)) {
+            builder_.missing(c.name, cell);
+          } else {
+            mask |= parse_mask(cell, c.name);
+            mask_given = true;
+          }
+          break;
+        case Role::reason: {
+          if (is_missing(cell)) {
+            builder_.missing(c.name, cell);
+            break;
+          }
+          const std::string v = lower(cell);
+          if (v == "active") {
+            mask |= c.bit;
+          } else if (v != "not active") {
+            throw RowProblem(fmt::format("{}: '{}' is not Active or Not Active", c.name, cell));
+          }
+          mask_given = true;
+          break;
+        }
+      }
+    }
+    if (mask_given) row.values[q_clock_event_reasons] = static_cast<double>(mask);
+  }
 
-  // Ticks without an index column.
-  double tick_time = nan;
-  int position = 0;
-  int gpus_per_tick = -1;
+  /// Finds the gap that separates ticks from the rows read so far, then places them.
+  void learn() {
+    learned_ = true;
+    std::vector<double> gaps;
+    const SmiRow* previous = nullptr;
+    for (const auto& row : pending_) {
+      if (row.bad) continue;
+      if (previous) gaps.push_back(std::max(row.time - previous->time, gap_floor));
+      previous = &row;
+    }
+    std::sort(gaps.begin(), gaps.end());
+    double best = 1.0;
+    for (std::size_t k = 0; k + 1 < gaps.size() && gaps[k] <= tick_window; ++k)
+      if (gaps[k + 1] / gaps[k] > best) {
+        best = gaps[k + 1] / gaps[k];
+        threshold_ = std::sqrt(gaps[k] * gaps[k + 1]);
+      }
+    if (best < split_ratio) {
+      // No pause between ticks stands out: every row is its own tick, unless rows are only a few ms
+      // apart (one query of every GPU, or a loop faster than the GPUs can be queried).
+      threshold_ = tick_window;
+      const bool in_between = std::any_of(gaps.begin(), gaps.end(), [](double g) { return g > gap_floor && g <= tick_window; });
+      if (grouping_ == Grouping::position && options_.gpus <= 0 && in_between) {
+        std::size_t first_line = 0;
+        for (const auto& row : pending_)
+          if (!row.bad) {
+            first_line = row.line;
+            break;
+          }
+        fail(label_, first_line,
+             fmt::format("cannot tell the GPUs apart: rows are {} to {} apart with no longer pause between ticks "
+                         "(query index, uuid or pci.bus_id, or give the number of GPUs with --gpus)",
+                         ms_text(gaps.front() > gap_floor ? gaps.front() : 0.0), ms_text(gaps.back())));
+      }
+    }
+    auto rows = std::move(pending_);
+    pending_.clear();
+    for (auto& row : rows) place(std::move(row));
+  }
 
-  std::vector<double> values(q_count, nan);
+  /// Adds a row to the current tick, closing the tick first when the row starts the next one.
+  void place(SmiRow row) {
+    if (grouping_ == Grouping::position) {
+      if (options_.gpus > 0) {
+        if (tick_.size() == static_cast<std::size_t>(options_.gpus)) flush();
+        tick_.push_back(std::move(row));
+        return;
+      }
+      if (row.bad) {
+        if (gpus_per_tick_ > 0 && tick_.size() >= static_cast<std::size_t>(gpus_per_tick_)) flush();
+        tick_.push_back(std::move(row));
+        return;
+      }
+      if (!std::isnan(last_time_) && row.time - last_time_ > threshold_) flush();
+      if (gpus_per_tick_ > 0 && tick_.size() >= static_cast<std::size_t>(gpus_per_tick_)) {
+        builder_.bad_line(row.line, fmt::format("tick at {} has more rows than the {} GPUs of the first tick",
+                                                format_time(tick_time()), gpus_per_tick_));
+        return;
+      }
+      last_time_ = row.time;
+      tick_.push_back(std::move(row));
+      return;
+    }
+    if (row.bad) return;
+    const std::string key = grouping_ == Grouping::index ? std::to_string(row.index) : row.id;
+    if (!tick_.empty() && (keys_.contains(key) || row.time - last_time_ > threshold_)) flush();
+    keys_.insert(key);
+    last_time_ = row.time;
+    tick_.push_back(std::move(row));
+  }
+
+  [[nodiscard]] double tick_time() const {
+    for (const auto& r : tick_)
+      if (!r.bad) return r.time;
+    return nan;
+  }
+
+  /// Adds the rows of the current tick to the trace, all at the time of its first row. `at_end`: the
+  /// file ends with this tick, which may then be cut short (nvidia-smi stopped while it wrote it):
+  /// its rows are the first GPUs.
+  void flush(bool at_end = false) {
+    if (tick_.empty()) return;
+    const double time = tick_time();
+    std::vector<SmiRow> rows = std::move(tick_);
+    tick_.clear();
+    keys_.clear();
+    if (std::isnan(time)) return;  // bad lines only
+    if (grouping_ == Grouping::position && options_.gpus <= 0) {
+      if (gpus_per_tick_ < 0) {
+        gpus_per_tick_ = static_cast<int>(rows.size());
+      } else if (rows.size() < static_cast<std::size_t>(gpus_per_tick_) && at_end) {
+        builder_.note(fmt::format("the file ends within its last tick{}: {} of {} rows, the first GPUs",
+                                  host_.empty() ? std::string() : " of " + host_, rows.size(), gpus_per_tick_));
+      } else if (rows.size() < static_cast<std::size_t>(gpus_per_tick_)) {
+        for (const auto& r : rows)
+          if (!r.bad)
+            builder_.bad_line(r.line, fmt::format("tick at {} has {} row{}, fewer than the {} GPUs of the first tick: "
+                                                  "which GPU is missing is unknown (query index, uuid or pci.bus_id)",
+                                                  format_time(time), rows.size(), rows.size() == 1 ? "" : "s",
+                                                  gpus_per_tick_));
+        return;
+      }
+    }
+    double last = time;
+    for (std::size_t position = 0; position < rows.size(); ++position) {
+      const SmiRow& r = rows[position];
+      if (r.bad) continue;
+      int index = static_cast<int>(position);
+      if (grouping_ == Grouping::index) {
+        index = r.index;
+      } else if (grouping_ == Grouping::id) {
+        index = id_index_.try_emplace(r.id, static_cast<int>(id_index_.size())).first->second;
+      }
+      last = std::max(last, r.time);
+      if (r.requires_reset) {
+        auto& [count, first] = reset_rows_[index];
+        if (count++ == 0) first = r.line;
+      }
+      builder_.add(GpuKey{host_, index}, r.uuid, time, r.values, r.line);
+    }
+    max_spread_ = std::max(max_spread_, last - time);
+  }
+
+  std::string host_;
+  const std::string& label_;
+  TraceBuilder& builder_;
+  const TelemetryImportOptions& options_;
+  double offset_;
+  UnitCache units_;
+
+  std::vector<Column> columns_;
+  bool have_columns_ = false;
+  std::size_t header_line_ = 0;
+  bool has_index_ = false;
+  int id_column_ = -1;
+  Grouping grouping_ = Grouping::position;
+
+  bool learned_ = false;
+  std::vector<SmiRow> pending_;
+  double threshold_ = tick_window;
+
+  std::vector<SmiRow> tick_;
+  std::set<std::string> keys_;
+  double last_time_ = nan;
+  int gpus_per_tick_ = -1;
+  std::map<std::string, int> id_index_;
+  double max_spread_ = 0.0;
+  std::map<int, std::pair<std::size_t, std::size_t>> reset_rows_;  // index -> (rows, first line)
+};
+
+}  // namespace
+
+void read_nvidia_smi_csv(LineReader& reader, TraceBuilder& builder, const TelemetryImportOptions& options,
+                         double offset) {
+  const std::string& label = reader.label();
+  std::map<std::string, std::unique_ptr<SmiSource>, std::less<>> sources;
+  std::optional<bool> pdsh;
+  std::string line;
   while (reader.next(line)) {
     const std::size_t n = reader.line_number();
     if (trim(line).empty()) continue;
-    const auto cells = split_on(line, ',');
-    if (!have_columns) {
-      if (looks_like_data(cells[0], offset))
-        fail(label, n,
-             "no header line (a file written with --format=csv,noheader needs its fields in order: "
-             "--columns timestamp,index,power.draw,...)");
-      std::vector<Column> header;
-      for (const auto cell : cells) header.push_back(parse_header_cell(cell));
-      header_line = n;
-      set_columns(header, n);
-      find_roles();
-      continue;
+    std::string_view text = line;
+    std::string_view host;
+    const auto prefixed = host_prefix(text);
+    if (!pdsh) {
+      pdsh = prefixed.has_value();
+      if (*pdsh) builder.note("pdsh output: every line starts with its host; GPUs are told apart per host");
     }
-    if (header_line == 0 && !options.columns.empty() && !looks_like_data(cells[0], offset)) {
-      // A header although --columns was given: the header wins.
-      std::vector<Column> header;
-      for (const auto cell : cells) header.push_back(parse_header_cell(cell));
-      header_line = n;
-      has_index = false;
-      set_columns(header, n);
-      find_roles();
-      builder.note("the file has a header line; --columns was not used");
-      continue;
-    }
-    header_line = header_line == 0 ? n : header_line;
-    try {
-      if (cells.size() != columns.size())
-        throw RowProblem(fmt::format("expected {} fields, found {}", columns.size(), cells.size()));
-      std::fill(values.begin(), values.end(), nan);
-      double time = nan;
-      int index = 0;
-      std::string uuid;
-      std::uint64_t mask = 0;
-      bool mask_given = false;
-      for (std::size_t i = 0; i < columns.size(); ++i) {
-        const Column& c = columns[i];
-        const std::string_view cell = cells[i];
-        switch (c.role) {
-          case Role::ignored:
-            break;
-          case Role::timestamp: {
-            const auto t = parse_timestamp(cell, offset);
-            if (!t) throw RowProblem(fmt::format("{}: '{}' is not a valid timestamp", c.name, cell));
-            time = *t;
-            break;
-          }
-          case Role::index:
-            index = parse_gpu_index(cell, c.name);
-            break;
-          case Role::uuid:
-            if (!is_missing(cell)) uuid = std::string(cell);
-            break;
-          case Role::value: {
-            const std::string& si = quantities[c.quantity].unit;
-            const std::string& unit = c.header_unit.empty() ? c.default_unit : c.header_unit;
-            values[c.quantity] = cell_value(cell, c.quantity, c.name, unit, si == "1" ? std::string("1") : si, units);
-            break;
-          }
-          case Role::mask:
-            if (!is_missing(cell)) {
-              mask |= parse_mask(cell, c.name);
-              mask_given = true;
-            }
-            break;
-          case Role::reason: {
-            if (is_missing(cell)) break;
-            const std::string v = lower(cell);
-            if (v == "active") {
-              mask |= c.bit;
-            } else if (v != "not active") {
-              throw RowProblem(fmt::format("{}: '{}' is not Active or Not Active", c.name, cell));
-            }
-            mask_given = true;
-            break;
-          }
-        }
+    if (*pdsh) {
+      if (!prefixed) {
+        builder.bad_line(n, "no 'host: ' prefix, although the file's first line has one (pdsh output)");
+        continue;
       }
-      if (mask_given) values[q_clock_event_reasons] = static_cast<double>(mask);
-      if (!has_index) {
-        if (time != tick_time) {
-          if (!std::isnan(tick_time) && gpus_per_tick < 0) gpus_per_tick = position;
-          tick_time = time;
-          position = 0;
-        }
-        if (gpus_per_tick >= 0 && position >= gpus_per_tick)
-          throw RowProblem(fmt::format("tick at {} has more rows than the {} GPUs of the first tick", format_time(time),
-                                       gpus_per_tick));
-        index = position++;
-      }
-      builder.add(GpuKey{"", index}, uuid, time, values, n);
-    } catch (const ImpossibleValue& p) {
-      builder.bad_line(n, p.what(), true);
-    } catch (const RowProblem& p) {
-      builder.bad_line(n, p.what());
+      host = prefixed->first;
+      text = prefixed->second;
+      if (trim(text).empty()) continue;
     }
+    auto it = sources.find(host);
+    if (it == sources.end())
+      it = sources.emplace(std::string(host), std::make_unique<SmiSource>(std::string(host), label, builder, options,
+                                                                           offset))
+               .first;
+    it->second->line(text, n);
   }
+  for (auto& [host, source] : sources) source->finish();
 }
 
 namespace {
@@ -427,11 +726,7 @@ void read_nvidia_smi_dmon(LineReader& reader, TraceBuilder& builder, const Telem
           quantity_of.push_back(q);
         }
         if (gpu_column < 0) fail(label, n, "dmon header without a 'gpu' column");
-        if (!ignored.empty()) {
-          std::string note = "ignored columns:";
-          for (const auto& w : ignored) note += " " + w;
-          builder.note(note);
-        }
+        builder.ignored("columns", ignored);
         names_line = n;
         units.assign(names.size(), "");
         for (std::size_t i = 0; i < names.size(); ++i)
@@ -467,7 +762,7 @@ void read_nvidia_smi_dmon(LineReader& reader, TraceBuilder& builder, const Telem
       for (std::size_t i = 0; i < cells.size(); ++i) {
         if (quantity_of[i] < 0) continue;
         const auto q = static_cast<std::size_t>(quantity_of[i]);
-        values[q] = cell_value(cells[i], q, names[i], units[i], quantities[q].unit, cache);
+        values[q] = cell_value(cells[i], q, names[i], units[i], quantities[q].unit, cache, builder);
       }
       double time = 0.0;
       if (time_column >= 0) {

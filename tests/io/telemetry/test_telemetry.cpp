@@ -105,8 +105,8 @@ TEST_CASE("nvidia-smi CSV without units (nounits) and in any column order", "[te
   CHECK(value(trace, 0, "gpu_utilization", 0) == Approx(0.5));
   CHECK(value(trace, 0, "gpu_temperature", 0) == Approx(343.15));
   CHECK(trace.gpus[0].time[0] == t0);
-  REQUIRE(trace.provenance.notes.size() == 1);
-  CHECK(trace.provenance.notes[0] == "ignored columns: name");
+  CHECK(trace.provenance.notes.empty());
+  CHECK(trace.provenance.warnings == std::vector<std::string>{"ignored columns (not read by dctwin): name"});
 }
 
 TEST_CASE("nvidia-smi CSV: mixed units across rows are converted", "[telemetry][nvidia-smi]") {
@@ -167,8 +167,14 @@ TEST_CASE("nvidia-smi CSV without index: GPUs by row within each tick, older thr
   CHECK(std::isnan(value(trace, 1, "clock_event_reasons", 1)));
   CHECK(std::isnan(value(trace, 0, "memory_temperature", 0)));
   CHECK(value(trace, 1, "memory_temperature", 1) == Approx(334.15));
-  CHECK(trace.provenance.notes.at(0) ==
-        "no index column: GPUs are numbered by their row within each tick (same timestamp)");
+  CHECK(trace.provenance.notes.at(0) == "no index column: GPUs are numbered in the order their uuid first appears");
+  CHECK(trace.provenance.missing_count == 2 + 6);
+  CHECK(trace.provenance.notes.back() ==
+        "missing values: 8 (clocks_throttle_reasons.gpu_idle 1 [Not Supported], "
+        "clocks_throttle_reasons.hw_power_brake_slowdown 1 [Not Supported], clocks_throttle_reasons.hw_slowdown 1 "
+        "[Not Supported], clocks_throttle_reasons.hw_thermal_slowdown 1 [Not Supported], "
+        "clocks_throttle_reasons.sw_power_cap 1 [Not Supported], clocks_throttle_reasons.sw_thermal_slowdown 1 [Not "
+        "Supported], temperature.memory 2 [N/A])");
   CHECK(error_of("noindex-extra.csv",
                  "timestamp, power.draw [W]\n2025/07/26 23:32:09, 1 W\n2025/07/26 23:32:09, 2 W\n"
                  "2025/07/26 23:32:10, 1 W\n2025/07/26 23:32:10, 2 W\n2025/07/26 23:32:10, 3 W\n") ==
@@ -366,7 +372,7 @@ TEST_CASE("dcgmi dmon", "[telemetry][dcgmi]") {
   CHECK(value(trace, 0, "sm_active", 0) == Approx(0.812));
   CHECK(value(trace, 0, "tensor_active", 0) == Approx(0.45));
   CHECK(value(trace, 1, "gpu_utilization", 0) == Approx(0.99));
-  CHECK(trace.provenance.notes.at(0) == "ignored columns: FBUSD");
+  CHECK(trace.provenance.warnings == std::vector<std::string>{"ignored columns (not read by dctwin): FBUSD"});
   const std::string h = "#Entity POWER\nID\n";
   CHECK(error_of("dcgmi-bad.txt", h + "GPU-I 0 5\n") == "dcgmi-bad.txt:3: entity 'GPU-I' is not a GPU");
   CHECK(error_of("dcgmi-bad.txt", h + "GPU x 5\n") == "dcgmi-bad.txt:3: GPU id 'x' is not a GPU index");
@@ -402,7 +408,7 @@ TEST_CASE("dcgm-exporter Prometheus text: scrapes, timestamps, blanks, hosts", "
     CHECK(value(trace, 0, "power", 1) == 150.0);
     CHECK(value(trace, 0, "energy", 0) == Approx(123456.789));
     CHECK(std::isnan(value(trace, 1, "power", 0)));
-    CHECK(trace.provenance.notes.back() == "ignored metrics: DCGM_FI_DEV_FB_USED");
+    CHECK(trace.provenance.warnings.back() == "ignored metrics (not read by dctwin): DCGM_FI_DEV_FB_USED");
   }
   SECTION("scrapes separated by a time line") {
     const std::string text =
@@ -467,7 +473,7 @@ TEST_CASE("Prometheus query_range JSON", "[telemetry][json]") {
   CHECK(value(trace, 0, "gpu_temperature", 0) == Approx(343.15));
   CHECK(std::isnan(value(trace, 0, "gpu_temperature", 1)));
   CHECK(std::isnan(value(trace, 1, "power", 0)));
-  CHECK(trace.provenance.notes.back() == "ignored metrics: up");
+  CHECK(trace.provenance.warnings.back() == "ignored metrics (not read by dctwin): up");
 
   CHECK(error_of("bad.json", R"({"status":"error","errorType":"bad_data","error":"parse error"})") ==
         "bad.json:1: query failed (status 'error': parse error)");
@@ -797,4 +803,299 @@ TEST_CASE("Control characters in cells, headers and labels reach messages as esc
                           "2025/07/26 23:32:10, 0, 540 W\n",
                           options);
   CHECK(trace.provenance.skipped == std::vector<std::string>{"2: power.draw: '\\x1b[31m' is not a number"});
+}
+
+namespace {
+
+/// Rows of an nvidia-smi CSV file without index: `gpus` GPUs per tick, rows `step` s apart within a
+/// tick, ticks `period` s apart, power 100 W x (GPU + 1) + tick.
+std::string lms_rows(int ticks, int gpus, double step, double period, const std::string& extra = "") {
+  std::string text;
+  for (int tick = 0; tick < ticks; ++tick)
+    for (int gpu = 0; gpu < gpus; ++gpu) {
+      const double t = 0.104 + period * tick + step * gpu;
+      const int ms = static_cast<int>(std::lround(t * 1000.0));
+      char stamp[64];
+      std::snprintf(stamp, sizeof stamp, "2025/07/26 23:32:%02d.%03d", 9 + ms / 1000, ms % 1000);
+      text += std::string(stamp) + extra + ", " + std::to_string(100 * (gpu + 1) + tick) + " W\n";
+    }
+  return text;
+}
+
+}  // namespace
+
+TEST_CASE("nvidia-smi CSV from -lms without index: ticks from the pauses between rows",
+          "[telemetry][nvidia-smi][ticks]") {
+  const std::string header = "timestamp, power.draw [W]\n";
+  SECTION("3 GPUs queried 2 ms apart every 100 ms: one sample time per tick") {
+    const auto trace = load("lms.csv", header + lms_rows(5, 3, 0.002, 0.1));
+    REQUIRE(trace.gpus.size() == 3);
+    CHECK(trace.sample_count() == 15);
+    for (std::size_t g = 0; g < 3; ++g) {
+      INFO(g);
+      REQUIRE(trace.gpus[g].time.size() == 5);
+      // Every GPU at its tick's first row: the time grid has 5 times, not 15.
+      for (std::size_t k = 0; k < 5; ++k) CHECK(trace.gpus[g].time[k] == Approx(t0 + 0.104 + 0.1 * k).margin(1e-9));
+      CHECK(value(trace, g, "power", 4) == Approx(100.0 * (g + 1) + 4.0));
+    }
+    CHECK(trace.provenance.notes.at(0) ==
+          "no index, uuid or pci.bus_id column: rows are grouped into ticks by the pauses between them, GPUs "
+          "numbered by their row in the tick");
+    CHECK(trace.provenance.notes.at(1) ==
+          "rows of one tick are up to 4 ms apart: each tick is one sample, at the time of its first row");
+    // Written and read back: one time grid of 5 instants shared by the 3 GPUs (no NaN rows).
+    const fs::path file = scratch_dir / "lms.h5";
+    write_telemetry_hdf5(trace, file);
+    const auto back = read_telemetry_hdf5(file);
+    for (const auto& g : back.gpus) CHECK(g.time.size() == 5);
+  }
+  SECTION("more than the learning rows: 8 GPUs over 40 ticks") {
+    const auto trace = load("lms8.csv", header + lms_rows(40, 8, 0.002, 0.1));
+    REQUIRE(trace.gpus.size() == 8);
+    CHECK(trace.sample_count() == 320);
+    CHECK(trace.gpus[7].time.back() == Approx(t0 + 0.104 + 3.9).margin(1e-9));
+    CHECK(value(trace, 7, "power", 39) == Approx(839.0));
+  }
+  SECTION("with an index column the ticks are one sample time too") {
+    std::string text = "timestamp, index, power.draw [W]\n";
+    const std::string rows = lms_rows(4, 2, 0.002, 0.1);
+    std::size_t start = 0;
+    int row = 0;
+    while (start < rows.size()) {
+      const auto end = rows.find('\n', start);
+      const std::string line = rows.substr(start, end - start);
+      const auto comma = line.find(',');
+      text += line.substr(0, comma) + ", " + std::to_string(row++ % 2) + line.substr(comma) + "\n";
+      start = end + 1;
+    }
+    const auto trace = load("lms-index.csv", text);
+    REQUIRE(trace.gpus.size() == 2);
+    CHECK(trace.gpus[0].time == trace.gpus[1].time);
+    CHECK(trace.gpus[1].time.size() == 4);
+  }
+  SECTION("a GPU missing from a tick, or one row too many, is an error, never a merge") {
+    std::string rows = lms_rows(4, 3, 0.002, 0.1);
+    // Drop the third row of the third tick (line 2 + 2 x 3 + 2 = 10 of the file).
+    std::vector<std::string> lines;
+    for (std::size_t start = 0; start < rows.size();) {
+      const auto end = rows.find('\n', start);
+      lines.push_back(rows.substr(start, end - start + 1));
+      start = end + 1;
+    }
+    std::string fewer = header, more = header;
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+      if (i != 8) fewer += lines[i];
+      more += lines[i];
+      if (i == 5) more += "2025/07/26 23:32:09.209, 5 W\n";
+    }
+    CHECK(error_of("fewer.csv", fewer) ==
+          "fewer.csv:8: tick at 2025-07-26T23:32:09.304Z has 2 rows, fewer than the 3 GPUs of the first tick: which "
+          "GPU is missing is unknown (query index, uuid or pci.bus_id)");
+    CHECK(error_of("more.csv", more) ==
+          "more.csv:8: tick at 2025-07-26T23:32:09.204Z has more rows than the 3 GPUs of the first tick");
+    // Skipping bad lines drops the incomplete tick (both its rows) and keeps the GPUs apart.
+    TelemetryImportOptions skip;
+    skip.skip_bad_lines = true;
+    const auto trace = load("fewer.csv", fewer, skip);
+    REQUIRE(trace.gpus.size() == 3);
+    CHECK(trace.provenance.skipped_count == 2);
+    for (const auto& g : trace.gpus) CHECK(g.time.size() == 3);
+    // A last tick cut short (nvidia-smi stopped while writing it) holds the first GPUs.
+    std::string cut = header;
+    for (std::size_t i = 0; i + 1 < lines.size(); ++i) cut += lines[i];
+    const auto stopped = load("cut.csv", cut);
+    REQUIRE(stopped.gpus.size() == 3);
+    CHECK(stopped.gpus[1].time.size() == 4);
+    CHECK(stopped.gpus[2].time.size() == 3);
+    CHECK(stopped.provenance.notes.at(1) == "the file ends within its last tick: 2 of 3 rows, the first GPUs");
+  }
+  SECTION("a bad row keeps its place in the tick when skipped") {
+    std::string rows = lms_rows(3, 3, 0.002, 0.1);
+    const auto second = rows.find('\n') + 1;
+    const auto third = rows.find('\n', second) + 1;
+    rows.replace(second, third - second, "2025/07/26 23:32:09.106, lots\n");
+    TelemetryImportOptions skip;
+    skip.skip_bad_lines = true;
+    const auto trace = load("bad-row.csv", header + rows, skip);
+    REQUIRE(trace.gpus.size() == 3);
+    CHECK(trace.gpus[1].time.size() == 2);
+    CHECK(trace.gpus[2].time.size() == 3);
+    CHECK(value(trace, 2, "power", 0) == Approx(300.0));
+  }
+  SECTION("rows a few ms apart without a pause between ticks cannot be grouped; --gpus can") {
+    const std::string rows = lms_rows(4, 3, 0.004, 0.012);
+    CHECK(error_of("even.csv", header + rows) ==
+          "even.csv:2: cannot tell the GPUs apart: rows are 4 ms to 4 ms apart with no longer pause between ticks "
+          "(query index, uuid or pci.bus_id, or give the number of GPUs with --gpus)");
+    TelemetryImportOptions options;
+    options.gpus = 3;
+    const auto trace = load("even.csv", header + rows, options);
+    REQUIRE(trace.gpus.size() == 3);
+    CHECK(trace.gpus[2].time.size() == 4);
+    CHECK(value(trace, 2, "power", 3) == Approx(303.0));
+    CHECK(trace.provenance.options.find("gpus=3") != std::string::npos);
+    // One GPU sampled every 100 ms needs nothing.
+    const auto single = load("single.csv", header + lms_rows(5, 1, 0.0, 0.1));
+    REQUIRE(single.gpus.size() == 1);
+    CHECK(single.gpus[0].time.size() == 5);
+  }
+  SECTION("pci.bus_id tells the GPUs apart, numbered as they first appear") {
+    const auto trace = load("bus.csv", "timestamp, pci.bus_id, power.draw [W]\n" +
+                                           lms_rows(1, 1, 0.0, 0.1, ", 00000000:18:00.0") +
+                                           "2025/07/26 23:32:09.106, 00000000:2A:00.0, 200 W\n"
+                                           "2025/07/26 23:32:09.204, 00000000:2A:00.0, 201 W\n"
+                                           "2025/07/26 23:32:09.206, 00000000:18:00.0, 101 W\n");
+    REQUIRE(trace.gpus.size() == 2);
+    CHECK(trace.gpus[0].time.size() == 2);
+    CHECK(value(trace, 0, "power", 1) == 101.0);
+    CHECK(value(trace, 1, "power", 1) == 201.0);
+    CHECK(trace.gpus[1].time[1] == Approx(t0 + 0.204).margin(1e-9));
+    CHECK(trace.provenance.notes.at(0) == "no index column: GPUs are numbered in the order their pci.bus_id first "
+                                          "appears");
+    CHECK(error_of("bus-na.csv", "timestamp, pci.bus_id, power.draw [W]\n2025/07/26 23:32:09, [N/A], 5 W\n") ==
+          "bus-na.csv:2: pci.bus_id: '[N/A]' does not tell which GPU the row is");
+  }
+}
+
+TEST_CASE("pdsh output: a host prefix on every line, GPUs per host", "[telemetry][nvidia-smi][pdsh]") {
+  const std::string h = "timestamp, index, power.draw [W], temperature.gpu\n";
+  const auto trace = load("pdsh.csv",
+                          "node-b: " + h + "node-a: " + h +
+                              "node-b: 2025/07/26 23:32:09.020, 0, 510 W, 60\n"
+                              "node-a: 2025/07/26 23:32:09.000, 0, 540 W, 66\n"
+                              "node-a: 2025/07/26 23:32:09.002, 1, 541 W, 67\n"
+                              "node-b: 2025/07/26 23:32:09.022, 1, [GPU requires reset], [GPU requires reset]\n"
+                              "node-a: 2025/07/26 23:32:10.000, 0, 542 W, 66\n"
+                              "node-b: 2025/07/26 23:32:10.020, 0, 511 W, 60\n");
+  REQUIRE(trace.gpus.size() == 4);
+  CHECK(trace.gpus[0].label() == "node-a:gpu0");
+  CHECK(trace.gpus[1].label() == "node-a:gpu1");
+  CHECK(trace.gpus[2].label() == "node-b:gpu0");
+  CHECK(trace.gpus[3].label() == "node-b:gpu1");
+  CHECK(trace.gpus[1].time == std::vector<double>{t0});
+  REQUIRE(trace.gpus[2].time.size() == 2);
+  CHECK(trace.gpus[2].time[1] == Approx(t0 + 1.020).margin(1e-6));
+  CHECK(value(trace, 2, "power", 1) == 511.0);
+  CHECK(std::isnan(value(trace, 3, "power", 0)));
+  CHECK(trace.provenance.missing_count == 2);
+  CHECK(trace.provenance.notes.at(0) == "pdsh output: every line starts with its host; GPUs are told apart per host");
+  CHECK(trace.provenance.notes.back() ==
+        "missing values: 2 (power.draw 1 [GPU requires reset], temperature.gpu 1 [GPU requires reset])");
+  CHECK(trace.provenance.warnings ==
+        std::vector<std::string>{
+            "GPU 1 of node-b: 1 row read [GPU requires reset] (first at line 6); their values are missing"});
+  CHECK(error_of("pdsh-bad.csv", "node-a: " + h + "2025/07/26 23:32:09.000, 0, 540 W, 66\n") ==
+        "pdsh-bad.csv:2: no 'host: ' prefix, although the file's first line has one (pdsh output)");
+  CHECK(error_of("pdsh-bad.csv", "node-a: " + h + "node-b: 2025/07/26 23:32:09.000, 0, 540 W, 66\n") ==
+        "pdsh-bad.csv:2: no header line (a file written with --format=csv,noheader needs its fields in order: "
+        "--columns timestamp,index,power.draw,...)");
+  // Timestamps are not host prefixes: an ISO-8601 time has no ': '.
+  const auto iso = load("iso.csv", "timestamp, index, power.draw [W]\n2025-07-26T23:32:09Z, 0, 540 W\n");
+  CHECK(iso.gpus[0].hostname.empty());
+}
+
+TEST_CASE("Columns and metrics that are not read: a warning, or an error when nothing is read",
+          "[telemetry][warnings]") {
+  const auto trace = load("extra.csv",
+                          "timestamp, index, name, power.draw [W], fan.speed [%], driver_version\n"
+                          "2025/07/26 23:32:09, 0, NVIDIA H100 80GB HBM3, 540 W, [N/A], 550.54.15\n");
+  CHECK(trace.provenance.warnings ==
+        std::vector<std::string>{"ignored columns (not read by dctwin): name, fan.speed, driver_version"});
+  CHECK(error_of("nothing.csv", "timestamp, index, name, fan.speed [%]\n2025/07/26 23:32:09, 0, H100, 30 %\n") ==
+        "nothing.csv:1: no telemetry quantity among the columns (timestamp, index, name, fan.speed); query "
+        "power.draw, temperature.gpu, clocks.sm, ... (docs/telemetry.md lists the fields read)");
+  CHECK(error_of("nothing.prom", "DCGM_FI_DEV_FB_USED{gpu=\"0\"} 1000\nDCGM_FI_DEV_XID_ERRORS{gpu=\"0\"} 0\n") ==
+        "nothing.prom: no telemetry quantity recognised (ignored metrics DCGM_FI_DEV_FB_USED, "
+        "DCGM_FI_DEV_XID_ERRORS); docs/telemetry.md lists the fields read");
+  CHECK(error_of("nothing.txt", "#Entity FBUSD\nID\nGPU 0 1000\n") ==
+        "nothing.txt: no telemetry quantity recognised (ignored columns FBUSD); docs/telemetry.md lists the fields "
+        "read");
+}
+
+TEST_CASE("Raw dcgm-exporter scrapes: one sample per scrape", "[telemetry][prometheus]") {
+  const auto family = [](const std::string& name, const std::string& v0, const std::string& v1) {
+    return "# HELP " + name + " help text.\n# TYPE " + name + " gauge\n" + name + "{gpu=\"0\",Hostname=\"h\"} " + v0 +
+           "\n" + name + "{gpu=\"1\",Hostname=\"h\"} " + v1 + "\n";
+  };
+  const std::string scrape1 = family("DCGM_FI_DEV_GPU_TEMP", "60", "61") +
+                              family("DCGM_FI_DEV_POWER_USAGE", "540", "541") +
+                              family("DCGM_FI_DEV_CLOCK_THROTTLE_REASONS", "0", "4");
+  const std::string scrape2 = family("DCGM_FI_DEV_GPU_TEMP", "62", "63") +
+                              family("DCGM_FI_DEV_POWER_USAGE", "542", "543") +
+                              family("DCGM_FI_DEV_CLOCK_THROTTLE_REASONS", "1", "68");
+  const auto one = load("one.prom", scrape1);
+  REQUIRE(one.gpus.size() == 2);
+  CHECK(one.gpus[0].time == std::vector<double>{0.0});
+  CHECK(value(one, 1, "power", 0) == 541.0);
+  CHECK(value(one, 1, "gpu_temperature", 0) == Approx(334.15));
+  CHECK(value(one, 1, "clock_event_reasons", 0) == 4.0);
+  CHECK(one.provenance.warnings ==
+        std::vector<std::string>{"samples carry no time: scrape k is placed at k x 1 s from 1970-01-01T00:00:00Z "
+                                 "(--interval); write each scrape's time on a line of its own before it (date +%s)"});
+  const auto two = load("two.prom", scrape1 + scrape2);
+  CHECK(two.gpus[1].time == std::vector<double>{0.0, 1.0});
+  CHECK(value(two, 1, "clock_event_reasons", 1) == 68.0);
+  CHECK(value(two, 0, "power", 1) == 542.0);
+  // A series listed twice within its family: not a second scrape but labels dctwin cannot tell apart.
+  CHECK(error_of("mig.prom", "# HELP DCGM_FI_PROF_SM_ACTIVE x\n# TYPE DCGM_FI_PROF_SM_ACTIVE gauge\n"
+                             "DCGM_FI_PROF_SM_ACTIVE{gpu=\"0\",GPU_I_ID=\"1\"} 0.5\n"
+                             "DCGM_FI_PROF_SM_ACTIVE{gpu=\"0\",GPU_I_ID=\"2\"} 0.25\n") ==
+        "mig.prom:4: DCGM_FI_PROF_SM_ACTIVE of GPU 0 is listed twice in a row (line 3): series that differ only "
+        "in other labels (MIG instances, ...) cannot be told apart, nor scrapes without a time line between them");
+  // The same family listed again with its # HELP line is the next scrape, even with nothing between.
+  const std::string temp = family("DCGM_FI_DEV_GPU_TEMP", "60", "61");
+  CHECK(load("repeat.prom", temp + temp).gpus[0].time == std::vector<double>{0.0, 1.0});
+}
+
+TEST_CASE("Clock-event (throttle) reasons import as the NVML bit field in every format", "[telemetry][throttle]") {
+  const auto dcgmi = load("dcgmi-ctr.txt", "#Entity POWER DVCCTR\nID\nGPU 0 690.5 4\nGPU 0 540.0 0\n");
+  CHECK(value(dcgmi, 0, "clock_event_reasons", 0) == 4.0);
+  CHECK(value(dcgmi, 0, "clock_event_reasons", 1) == 0.0);
+  TelemetryImportOptions options;
+  options.map_file =
+      write("mask-map.yaml", "time: {column: t}\npower: {column: p}\nclock_event_reasons: {column: reasons}\n")
+          .string();
+  const auto generic = load("mask.csv", "t,p,reasons\n1753572729,690,0x0000000000000004\n1753572730,540,36\n", options);
+  CHECK(value(generic, 0, "clock_event_reasons", 0) == 4.0);
+  CHECK(value(generic, 0, "clock_event_reasons", 1) == 36.0);
+  const auto newer = load("events.csv",
+                          "timestamp, index, power.draw [W], clocks_event_reasons.sw_power_cap, "
+                          "clocks_event_reasons.hw_slowdown\n"
+                          "2025/07/26 23:32:09, 0, 690 W, Active, Not Active\n");
+  CHECK(value(newer, 0, "clock_event_reasons", 0) == 4.0);
+  // The HDF5 file keeps every bit, the highest NVML reason included.
+  const auto trace = load("high.csv",
+                          "timestamp, index, power.draw [W], clocks_event_reasons.active\n"
+                          "2025/07/26 23:32:09, 0, 690 W, 0x00000000000001FF\n");
+  const fs::path file = scratch_dir / "high.h5";
+  write_telemetry_hdf5(trace, file);
+  CHECK(value(read_telemetry_hdf5(file), 0, "clock_event_reasons", 0) == 511.0);
+}
+
+TEST_CASE("The samples of -lms, pdsh and raw scrapes in data/telemetry", "[telemetry][samples]") {
+  const auto lms = import_telemetry(samples / "nvidia-smi-lms-noindex.csv");
+  REQUIRE(lms.gpus.size() == 8);
+  CHECK(lms.sample_count() == 320);
+  CHECK(lms.provenance.skipped_count == 0);
+  // GPU 5 power-capped from tick 10 to 19: 700 W with the SW power cap bit.
+  CHECK(value(lms, 5, "power", 12) == 700.0);
+  CHECK(value(lms, 5, "clock_event_reasons", 12) == 4.0);
+  CHECK(value(lms, 5, "clock_event_reasons", 20) == 0.0);
+  for (const auto& g : lms.gpus) CHECK(g.time == lms.gpus[0].time);
+
+  const auto pdsh = import_telemetry(samples / "nvidia-smi-pdsh.csv");
+  REQUIRE(pdsh.gpus.size() == 4);
+  CHECK(pdsh.gpus[3].label() == "node-b:gpu1");
+  CHECK(pdsh.sample_count() == 40);
+  CHECK(pdsh.provenance.missing_count == 40 + 3 * 5 - 3);
+  CHECK(pdsh.provenance.warnings ==
+        std::vector<std::string>{
+            "GPU 1 of node-b: 3 rows read [GPU requires reset] (first at line 30); their values are missing"});
+
+  const auto raw = import_telemetry(samples / "dcgm-exporter-raw.prom");
+  REQUIRE(raw.gpus.size() == 2);
+  CHECK(raw.gpus[0].time == std::vector<double>{0.0, 1.0, 2.0});
+  CHECK(raw.provenance.warnings.size() == 2);
+  CHECK(raw.provenance.warnings[1] ==
+        "ignored metrics (not read by dctwin): DCGM_FI_DEV_FB_USED, DCGM_FI_DEV_XID_ERRORS");
 }

@@ -142,3 +142,51 @@ TEST_CASE("dctwin import: impossible values stop the import, or are skipped and 
   CHECK(o.out.find("skipped lines: 3 (2 with a physically impossible value)\n") != std::string::npos);
   CHECK(dctwin::io::read_telemetry_hdf5(dir / "t.h5").sample_count() == 2);
 }
+
+TEST_CASE("dctwin import: warnings on stderr, --gpus, no quantity at all", "[cli][telemetry][warnings]") {
+  const auto dir = scratch("warnings");
+  write(dir / "extra.csv",
+        "timestamp, index, name, power.draw [W]\n2025/07/26 23:32:09, 0, NVIDIA H100 80GB HBM3, 540 W\n");
+  auto o = run_dctwin({"import", "extra.csv", "-o", "t.h5", "-q"}, dir);
+  CHECK(o.code == 0);
+  CHECK(o.out.empty());
+  CHECK(o.err == "dctwin import: warning: ignored columns (not read by dctwin): name\n");
+  // Kept in the file, among the notes.
+  CHECK(dctwin::io::read_telemetry_hdf5(dir / "t.h5").provenance.warnings ==
+        std::vector<std::string>{"ignored columns (not read by dctwin): name"});
+
+  write(dir / "none.csv", "timestamp, index, name\n2025/07/26 23:32:09, 0, NVIDIA H100 80GB HBM3\n");
+  o = run_dctwin({"import", "none.csv", "-o", "n.h5"}, dir);
+  CHECK(o.code == 65);
+  CHECK(o.err == "none.csv:1: no telemetry quantity among the columns (timestamp, index, name); query power.draw, "
+                 "temperature.gpu, clocks.sm, ... (docs/telemetry.md lists the fields read)\n");
+  CHECK_FALSE(fs::exists(dir / "n.h5"));
+
+  // Rows 4 ms apart with no pause between ticks: an error that names --gpus, which resolves it.
+  write(dir / "even.csv",
+        "timestamp, power.draw [W]\n2025/07/26 23:32:09.000, 100 W\n2025/07/26 23:32:09.004, 200 W\n"
+        "2025/07/26 23:32:09.008, 101 W\n2025/07/26 23:32:09.012, 201 W\n");
+  o = run_dctwin({"import", "even.csv", "-o", "e.h5"}, dir);
+  CHECK(o.code == 65);
+  CHECK(o.err == "even.csv:2: cannot tell the GPUs apart: rows are 4 ms to 4 ms apart with no longer pause between "
+                 "ticks (query index, uuid or pci.bus_id, or give the number of GPUs with --gpus)\n");
+  o = run_dctwin({"import", "even.csv", "-o", "e.h5", "--gpus", "2"}, dir);
+  CHECK(o.code == 0);
+  CHECK(o.out.find("nvidia-smi-csv, 2 GPUs, 4 samples") != std::string::npos);
+  o = run_dctwin({"import", "even.csv", "-o", "e.h5", "--gpus", "-1"}, dir);
+  CHECK(o.code == 64);
+  CHECK(o.err == "dctwin import: invalid --gpus -1 (a number of GPUs, or 0 to find it from the pauses between ticks)\n");
+
+  // The pdsh sample: 2 hosts x 2 GPUs, a GPU that needs a reset.
+  o = run_dctwin({"import", samples + "nvidia-smi-pdsh.csv", "-o", "p.h5"}, dir);
+  CHECK(o.code == 0);
+  CHECK(o.err == "dctwin import: warning: GPU 1 of node-b: 3 rows read [GPU requires reset] (first at line 30); "
+                 "their values are missing\n");
+  CHECK(o.out.find("nvidia-smi-csv, 4 GPUs, 40 samples") != std::string::npos);
+  CHECK(o.out.find("note: missing values: 52 (") != std::string::npos);
+  // 40 ticks of the -lms sample: one sample per GPU and tick, the span to the millisecond.
+  o = run_dctwin({"import", samples + "nvidia-smi-lms-noindex.csv", "-o", "l.h5"}, dir);
+  CHECK(o.code == 0);
+  CHECK(o.out.find("nvidia-smi-csv, 8 GPUs, 320 samples, 3.988 s from 2025-07-26T23:32:09.104Z to "
+                   "2025-07-26T23:32:13.092Z") != std::string::npos);
+}

@@ -82,7 +82,14 @@ struct TelemetryProvenance {
   std::string source;                ///< the file as given
   std::string format;                ///< format_name() of the format read
   std::string options;               ///< the import options, as text
-  std::vector<std::string> notes;    ///< assumptions made (no timestamps, ignored columns...)
+  std::vector<std::string> notes;    ///< assumptions made (no timestamps, how rows were grouped...)
+  /// Problems the import went on with but that the user should see (columns or metrics ignored,
+  /// samples without times); the command line prints them on stderr. Stored in the HDF5 file as
+  /// notes starting with `warning: `.
+  std::vector<std::string> warnings;
+  /// Cells that held no value (`[N/A]`, `[Not Supported]`, `[GPU requires reset]`, `-`, ...), over
+  /// every value column; a note names them per column and spelling. Not stored in the HDF5 file.
+  std::size_t missing_count = 0;
   std::size_t skipped_count = 0;     ///< lines skipped with skip_bad_lines
   /// Of those, the lines skipped for a physically impossible value (-500 W, -300 degC); not
   /// stored in the HDF5 file (its skipped_lines name them).
@@ -114,6 +121,9 @@ struct TelemetryImportOptions {
   double interval = 1.0;
   /// Skip (and count) malformed lines instead of failing on the first one.
   bool skip_bad_lines = false;
+  /// nvidia-smi CSV without an index, uuid or pci.bus_id column: the number of GPUs per host, each
+  /// `gpus` consecutive rows being one tick (0: found from the pauses between ticks).
+  int gpus = 0;
 
   /// The options as one line of text for provenance.
   [[nodiscard]] std::string describe() const;
