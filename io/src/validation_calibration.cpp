@@ -522,6 +522,7 @@ CalibrationResult calibrate_trace(const TelemetryTrace& trace, const ScenarioDoc
   const auto model = replay::read_model(tree);
   const auto thermal_run = replay::replay_thermal(prepared, tree, model, vo);
   const auto power_run = replay::replay_power(prepared, model, thermal_run, vo);
+  replay::check_physical(prepared, power_run);
   ValidationOptions train = vo, held = vo;
   train.metrics_until = result.split_time;
   held.metrics_from = result.split_time;
