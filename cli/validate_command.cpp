@@ -3,7 +3,11 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <cmath>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <optional>
 
 #include "dctwin/io/output_file.hpp"
@@ -130,7 +134,7 @@ std::optional<int> read_inputs(const char* command, const ReplayArguments& a, In
 
   try {
     in.scenario = io::load_scenario_file(a.scenario);
-    (void)io::check_site(in.scenario);
+    io::check_replay_scenario(in.scenario);
     in.trace = io::import_telemetry(a.trace, options);
   } catch (const io::MissingInputError& e) {
     std::fprintf(stderr, "%s\n", e.what());
@@ -218,6 +222,12 @@ CLI::App* add_calibrate_command(CLI::App& app, CalibrateArguments& a) {
   cmd->add_flag("--fit-supply-temperature", a.fit_supply_temperature,
                 "Also fit the coolant supply temperature (loop.supply_temperature) when it was not measured");
   cmd->add_option("-o,--output", a.output, "Scenario fragment to write (YAML)")->capture_default_str();
+  cmd->add_option("--metrics", a.metrics,
+                  "HDF5 file of the held-out metrics and series (as dctwin validate writes) and the fitted "
+                  "parameters (default: the fragment's name with .h5)");
+  cmd->add_option("--merged", a.merged,
+                  "Also write the scenario with the fitted values merged in (YAML; comments are not kept), ready "
+                  "for dctwin run, check and validate");
   return cmd;
 }
 
@@ -237,8 +247,40 @@ int validate_command(const ValidateArguments& a) {
   return exit_ok;
 }
 
+/// The scenario file's text (it was read once already; a failure now is an I/O error).
+std::string scenario_text(const std::string& file) {
+  std::ifstream in(file, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (!in.is_open() || in.bad()) throw io::ReportError("cannot read " + file + " again to merge the fragment into it");
+  return text.str();
+}
+
+/// The metrics file of `dctwin calibrate`: --metrics, else the fragment's name with `.h5`.
+std::string calibration_metrics_file(const CalibrateArguments& a) {
+  if (!a.metrics.empty()) return a.metrics;
+  return std::filesystem::path(a.output).replace_extension(".h5").string();
+}
+
 int calibrate_command(const CalibrateArguments& a) {
   if (const auto code = check_output("calibrate", a.output, "", a.replay)) return *code;
+  const std::string metrics = calibration_metrics_file(a);
+  if (std::filesystem::path(metrics).lexically_normal() == std::filesystem::path(a.output).lexically_normal()) {
+    std::fprintf(stderr, "dctwin calibrate: the metrics file and the fragment are the same file (%s)\n",
+                 solver::printable(metrics).c_str());
+    return exit_usage;
+  }
+  if (const auto code = check_output("calibrate", metrics, "calibration metrics file", a.replay)) return *code;
+  if (!a.merged.empty()) {
+    const auto merged = std::filesystem::path(a.merged).lexically_normal();
+    if (merged == std::filesystem::path(a.output).lexically_normal() ||
+        merged == std::filesystem::path(metrics).lexically_normal()) {
+      std::fprintf(stderr, "dctwin calibrate: --merged names the fragment or the metrics file (%s)\n",
+                   solver::printable(a.merged).c_str());
+      return exit_usage;
+    }
+    if (const auto code = check_output("calibrate", a.merged, "merged scenario", a.replay)) return *code;
+  }
   Inputs in;
   if (const auto code = read_inputs("calibrate", a.replay, in)) return *code;
   io::CalibrationResult result;
@@ -257,15 +299,35 @@ int calibrate_command(const CalibrateArguments& a) {
   if (const auto code =
           guarded("calibrate", [&] { io::write_output_text(a.output, text, "", input_files(a.replay)); }))
     return *code;
+  if (const auto code =
+          guarded("calibrate", [&] { io::write_calibration_hdf5(result, metrics, input_files(a.replay)); }))
+    return *code;
+  if (!a.merged.empty()) {
+    if (const auto code = guarded("calibrate", [&] {
+          const std::string merged = io::merge_scenario_fragment(scenario_text(a.replay.scenario), result.fragment);
+          io::write_output_text(a.merged,
+                                "# " + solver::printable(a.replay.scenario) + " with the values calibrated by dctwin "
+                                "calibrate from " + solver::printable(a.replay.trace) + ".\n" + merged,
+                                "", input_files(a.replay));
+        }))
+      return *code;
+  }
   if (!a.replay.quiet) {
-    std::printf("%-48s %14s %14s %10s\n", "parameter", "initial", "calibrated", "unit");
+    std::printf("%-56s %14s %14s %10s %s\n", "parameter", "initial", "calibrated", "unit", "bound");
     for (const auto& p : result.parameters)
-      std::printf("%-48s %14.6g %14.6g %10s\n", (p.section + "." + p.key).c_str(), p.initial, p.value, p.unit.c_str());
+      std::printf("%-56s %14.6g %14.6g %10s %s\n", (p.section + "." + p.key).c_str(), p.initial, p.value,
+                  p.unit.c_str(), p.at_bound ? (std::abs(p.value - p.lower) <= std::abs(p.upper - p.value) ? "lower" : "upper") : "-");
     std::printf("fit on the first %g s of the trace (%d thermal replays); held-out metrics:\n", result.split_time,
                 result.evaluations);
     print_lines(io::format_validation_table(result.held_out));
     for (const auto& note : result.notes) std::printf("note: %s\n", solver::printable(note).c_str());
-    std::printf("wrote %s\n", solver::printable(a.output).c_str());
+    std::printf("wrote %s and %s\n", solver::printable(a.output).c_str(), solver::printable(metrics).c_str());
+  } else {
+    // Warnings are printed even when quiet: a parameter on its bound was not determined by the trace.
+    for (const auto& p : result.parameters)
+      if (p.at_bound)
+        std::fprintf(stderr, "dctwin calibrate: warning: %s.%s ended at a bound (%g %s)\n", p.section.c_str(),
+                     p.key.c_str(), p.value, p.unit.c_str());
   }
   return exit_ok;
 }

@@ -36,6 +36,10 @@ struct CalibrateArguments {
   std::string output = "calibrated.yaml";
   double train_fraction = 0.7;
   bool fit_supply_temperature = false;
+  /// HDF5 metrics file; empty: the fragment's name with the extension `.h5`.
+  std::string metrics;
+  /// When set, also the scenario with the fragment merged in (what dctwin run and check read).
+  std::string merged;
 };
 
 CLI::App* add_validate_command(CLI::App& app, ValidateArguments& arguments);

@@ -19,6 +19,7 @@
 
 #include "dctwin/io/validation.hpp"
 #include "dctwin/models/facility/single_node.hpp"
+#include "dctwin/models/thermal/air_cooled_server.hpp"
 #include "dctwin/models/thermal/gpu_package.hpp"
 #include "dctwin/models/workload/gpu_power.hpp"
 #include "validation_internal.hpp"
@@ -85,29 +86,35 @@ const solver::ParameterSpec& spec(const solver::ParameterTable& table, const std
   throw std::logic_error("no parameter " + key);
 }
 
-const solver::ParameterValue& value_in(const solver::ParameterTree& tree, const std::string& section,
-                                      const std::string& key) {
-  const solver::ParameterTree* node = &tree;
+/// The sub-section named by one part of a section path: `gpu`, or a list entry `slots[3]`.
+template <typename Tree>
+Tree& child(Tree& node, const std::string& part) {
+  const auto bracket = part.find('[');
+  if (bracket == std::string::npos) return node.sections.at(part);
+  const auto index = static_cast<std::size_t>(std::stoul(part.substr(bracket + 1)));
+  return node.lists.at(part.substr(0, bracket)).at(index);
+}
+
+template <typename Tree>
+auto& value_at(Tree& tree, const std::string& section, const std::string& key) {
+  Tree* node = &tree;
   std::size_t start = 0;
   while (true) {
     const auto dot = section.find('.', start);
-    node = &node->sections.at(section.substr(start, dot == std::string::npos ? std::string::npos : dot - start));
+    node = &child(*node, section.substr(start, dot == std::string::npos ? std::string::npos : dot - start));
     if (dot == std::string::npos) break;
     start = dot + 1;
   }
   return node->values.at(key);
 }
 
+const solver::ParameterValue& value_in(const solver::ParameterTree& tree, const std::string& section,
+                                      const std::string& key) {
+  return value_at(tree, section, key);
+}
+
 solver::ParameterValue& value_in(solver::ParameterTree& tree, const std::string& section, const std::string& key) {
-  solver::ParameterTree* node = &tree;
-  std::size_t start = 0;
-  while (true) {
-    const auto dot = section.find('.', start);
-    node = &node->sections.at(section.substr(start, dot == std::string::npos ? std::string::npos : dot - start));
-    if (dot == std::string::npos) break;
-    start = dot + 1;
-  }
-  return node->values.at(key);
+  return value_at(tree, section, key);
 }
 
 /// A parameter to fit, starting from its scenario value, within its table range and a factor of
@@ -153,6 +160,127 @@ void merge(YAML::Node base, const YAML::Node& overlay) {
       base[key] = YAML::Clone(value);
     }
   }
+}
+
+/// Step of an additive unknown per unit of x [K]: v = v_0 + offset_step (x - 1).
+constexpr double offset_step = 10.0;
+
+/// Largest change of a fitted inlet offset from its starting value [K].
+constexpr double offset_range = 25.0;
+
+/// Gives server.air.slots one entry per model GPU, defaults filled in, so that every slot's
+/// values can be set and written.
+void complete_slots(solver::ParameterTree& tree, std::size_t count) {
+  auto& slots = tree.sections.at("server").sections.at("air").lists["slots"];
+  const auto table = models::thermal::AirCooledSlot::table();
+  while (slots.size() < count) {
+    solver::ParameterTree entry;
+    entry.path = "server.air.slots[" + std::to_string(slots.size()) + "]";
+    for (const auto& spec : table) {
+      solver::ParameterValue v;
+      v.number = spec.default_value.value_or(0.0);
+      v.from_default = true;
+      entry.values[spec.name] = v;
+    }
+    slots.push_back(std::move(entry));
+  }
+}
+
+/// Fits, GPU by GPU, the slot of each trace GPU's model GPU in the air-cooled server: heatsink
+/// resistance scale h_i, inlet offset dT_i, heatsink and junction capacitance scales, to the
+/// measured junction temperature of the training samples. The GPUs' local air comes from the
+/// measured powers, so each GPU's temperatures depend on its own slot only and each fit replays
+/// one GPU. Sets the values in `tree` and returns them.
+std::vector<CalibratedParameter> fit_air_slots(const replay::PreparedTrace& prepared, solver::ParameterTree& tree,
+                                               const ValidationOptions& vo, double split_time, int& evaluations,
+                                               std::vector<std::string>& notes) {
+  complete_slots(tree, prepared.model_count);
+  const auto table = models::thermal::AirCooledSlot::table();
+  const auto model = replay::read_model(tree);
+  std::vector<CalibratedParameter> fitted;
+  for (std::size_t g = 0; g < prepared.time.size(); ++g) {
+    const std::size_t j = prepared.model_gpu[g];
+    const std::string section = "server.air.slots[" + std::to_string(j) + "]";
+    std::vector<Unknown> scales = {unknown(tree, table, section, "heatsink_resistance_scale"),
+                                   unknown(tree, table, section, "heatsink_capacitance_scale"),
+                                   unknown(tree, table, section, "junction_capacitance_scale")};
+    const auto& offset_spec = spec(table, "inlet_offset");
+    const double offset_start = value_in(tree, section, "inlet_offset").number;
+    CalibratedParameter offset{section,
+                               "inlet_offset",
+                               "K",
+                               offset_start,
+                               offset_start,
+                               std::max(offset_spec.min, offset_start - offset_range),
+                               std::min(offset_spec.max, offset_start + offset_range)};
+    auto offset_value = [&](double x) {
+      return std::clamp(offset_start + offset_step * (x - 1.0), offset.lower, offset.upper);
+    };
+    std::vector<std::size_t> samples;
+    for (std::size_t k = 0; k < prepared.time[g].size(); ++k)
+      if (prepared.time[g][k] < split_time && std::isfinite(prepared.temperature[g][k])) samples.push_back(k);
+    if (samples.size() < 8) {
+      notes.push_back(fmt::format("trace GPU {}: {} training temperature samples, too few to fit its slot; kept as given",
+                                  prepared.labels[g], samples.size()));
+      continue;
+    }
+    auto set_all = [&](solver::ParameterTree& t, const Eigen::VectorXd& x) {
+      for (std::size_t i = 0; i < scales.size(); ++i) {
+        auto& v = value_in(t, section, scales[i].parameter.key);
+        v.number = scales[i].value(x[static_cast<long>(i)]);
+        v.from_default = false;
+      }
+      auto& v = value_in(t, section, "inlet_offset");
+      v.number = offset_value(x[static_cast<long>(scales.size())]);
+      v.from_default = false;
+    };
+    Residuals r;
+    r.input_count = static_cast<int>(scales.size()) + 1;
+    r.value_count = static_cast<int>(samples.size());
+    r.evaluate = [&](const Eigen::VectorXd& x, Eigen::VectorXd& out) {
+      solver::ParameterTree t = tree;
+      set_all(t, x);
+      ++evaluations;
+      replay::ThermalReplay run;
+      try {
+        run = replay::replay_thermal_air(prepared, t, model, vo, j);
+      } catch (const ReplayError&) {
+        out.setConstant(failed_residual);
+        return;
+      }
+      for (std::size_t i = 0; i < samples.size(); ++i) {
+        const std::size_t k = samples[i];
+        out[static_cast<long>(i)] = run.at(run.junction[j], prepared.time[g][k]) - prepared.temperature[g][k];
+      }
+    };
+    const Eigen::VectorXd x = least_squares(r);
+    set_all(tree, x);
+    for (std::size_t i = 0; i < scales.size(); ++i) {
+      CalibratedParameter p = scales[i].parameter;
+      p.value = scales[i].value(x[static_cast<long>(i)]);
+      fitted.push_back(p);
+    }
+    offset.value = offset_value(x[static_cast<long>(scales.size())]);
+    fitted.push_back(offset);
+  }
+  return fitted;
+}
+
+/// server: air: slots: every slot of the tree in full (the list replaces the scenario's when merged).
+std::string slots_fragment(const solver::ParameterTree& tree) {
+  const auto table = models::thermal::AirCooledSlot::table();
+  YAML::Emitter out;
+  out << YAML::BeginMap << YAML::Key << "server" << YAML::Value << YAML::BeginMap << YAML::Key << "air"
+      << YAML::Value << YAML::BeginMap << YAML::Key << "slots" << YAML::Value << YAML::BeginSeq;
+  for (const auto& slot : tree.section("server").section("air").list("slots")) {
+    out << YAML::BeginMap;
+    for (const auto& spec : table)
+      out << YAML::Key << spec.name << YAML::Value
+          << (yaml_number(slot.values.at(spec.name).number) + (spec.unit == "1" ? "" : " " + spec.unit));
+    out << YAML::EndMap;
+  }
+  out << YAML::EndSeq << YAML::EndMap << YAML::EndMap << YAML::EndMap;
+  return std::string(out.c_str()) + "\n";
 }
 
 }  // namespace
@@ -208,6 +336,9 @@ std::string merge_scenario_fragment(std::string_view scenario, std::string_view 
 
 ScenarioDocument apply_calibration(const ScenarioDocument& scenario, const std::vector<CalibratedParameter>& parameters) {
   ScenarioDocument copy = scenario;
+  for (const auto& p : parameters)
+    if (p.section.rfind("server.air.slots[", 0) == 0)
+      complete_slots(copy.tree, static_cast<std::size_t>(copy.tree.section("server").integer("gpu_count")));
   for (const auto& p : parameters) {
     auto& v = value_in(copy.tree, p.section, p.key);
     v.number = p.value;
@@ -216,6 +347,25 @@ ScenarioDocument apply_calibration(const ScenarioDocument& scenario, const std::
   }
   return copy;
 }
+
+namespace {
+
+/// Sets `at_bound` of every parameter and adds a note for each one that ended on a bound.
+void mark_bounds(CalibrationResult& result) {
+  for (auto& p : result.parameters) {
+    const double tolerance = 1e-6 * std::max(p.upper - p.lower, 1e-300);
+    const bool lower = std::abs(p.value - p.lower) <= tolerance;
+    const bool upper = std::abs(p.upper - p.value) <= tolerance;
+    if (!(lower || upper) || p.at_bound) continue;
+    p.at_bound = true;
+    result.notes.push_back(fmt::format(
+        "warning: {}.{} ended at its {} bound {:g} {}: the bound set it, not the trace (the trace does not "
+        "determine it, or wants it beyond the bound)",
+        p.section, p.key, lower ? "lower" : "upper", lower ? p.lower : p.upper, p.unit));
+  }
+}
+
+}  // namespace
 
 CalibrationResult calibrate_trace(const TelemetryTrace& trace, const ScenarioDocument& scenario,
                                   const CalibrationOptions& options) {
@@ -233,11 +383,20 @@ CalibrationResult calibrate_trace(const TelemetryTrace& trace, const ScenarioDoc
 
   const auto package_table = models::thermal::GpuPackageParameters::table();
   const auto power_table = models::workload::GpuPowerParameters::table();
-  std::vector<Unknown> thermal = {
-      unknown(scenario.tree, package_table, "server.gpu", "junction_to_base_resistance"),
-      unknown(scenario.tree, package_table, "server.gpu", "junction_capacitance"),
-      unknown(scenario.tree, package_table, "server.gpu", "base_capacitance"),
-  };
+  // The air-cooled server is fitted GPU by GPU (fit_air_slots); the cold-plate server's package
+  // parameters are shared by its GPUs.
+  const bool air = replay::read_model(scenario.tree).cooling == "air";
+  if (air && options.fit_supply_temperature)
+    throw TelemetryError("--fit-supply-temperature: the air-cooled server (server.cooling: air in " + scenario.file +
+                         ") has no coolant supply; its GPUs' inlet offsets are fitted instead");
+  std::vector<Unknown> thermal;
+  if (!air)
+    thermal = {
+        unknown(scenario.tree, package_table, "server.gpu", "junction_to_base_resistance"),
+        unknown(scenario.tree, package_table, "server.gpu", "junction_capacitance"),
+        unknown(scenario.tree, package_table, "server.gpu", "base_capacitance"),
+    };
+  std::vector<CalibratedParameter> air_parameters;
   if (options.fit_supply_temperature)
     thermal.push_back(unknown(scenario.tree, models::facility::single_node_loop_schema().parameters, "loop",
                               "supply_temperature"));
@@ -263,7 +422,11 @@ CalibrationResult calibrate_trace(const TelemetryTrace& trace, const ScenarioDoc
   bool stopped = false;
   for (int outer = 0; outer < std::max(1, options.outer_iterations); ++outer) {
     // 1. Package resistances and capacitances against the measured temperature.
-    {
+    if (air) {
+      air_parameters = fit_air_slots(prepared, tree, vo, result.split_time, result.evaluations, result.notes);
+      replayed = replay::replay_thermal(prepared, tree, replay::read_model(tree), vo);
+      ++result.evaluations;
+    } else {
       const solver::ParameterTree base = tree;
       Residuals r;
       r.input_count = static_cast<int>(thermal.size());
@@ -353,17 +516,40 @@ CalibrationResult calibrate_trace(const TelemetryTrace& trace, const ScenarioDoc
     p.value = power_values[i];
     result.parameters.push_back(p);
   }
+  mark_bounds(result);
 
   // The calibrated model over the whole trace; metrics before and after the split.
   const auto model = replay::read_model(tree);
   const auto thermal_run = replay::replay_thermal(prepared, tree, model, vo);
   const auto power_run = replay::replay_power(prepared, model, thermal_run, vo);
+  replay::check_physical(prepared, power_run);
   ValidationOptions train = vo, held = vo;
   train.metrics_until = result.split_time;
   held.metrics_from = result.split_time;
   result.training = replay::assemble(prepared, power_run, train);
   result.held_out = replay::assemble(prepared, power_run, held);
   result.fragment = calibration_fragment(result.parameters);
+  if (air) {
+    // The per-GPU values go in as the whole slot list (a list merges as a whole). Their initial
+    // values are the scenario's (the outer passes restart from the previous pass's).
+    const auto& given = scenario.tree.section("server").section("air").list("slots");
+    const auto slot_table = models::thermal::AirCooledSlot::table();
+    for (auto p : air_parameters) {
+      const auto open = p.section.find('[');
+      const auto index = static_cast<std::size_t>(std::stoul(p.section.substr(open + 1)));
+      p.initial = index < given.size() ? given[index].values.at(p.key).number
+                                       : spec(slot_table, p.key).default_value.value_or(0.0);
+      if (std::find_if(result.parameters.begin(), result.parameters.end(), [&](const CalibratedParameter& q) {
+            return q.section == p.section && q.key == p.key;
+          }) == result.parameters.end())
+        result.parameters.push_back(p);
+    }
+    mark_bounds(result);
+    std::vector<CalibratedParameter> shared;
+    for (const auto& p : result.parameters)
+      if (p.section.find('[') == std::string::npos) shared.push_back(p);
+    result.fragment = merge_scenario_fragment(calibration_fragment(shared), slots_fragment(tree));
+  }
   return result;
 }
 

@@ -3,6 +3,7 @@
 
 #include <array>
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,9 @@ struct ModelParameters {
   std::vector<models::thermal::GpuSpread> spread;  ///< one per model GPU
   models::workload::WorkloadParameters workload;
   double supply_temperature = 0.0;
+  /// `server.cooling`: `cold_plate` (the single-node site on its loop) or `air` (the air-cooled
+  /// server of models/thermal/air_cooled_server.hpp).
+  std::string cooling = "cold_plate";
 
   /// L_i(T_j) [W].
   [[nodiscard]] double leakage(std::size_t gpu, double junction_temperature) const;
@@ -66,6 +70,29 @@ struct ThermalReplay {
 ThermalReplay replay_thermal(const PreparedTrace& trace, const solver::ParameterTree& tree,
                              const ModelParameters& model, const ValidationOptions& options);
 
+/// The air-cooled server's replay (server.cooling: air): each model GPU integrated on its own with
+/// the local air from every GPU's measured power (validation_air_replay.cpp). `only_gpu`: replay
+/// that model GPU alone (the others' series stay empty), as the per-GPU calibration does.
+/// `previous`: a first pass whose junction gives the leakage to take out of the measured power
+/// where the trace has no temperature (else the leakage reference temperature is used).
+/// Throws ReplayError when a temperature leaves the physical range (see check_physical).
+ThermalReplay replay_thermal_air(const PreparedTrace& trace, const solver::ParameterTree& tree,
+                                 const ModelParameters& model, const ValidationOptions& options,
+                                 std::optional<std::size_t> only_gpu = std::nullopt,
+                                 const ThermalReplay* previous = nullptr);
+
+/// Physical range of a replayed temperature [K]: -100 degC to 200 degC. A GPU shuts itself down
+/// near 90 degC (92 degC on an H100) and no part of a server survives 200 degC, so a replay beyond
+/// it has run away (leakage without a fixed point, parameters far off), not measured anything.
+inline constexpr double lowest_physical_temperature = 173.15;
+inline constexpr double highest_physical_temperature = 473.15;
+/// Largest board power of one GPU a replay may give [W] (100 kW: 140 times an H100's 700 W limit).
+inline constexpr double highest_physical_power = 1e5;
+
+/// Throws ReplayError naming the GPU, the time and the value when a replayed junction or HBM
+/// temperature is not finite or outside the physical range.
+void check_physical(const PreparedTrace& trace, const ThermalReplay& replay);
+
 /// Simulated power, clock and temperature at the trace's samples.
 struct PowerReplay {
   std::vector<std::vector<ReplayPhase>> phases;
@@ -81,6 +108,10 @@ struct PowerReplay {
 PowerReplay replay_power(const PreparedTrace& trace, const ModelParameters& model, const ThermalReplay& thermal,
                          const ValidationOptions& options,
                          const std::vector<std::vector<ReplayPhase>>* phases = nullptr);
+
+/// Throws ReplayError naming the GPU, the time and the value when a replayed board power is not
+/// finite or beyond highest_physical_power.
+void check_physical(const PreparedTrace& trace, const PowerReplay& replay);
 
 /// Metrics and series of a replay, with the options' metric window.
 ValidationResult assemble(const PreparedTrace& trace, const PowerReplay& replay, const ValidationOptions& options);

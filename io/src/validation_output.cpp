@@ -71,21 +71,10 @@ const char* metric_long_name(const std::string& name) {
   return "lag of the cross-correlation peak (> 0: simulated late)";
 }
 
-void write_file(const ValidationResult& r, h5::File& file) {
-  file.set_attribute("title", "dctwin validation against GPU telemetry");
-  file.set_attribute("dctwin_validation_version", static_cast<long long>(validation_file_version));
-  auto root = h5::Group::create(file, "validation");
-  root.set_attribute("start_time", r.start_time);
-  root.set_attribute("start_time_utc", format_utc_time(r.start_time));
-  root.set_attribute("notes", join(r.notes));
-  write_strings(root, "gpu", r.gpu_labels);
-  {
-    std::vector<double> model(r.model_gpus.begin(), r.model_gpus.end());
-    write_vector(root, "model_gpu", model, "1", "model GPU each trace GPU drives");
-  }
-
-  auto metrics = h5::Group::create(root, "metrics");
-  for (const auto& q : r.metrics) {
+/// `<parent>/metrics/<q>/<m>`: one value per trace GPU, attribute `overall`.
+void write_metrics(h5::Group& parent, const std::vector<QuantityMetrics>& quantities) {
+  auto metrics = h5::Group::create(parent, "metrics");
+  for (const auto& q : quantities) {
     auto group = h5::Group::create(metrics, q.quantity);
     group.set_attribute("units", q.unit);
     for (const auto& name : metric_names()) {
@@ -99,6 +88,23 @@ void write_file(const ValidationResult& r, h5::File& file) {
     auto dataset = write_vector(group, "count", counts, "1", "sample pairs compared");
     dataset.set_attribute("overall", static_cast<double>(q.overall.count));
   }
+
+}
+
+void write_file(const ValidationResult& r, h5::File& file) {
+  file.set_attribute("title", "dctwin validation against GPU telemetry");
+  file.set_attribute("dctwin_validation_version", static_cast<long long>(validation_file_version));
+  auto root = h5::Group::create(file, "validation");
+  root.set_attribute("start_time", r.start_time);
+  root.set_attribute("start_time_utc", format_utc_time(r.start_time));
+  root.set_attribute("notes", join(r.notes));
+  write_strings(root, "gpu", r.gpu_labels);
+  {
+    std::vector<double> model(r.model_gpus.begin(), r.model_gpus.end());
+    write_vector(root, "model_gpu", model, "1", "model GPU each trace GPU drives");
+  }
+
+  write_metrics(root, r.metrics);
 
   auto series = h5::Group::create(root, "series");
   for (const auto& s : r.series) {
@@ -129,6 +135,36 @@ void write_file(const ValidationResult& r, h5::File& file) {
   file.flush();  // while every object is open (h5::write_output)
 }
 
+void write_calibration(const CalibrationResult& c, h5::File& file) {
+  auto group = h5::Group::create(file, "calibration");
+  group.set_attribute("split_time", c.split_time);
+  group.set_attribute("evaluations", static_cast<long long>(c.evaluations));
+  group.set_attribute("notes", join(c.notes));
+  std::vector<std::string> names, units;
+  std::vector<double> initial, value, lower, upper, at_bound;
+  for (const auto& p : c.parameters) {
+    names.push_back(p.section + "." + p.key);
+    units.push_back(p.unit);
+    initial.push_back(p.initial);
+    value.push_back(p.value);
+    lower.push_back(p.lower);
+    upper.push_back(p.upper);
+    at_bound.push_back(p.at_bound ? 1.0 : 0.0);
+  }
+  write_strings(group, "parameter", names);
+  write_strings(group, "unit", units);
+  const char* per_unit = "the parameter's unit (dataset unit)";
+  write_vector(group, "initial", initial, per_unit, "value in the scenario before the fit");
+  write_vector(group, "value", value, per_unit, "calibrated value");
+  write_vector(group, "lower", lower, per_unit, "lower bound of the fit");
+  write_vector(group, "upper", upper, per_unit, "upper bound of the fit");
+  write_vector(group, "at_bound", at_bound, "1", "1 when the calibrated value ended on a bound, else 0");
+  auto training = h5::Group::create(group, "training");
+  training.set_attribute("long_name", "metrics over the training span, calibrated model");
+  write_metrics(training, c.training.metrics);
+  file.flush();
+}
+
 std::string value_text(double v) {
   if (std::isnan(v)) return "-";
   if (v == 0.0) return "0";  // no "-0"
@@ -142,6 +178,16 @@ void write_validation_hdf5(const ValidationResult& result, const std::filesystem
   h5::init();
   OutputFile output(file, "validation file", inputs);
   h5::write_output(output, H5P_DEFAULT, H5P_DEFAULT, [&](h5::File& f) { write_file(result, f); });
+}
+
+void write_calibration_hdf5(const CalibrationResult& result, const std::filesystem::path& file,
+                            const std::vector<InputFile>& inputs) {
+  h5::init();
+  OutputFile output(file, "calibration metrics file", inputs);
+  h5::write_output(output, H5P_DEFAULT, H5P_DEFAULT, [&](h5::File& f) {
+    write_file(result.held_out, f);
+    write_calibration(result, f);
+  });
 }
 
 std::string format_validation_table(const ValidationResult& r) {

@@ -165,6 +165,7 @@ ModelParameters read_model(const solver::ParameterTree& tree) {
     m.spread[i] = models::thermal::GpuSpread::from(entries[i]);
   m.workload = models::workload::WorkloadParameters::from(tree.section("workload"));
   m.supply_temperature = tree.section("loop").number("supply_temperature");
+  m.cooling = server.text("cooling");
   return m;
 }
 
@@ -320,10 +321,19 @@ ThermalReplay run_thermal(const PreparedTrace& trace, const solver::ParameterTre
 
 ThermalReplay replay_thermal(const PreparedTrace& trace, const solver::ParameterTree& tree,
                              const ModelParameters& model, const ValidationOptions& options) {
+  if (model.cooling == "air") {
+    ThermalReplay first = replay_thermal_air(trace, tree, model, options);
+    if (trace.has_temperature || model.package.leakage_power_at_reference == 0.0) return first;
+    // Without measured temperatures the leakage to take out is that of the simulated junction.
+    return replay_thermal_air(trace, tree, model, options, std::nullopt, &first);
+  }
   ThermalReplay first = run_thermal(trace, tree, model, options, nullptr);
+  check_physical(trace, first);
   if (trace.has_temperature || model.package.leakage_power_at_reference == 0.0) return first;
   // Without measured temperatures the leakage to take out is that of the simulated junction.
-  return run_thermal(trace, tree, model, options, &first);
+  ThermalReplay second = run_thermal(trace, tree, model, options, &first);
+  check_physical(trace, second);
+  return second;
 }
 
 PowerReplay replay_power(const PreparedTrace& trace, const ModelParameters& model, const ThermalReplay& thermal,
@@ -496,6 +506,7 @@ ValidationResult validate_trace(const TelemetryTrace& trace, const ScenarioDocum
   const replay::ModelParameters model = replay::read_model(scenario.tree);
   const replay::ThermalReplay thermal = replay::replay_thermal(prepared, scenario.tree, model, options);
   const replay::PowerReplay power = replay::replay_power(prepared, model, thermal, options);
+  replay::check_physical(prepared, power);
   return replay::assemble(prepared, power, options);
 }
 

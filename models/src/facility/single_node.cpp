@@ -5,6 +5,7 @@
 #include <string>
 
 #include "dctwin/models/hydraulic/pump.hpp"
+#include "dctwin/models/thermal/air_cooled_server.hpp"
 #include "dctwin/solver/check.hpp"
 
 namespace dctwin::models::facility {
@@ -24,6 +25,12 @@ SectionSchema single_node_server_schema() {
   s.sections["cold_plate"] = SectionSchema{"Cold plate on each GPU", thermal::ColdPlateParameters::table(), {}, {}, false};
   s.lists["gpus"] = SectionSchema{"Per-GPU spread, one entry per GPU in order (optional)",
                                   thermal::GpuSpread::table(), {}, {}, false};
+  s.parameters.push_back(choice_parameter(
+      "cooling", {"cold_plate", "air"},
+      "How the GPUs are cooled: cold plates on the loop (simulated by dctwin run), or heatsinks in the "
+      "server's air stream (section air; replayed by dctwin validate and calibrate only)",
+      std::string("cold_plate")));
+  s.sections["air"] = thermal::AirCooledServerParameters::schema();
   return s;
 }
 
@@ -62,6 +69,11 @@ SingleNodeSite::SingleNodeSite(const ParameterTree& scenario, std::shared_ptr<co
   start_from_steady_state_ = sim.text("initial_state") == "steady_state";
 
   const ParameterTree& server = scenario.section("server");
+  if (server.text("cooling") == "air")
+    throw solver::InputError(server.key_path("cooling") +
+                                 " = air: the air-cooled server is replayed against telemetry by dctwin validate "
+                                 "and dctwin calibrate; a run simulates the single node on its cold-plate loop only",
+                             server.key_path("cooling"));
   const ParameterTree& loop = scenario.section("loop");
   const auto gpu_count = static_cast<std::size_t>(server.integer("gpu_count"));
   const auto series = static_cast<std::size_t>(loop.integer("plates_in_series"));

@@ -180,6 +180,12 @@ struct ValidationResult {
 [[nodiscard]] ValidationResult validate_trace(const TelemetryTrace& trace, const ScenarioDocument& scenario,
                                               const ValidationOptions& options = {});
 
+/// Checks a scenario for a replay before the trace is read: a single-node site whose server
+/// builds. For `server.cooling: cold_plate` that is check_site(); for `air` the air-cooled server
+/// (models/thermal/air_cooled_server.hpp), which dctwin run does not simulate. Throws
+/// solver::InputError located in the scenario file.
+void check_replay_scenario(const ScenarioDocument& scenario);
+
 /// Writes a validation result as HDF5 (layout in docs/validation.md) through an OutputFile;
 /// `file` must not be one of `inputs`. Throws ReportError.
 void write_validation_hdf5(const ValidationResult& result, const std::filesystem::path& file,
@@ -199,6 +205,9 @@ struct CalibratedParameter {
   double value = 0.0;
   double lower = 0.0;  ///< bounds respected by the fit
   double upper = 0.0;
+  /// The fitted value ended on `lower` or `upper` (to 1e-6 of the range): the bound, not the
+  /// trace, set it, and the trace does not determine it (or wants it beyond the bound).
+  bool at_bound = false;
 };
 
 struct CalibrationOptions {
@@ -230,6 +239,13 @@ struct CalibrationResult {
 /// Throws like validate_trace, and TelemetryError when the trace lacks power or temperature.
 [[nodiscard]] CalibrationResult calibrate_trace(const TelemetryTrace& trace, const ScenarioDocument& scenario,
                                                 const CalibrationOptions& options = {});
+
+/// Writes a calibration's held-out metrics and series in the layout of write_validation_hdf5()
+/// (`/validation`, metrics after the split) plus `/calibration`: the parameters (`parameter`,
+/// `unit`, `initial`, `value`, `lower`, `upper`, `at_bound`), attributes `split_time`,
+/// `evaluations`, `notes`, and `training/metrics` (before the split). Throws ReportError.
+void write_calibration_hdf5(const CalibrationResult& result, const std::filesystem::path& file,
+                            const std::vector<InputFile>& inputs = {});
 
 /// The parameters as a scenario fragment: their sections and keys as in the scenario, values in SI
 /// with their units, e.g. `server:\n  gpu:\n    junction_to_base_resistance: 0.025 K/W`.
