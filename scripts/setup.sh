@@ -39,6 +39,8 @@ packages=(
   libeigen3-dev libsundials-dev libhdf5-dev libyaml-cpp-dev libcli11-dev libfmt-dev
   libudunits2-dev udunits-bin libfftw3-dev zlib1g-dev
   catch2 python3 python3-h5py python3-numpy
+  # reports read by the netCDF tools in the tests (ncdump, netCDF4-python, xarray's two engines)
+  netcdf-bin python3-netcdf4 python3-xarray python3-h5netcdf
   # `dctwin sweep` across nodes (cmake -DDCTWIN_WITH_MPI=ON; the default build does not use MPI)
   libopenmpi-dev openmpi-bin
   # dctwin-gui (Qt 6 + VTK) and its tests under a virtual X server with Mesa's software OpenGL
