@@ -42,8 +42,9 @@ packages=(
   catch2 python3 python3-h5py python3-numpy
   # JSON output of the command line and the scenario's JSON Schema; its test checks the schema
   nlohmann-json3-dev python3-jsonschema python3-yaml
-  # python/dctwin_report.py: reports into xarray and pandas
-  python3-xarray python3-pandas
+  # python/dctwin_report.py (reports into xarray and pandas) and the reports read by the netCDF
+  # tools in the tests (ncdump, netCDF4-python, xarray's two engines)
+  python3-xarray python3-pandas netcdf-bin python3-netcdf4 python3-h5netcdf
   # `dctwin sweep` across nodes (cmake -DDCTWIN_WITH_MPI=ON; the default build does not use MPI)
   libopenmpi-dev openmpi-bin
   # dctwin-gui (Qt 6 + VTK) and its tests under a virtual X server with Mesa's software OpenGL

@@ -4,6 +4,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <array>
 #include <exception>
 #include <utility>
 
@@ -308,12 +309,16 @@ Attribute Object::open_attribute(std::string_view name) const {
 
 void Object::replace_attribute(std::string_view name, hid_t file_type, hid_t memory_type,
                                const void* buffer) {
+  replace_attribute(name, file_type, memory_type, buffer, Dataspace::scalar());
+}
+
+void Object::replace_attribute(std::string_view name, hid_t file_type, hid_t memory_type,
+                               const void* buffer, const Dataspace& space) {
   const std::string key(name);
   const std::string what_text = attribute_what(*this, name);
   if (has_attribute(name)) {
     check_status(H5Adelete(id(), key.c_str()), "cannot replace", what_text);
   }
-  const Dataspace space = Dataspace::scalar();
   Attribute attribute = Attribute::adopt(
       H5Acreate2(id(), key.c_str(), file_type, space.id(), H5P_DEFAULT, H5P_DEFAULT),
       "cannot create", what_text);
@@ -338,6 +343,11 @@ void Object::set_attribute(std::string_view name, long long value) {
 
 void Object::set_unsigned_attribute(std::string_view name, std::uint64_t value) {
   replace_attribute(name, H5T_STD_U64LE, H5T_NATIVE_UINT64, &value);
+}
+
+void Object::set_unsigned_attribute(std::string_view name, std::span<const std::uint32_t> values) {
+  const std::array<hsize_t, 1> dims{values.size()};
+  replace_attribute(name, H5T_STD_U32LE, H5T_NATIVE_UINT32, values.data(), Dataspace::simple(dims));
 }
 
 namespace {

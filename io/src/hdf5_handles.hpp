@@ -153,6 +153,8 @@ class Object : public Handle {
   void set_attribute(std::string_view name, long long value);
   /// Writes (or replaces) a scalar unsigned 64-bit attribute (H5T_STD_U64LE).
   void set_unsigned_attribute(std::string_view name, std::uint64_t value);
+  /// Writes (or replaces) a 1-D attribute of unsigned 32-bit integers (H5T_STD_U32LE).
+  void set_unsigned_attribute(std::string_view name, std::span<const std::uint32_t> values);
   [[nodiscard]] std::string string_attribute(std::string_view name) const;
   [[nodiscard]] double double_attribute(std::string_view name) const;
   [[nodiscard]] long long integer_attribute(std::string_view name) const;
@@ -171,6 +173,8 @@ class Object : public Handle {
   Object(hid_t id, CloseFunction close_function, std::string what, std::string path) noexcept;
 
  private:
+  void replace_attribute(std::string_view name, hid_t file_type, hid_t memory_type,
+                         const void* buffer, const Dataspace& space);
   void replace_attribute(std::string_view name, hid_t file_type, hid_t memory_type,
                          const void* buffer);
   std::string path_;

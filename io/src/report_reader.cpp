@@ -174,6 +174,8 @@ std::vector<ReportReader::DatasetInfo> ReportReader::datasets() const {
       }
       info.units = Impl::optional_string(dataset, "units");
       info.long_name = Impl::optional_string(dataset, "long_name");
+      const H5T_class_t type_class = dataset.type().type_class();
+      info.numeric = type_class == H5T_INTEGER || type_class == H5T_FLOAT;
       infos.push_back(std::move(info));
     }
     std::sort(infos.begin(), infos.end(),

@@ -127,8 +127,12 @@ struct EncodedChunk {
   std::uint32_t filter_mask = 0;
 };
 
-/// A float64 dataset growing along time: 1-D [time] (`width` 1, not `matrix`) or 2-D
-/// [time x width], written one chunk of rows at a time. A chunk spans chunk_rows rows and (2-D)
+/// How a series is stored: float64, or unsigned 32-bit integers (categorical series, whose
+/// values the writer has checked to be whole numbers in range before buffering them).
+enum class StoredType { float64, uint32 };
+
+/// A dataset growing along time: 1-D [time] (`width` 1, not `matrix`) or 2-D [time x width],
+/// float64 or uint32, written one chunk of rows at a time. A chunk spans chunk_rows rows and (2-D)
 /// up to max_entity_chunk entities, so a row of the buffer spans `tiles()` chunks.
 ///
 /// The rows are written as chunks already passed through the filters (H5Dwrite_chunk), encoded
@@ -138,11 +142,12 @@ class NumericSeries {
  public:
   NumericSeries() = default;
   NumericSeries(const h5::Object& parent, std::string_view name, hsize_t width, bool matrix,
-                hsize_t chunk_rows)
+                hsize_t chunk_rows, StoredType type = StoredType::float64)
       : width_(width),
         matrix_(matrix),
         chunk_rows_(chunk_rows),
-        chunk_width_(matrix ? std::min(width, max_entity_chunk) : 1) {
+        chunk_width_(matrix ? std::min(width, max_entity_chunk) : 1),
+        type_(type) {
     std::vector<hsize_t> dims{0};
     std::vector<hsize_t> max_dims{H5S_UNLIMITED};
     std::vector<hsize_t> chunk{chunk_rows_};
@@ -153,11 +158,13 @@ class NumericSeries {
     }
     const auto space = h5::Dataspace::simple(dims, max_dims);
     const auto dcpl = chunked_dataset_properties(chunk, true);
-    dataset_ = h5::Dataset::create(parent, name, H5T_IEEE_F64LE, space, dcpl.id());
+    dataset_ = h5::Dataset::create(parent, name, type_ == StoredType::float64 ? H5T_IEEE_F64LE : H5T_STD_U32LE,
+                                   space, dcpl.id());
     buffer_.resize(static_cast<std::size_t>(chunk_rows_ * width_));
   }
 
   h5::Dataset& dataset() { return dataset_; }
+  [[nodiscard]] hsize_t width() const { return width_; }
 
   /// Whether the buffer holds a whole chunk of rows (and must be written before the next push).
   [[nodiscard]] bool full() const { return buffered_ == chunk_rows_; }
@@ -186,10 +193,16 @@ class NumericSeries {
     const std::size_t first_column = tile * columns;
     const std::size_t filled_columns = std::min(columns, width - first_column);
     const std::size_t count = rows * columns;
-    constexpr std::size_t size = sizeof(double);
+    const std::size_t size = type_ == StoredType::float64 ? sizeof(double) : sizeof(std::uint32_t);
     std::vector<unsigned char> shuffled(count * size, 0);
+    std::vector<std::uint32_t> converted(type_ == StoredType::uint32 ? filled_columns : 0);
     for (std::size_t r = 0; r < filled_rows; ++r) {
-      const auto* row = reinterpret_cast<const unsigned char*>(&buffer_[r * width + first_column]);
+      const double* values = &buffer_[r * width + first_column];
+      const unsigned char* row = reinterpret_cast<const unsigned char*>(values);
+      if (type_ == StoredType::uint32) {  // exact: push() took whole numbers in range only
+        for (std::size_t c = 0; c < filled_columns; ++c) converted[c] = static_cast<std::uint32_t>(values[c]);
+        row = reinterpret_cast<const unsigned char*>(converted.data());
+      }
       const std::size_t i0 = r * columns;
       for (std::size_t k = 0; k < size; ++k) {
         unsigned char* plane = &shuffled[k * count + i0];
@@ -240,6 +253,7 @@ class NumericSeries {
   bool matrix_ = false;
   hsize_t chunk_rows_ = 1;
   hsize_t chunk_width_ = 1;
+  StoredType type_ = StoredType::float64;
   std::vector<double> buffer_;
   hsize_t buffered_ = 0;
   hsize_t written_ = 0;
@@ -361,6 +375,55 @@ std::string first_component(const solver::OutputSpec& spec) {
   throw ReportError("invalid report layout: " + detail);
 }
 
+/// `/<group>/<name>`, or `/<name>` in the root group.
+std::string member_path(std::string_view group, std::string_view name) {
+  std::string path(1, '/');
+  if (!group.empty()) path.append(group).append(1, '/');
+  return path.append(name);
+}
+
+/// The netCDF dimension of dimension `d` of static data that does not run over an entity (e.g. the
+/// x, y, z of /layout/rack_position): `<name>_dim<d>`, a dimension without a coordinate variable.
+std::string static_dimension_name(const solver::StaticData& data, std::size_t d) {
+  return data.name + "_dim" + std::to_string(d);
+}
+
+/// A CF flag meaning: a word of letters, digits and underscores (flag_meanings separates the words
+/// by blanks).
+bool valid_flag_meaning(std::string_view meaning) {
+  return !meaning.empty() && std::all_of(meaning.begin(), meaning.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+  });
+}
+
+void check_flags(const std::string& path, const SeriesFlags& flags) {
+  if (flags.kind == SeriesFlags::Kind::none) {
+    if (!flags.values.empty() || !flags.meanings.empty())
+      layout_error(fmt::format("output '{}': flag values or meanings without a flag kind", path));
+    return;
+  }
+  if (flags.values.empty() || flags.values.size() != flags.meanings.size()) {
+    layout_error(fmt::format("output '{}': {} flag values and {} meanings (must be as many, at least one)", path,
+                             flags.values.size(), flags.meanings.size()));
+  }
+  std::set<std::uint32_t> values;
+  for (std::size_t k = 0; k < flags.values.size(); ++k) {
+    if (!valid_flag_meaning(flags.meanings[k]))
+      layout_error(fmt::format("output '{}': flag meaning '{}' is not a word of letters, digits and '_'", path,
+                               flags.meanings[k]));
+    if (flags.kind == SeriesFlags::Kind::bit_field && flags.values[k] == 0)
+      layout_error(fmt::format("output '{}': flag mask of '{}' is 0", path, flags.meanings[k]));
+    if (!values.insert(flags.values[k]).second)
+      layout_error(fmt::format("output '{}': flag value {} appears twice", path, flags.values[k]));
+  }
+}
+
+/// Every group `path` lies in, e.g. "/a" and "/a/b" for "/a/b/c".
+void add_parent_groups(const std::string& path, std::set<std::string>& groups) {
+  for (std::size_t slash = path.find('/', 1); slash != std::string::npos; slash = path.find('/', slash + 1))
+    groups.insert(path.substr(0, slash));
+}
+
 /// Checks the layout and returns how many values a sample must hold at least.
 std::size_t check_layout(const ReportLayout& layout) {
   std::map<std::string, std::size_t> entity_sizes;
@@ -387,6 +450,7 @@ std::size_t check_layout(const ReportLayout& layout) {
       layout_error(fmt::format("output '{}': '/{}' is reserved by the report", path, top));
     }
     if (!paths.insert(path).second) layout_error(fmt::format("output '{}' appears twice", path));
+    check_flags(path, output.flags);
     if (spec.count < 1) {
       layout_error(fmt::format("output '{}': count = {} (must be >= 1)", path, spec.count));
     }
@@ -430,6 +494,37 @@ std::size_t check_layout(const ReportLayout& layout) {
       }
     }
   }
+  for (const auto& group : layout.fine_series) {
+    for (const auto& spec : group.series) paths.insert(member_path(group.group, spec.name));
+    paths.insert(member_path(group.group, "time"));
+  }
+  // The names the report adds next to the outputs: each group's coordinate variables of the
+  // entities its datasets run over (netCDF finds a dimension only in the group of the dataset or
+  // above it) and the dimensions of static data that run over no entity.
+  std::set<std::string> groups;
+  for (const auto& path : paths) add_parent_groups(path, groups);
+  const auto claim = [&](const std::string& path, const std::string& what) {
+    const std::string top = path.substr(1, path.find('/', 1) - 1);
+    if (paths.count(path) != 0 || groups.count(path) != 0 ||
+        std::find(reserved_top_level.begin(), reserved_top_level.end(), top) != reserved_top_level.end())
+      layout_error(fmt::format("'{}' is taken: the report stores {} there", path, what));
+  };
+  std::set<std::string> added;
+  for (const auto& output : layout.outputs) {
+    const std::string path = member_path(output.spec.group, output.spec.entity);
+    if (!output.spec.entity.empty() && added.insert(path).second)
+      claim(path, "the labels of the " + output.spec.entity + " entities");
+  }
+  for (const auto& data : layout.static_data) {
+    const std::string path = member_path(data.group, data.entity);
+    if (!data.entity.empty() && added.insert(path).second)
+      claim(path, "the labels of the " + data.entity + " entities");
+    for (std::size_t d = data.entity.empty() ? 0 : 1; d < data.shape.size(); ++d) {
+      const std::string dimension = member_path(data.group, static_dimension_name(data, d));
+      if (!added.insert(dimension).second) layout_error(fmt::format("'{}' is taken twice", dimension));
+      claim(dimension, "a dimension of " + member_path(data.group, data.name));
+    }
+  }
   for (const auto& [name, value] : layout.attributes) {
     if (name.empty()) layout_error("an extra attribute has an empty name");
     if (std::find(reserved_attributes.begin(), reserved_attributes.end(), name) !=
@@ -453,6 +548,31 @@ void set_text_attributes(h5::Object& object, std::string_view units, std::string
   object.set_attribute("long_name", long_name);
 }
 
+/// CF attributes of a time axis: seconds since the nominal epoch of the run's start.
+void set_time_attributes(h5::Object& object, std::string_view long_name) {
+  set_text_attributes(object, report_time_units, long_name);
+  object.set_attribute("calendar", "standard");
+  object.set_attribute("standard_name", "time");
+  object.set_attribute("axis", "T");
+}
+
+/// CF attributes of a categorical series: flag_masks (bit field) or flag_values (enumeration),
+/// both of the series' type, and flag_meanings.
+void set_flag_attributes(h5::Object& object, const SeriesFlags& flags) {
+  if (flags.kind == SeriesFlags::Kind::none) return;
+  object.set_unsigned_attribute(flags.kind == SeriesFlags::Kind::bit_field ? "flag_masks" : "flag_values",
+                                std::span<const std::uint32_t>(flags.values));
+  std::string meanings;
+  for (const auto& meaning : flags.meanings) meanings.append(meanings.empty() ? "" : " ").append(meaning);
+  object.set_attribute("flag_meanings", meanings);
+}
+
+/// NAME of the dimension scale of a netCDF-4 dimension that has no coordinate variable: the mark
+/// the netCDF library itself writes and looks for, followed by the length in ten places.
+std::string dimension_without_variable(hsize_t length) {
+  return fmt::format("This is a netCDF dimension but not a netCDF variable.{:10}", length);
+}
+
 }  // namespace
 
 struct ReportWriter::Impl {
@@ -474,6 +594,8 @@ struct ReportWriter::Impl {
   struct Output {
     std::size_t first_value = 0;
     NumericSeries series;
+    bool categorical = false;  ///< stored as uint32: values checked before they are buffered
+    std::string path;
   };
   NumericSeries time;
   std::vector<Output> outputs;
@@ -562,14 +684,10 @@ void ReportWriter::Impl::create(const ReportLayout& layout, const std::vector<In
 
   // Time coordinate.
   time = NumericSeries(file, "time", 1, false, time_chunk_rows(1));
-  time.dataset().set_attribute("units", "s");
-  time.dataset().set_attribute("long_name", "simulated time");
-  time.dataset().set_attribute("standard_name", "time");
-  time.dataset().set_attribute("axis", "T");
+  set_time_attributes(time.dataset(), "simulated time");
   time.dataset().make_scale("time");
 
   // Entity index tables.
-  std::map<std::string, h5::Dataset> index_tables;
   {
     auto index = h5::Group::create(file, "index", gcpl.id());
     for (const auto& table : layout.entities) {
@@ -585,10 +703,33 @@ void ReportWriter::Impl::create(const ReportLayout& layout, const std::vector<In
       }
       set_text_attributes(dataset, "1", "labels of the " + table.entity + " entities");
       dataset.make_scale(table.entity);
-      index_tables.emplace(table.entity, std::move(dataset));
+      dataset.close();
     }
     index.close();
   }
+  // The coordinate variable `/<group>/<entity>` of each group whose datasets run over the entity
+  // (netCDF-4 resolves a dimension in the dataset's own group or above it, never in a sibling
+  // such as /index): the labels again, as the dimension scale those datasets attach to.
+  std::map<std::string, const std::vector<std::string>*> labels_of;
+  for (const auto& table : layout.entities) labels_of.emplace(table.entity, &table.labels);
+  std::map<std::string, h5::Dataset> coordinates;
+  const auto coordinate = [&](const std::string& group, const std::string& entity) -> h5::Dataset& {
+    const std::string path = member_path(group, entity);
+    auto found = coordinates.find(path);
+    if (found != coordinates.end()) return found->second;
+    const auto& labels = *labels_of.at(entity);
+    const std::array<hsize_t, 1> dims{labels.size()};
+    auto dataset = h5::Dataset::create(file, path, text_type.id(), h5::Dataspace::simple(dims), plain_dcpl.id());
+    if (!labels.empty()) {
+      std::vector<const char*> pointers;
+      pointers.reserve(labels.size());
+      for (const auto& label : labels) pointers.push_back(label.c_str());
+      dataset.write_all(text_type.id(), pointers.data());
+    }
+    set_text_attributes(dataset, "1", "labels of the " + entity + " entities");
+    dataset.make_scale(entity);
+    return coordinates.emplace(path, std::move(dataset)).first->second;
+  };
 
   // Outputs.
   std::set<std::string> groups;
@@ -599,13 +740,19 @@ void ReportWriter::Impl::create(const ReportLayout& layout, const std::vector<In
     const bool matrix = !spec.entity.empty();
     const auto width = static_cast<hsize_t>(spec.count);
     const hsize_t rows = time_chunk_rows(matrix ? std::min(width, max_entity_chunk) : 1);
-    Output entry{output.first_value, NumericSeries(file, output_path(spec), width, matrix, rows)};
+    const bool categorical = output.flags.kind != SeriesFlags::Kind::none;
+    if (matrix) (void)coordinate(spec.group, spec.entity);  // before the dataset: netCDF lists it first
+    Output entry{output.first_value,
+                 NumericSeries(file, output_path(spec), width, matrix, rows,
+                               categorical ? StoredType::uint32 : StoredType::float64),
+                 categorical, output_path(spec)};
     auto& dataset = entry.series.dataset();
     set_text_attributes(dataset, spec.unit, spec.long_name);
+    set_flag_attributes(dataset, output.flags);
     dataset.attach_scale(time.dataset(), 0);
     if (matrix) {
       dataset.set_attribute("entity", spec.entity);
-      dataset.attach_scale(index_tables.at(spec.entity), 1);
+      dataset.attach_scale(coordinate(spec.group, spec.entity), 1);
     }
     outputs.push_back(std::move(entry));
   }
@@ -615,7 +762,7 @@ void ReportWriter::Impl::create(const ReportLayout& layout, const std::vector<In
     auto& g = fine.emplace_back();
     g.group = layout_group.group;
     g.time = NumericSeries(file, layout_group.group + "/time", 1, false, fine_chunk_rows);
-    set_text_attributes(g.time.dataset(), "s", layout_group.time_long_name);
+    set_time_attributes(g.time.dataset(), layout_group.time_long_name);
     g.time.dataset().make_scale(layout_group.group + "_time");
     for (const auto& spec : layout_group.series) {
       if (!valid_name(spec.name) || spec.name == "time")
@@ -629,6 +776,18 @@ void ReportWriter::Impl::create(const ReportLayout& layout, const std::vector<In
   for (const auto& data : layout.static_data) {
     ensure_group(data.group, groups, gcpl);
     std::vector<hsize_t> dims(data.shape.begin(), data.shape.end());
+    if (!data.entity.empty()) (void)coordinate(data.group, data.entity);
+    // Dimensions over no entity: netCDF dimensions without a coordinate variable (an empty
+    // float32 dataset marked as netCDF marks them), so that every dimension has a name.
+    std::vector<h5::Dataset> plain_dimensions;
+    for (std::size_t d = data.entity.empty() ? 0 : 1; d < dims.size(); ++d) {
+      const std::array<hsize_t, 1> length{dims[d]};
+      auto dimension = h5::Dataset::create(file, member_path(data.group, static_dimension_name(data, d)),
+                                           H5T_IEEE_F32LE, h5::Dataspace::simple(length), plain_dcpl.id());
+      set_text_attributes(dimension, "1", fmt::format("dimension {} of {}", d, data.name));
+      dimension.make_scale(dimension_without_variable(dims[d]));
+      plain_dimensions.push_back(std::move(dimension));
+    }
     const auto space = h5::Dataspace::simple(dims);
     auto dataset = h5::Dataset::create(file, data.group + "/" + data.name, H5T_NATIVE_DOUBLE, space,
                                        plain_dcpl.id());
@@ -636,24 +795,31 @@ void ReportWriter::Impl::create(const ReportLayout& layout, const std::vector<In
     set_text_attributes(dataset, data.unit, data.long_name);
     if (!data.entity.empty()) {
       dataset.set_attribute("entity", data.entity);
-      dataset.attach_scale(index_tables.at(data.entity), 0);
+      dataset.attach_scale(coordinate(data.group, data.entity), 0);
+    }
+    for (std::size_t k = 0; k < plain_dimensions.size(); ++k) {
+      dataset.attach_scale(plain_dimensions[k], static_cast<unsigned>(dims.size() - plain_dimensions.size() + k));
+      plain_dimensions[k].close();
     }
     dataset.close();
   }
-  for (auto& [name, dataset] : index_tables) dataset.close();
+  for (auto& [path, dataset] : coordinates) dataset.close();
 
   // Summary (filled by finish) and events.
   h5::Group::create(file, "summary", gcpl.id()).close();
   {
     auto events = h5::Group::create(file, "events", gcpl.id());
     event_time = NumericSeries(events, "time", 1, false, event_chunk);
-    set_text_attributes(event_time.dataset(), "s", "event time");
+    set_time_attributes(event_time.dataset(), "event time");
+    event_time.dataset().make_scale("time");  // the events' own dimension, `time` in /events
     event_component = StringSeries(events, "component");
     set_text_attributes(event_component.dataset(), "1", "component that raised the event");
     event_name = StringSeries(events, "event");
     set_text_attributes(event_name.dataset(), "1", "event kind");
     event_message = StringSeries(events, "message");
     set_text_attributes(event_message.dataset(), "1", "event description");
+    for (StringSeries* series : {&event_component, &event_name, &event_message})
+      series->dataset().attach_scale(event_time.dataset(), 0);
     events.close();
   }
 }
@@ -841,6 +1007,18 @@ void ReportWriter::append_sample(double t, std::span<const double> values) {
     throw ReportError(fmt::format("report '{}': a sample has {} values, the layout needs {}",
                                   self.final_path.string(), values.size(),
                                   self.required_values));
+  }
+  // Categorical series store whole numbers: checked before any series takes the row.
+  for (const auto& output : self.outputs) {
+    if (!output.categorical) continue;
+    const auto width = static_cast<std::size_t>(output.series.width());
+    for (std::size_t k = 0; k < width; ++k) {
+      const double value = values[output.first_value + k];
+      if (!(value >= 0.0 && value <= 4294967295.0 && value == std::floor(value))) {
+        throw ReportError(fmt::format("report '{}': {} value {} at t = {} s is not a whole number in [0, 4294967295]",
+                                      self.final_path.string(), output.path, value, t));
+      }
+    }
   }
   // Every series takes the row before any of them writes, so that a failed write leaves them
   // all the same length (the row is written later, by a retry or when the report is closed).

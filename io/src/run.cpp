@@ -8,6 +8,8 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <map>
+#include <set>
 #include <span>
 #include <utility>
 
@@ -18,6 +20,9 @@
 #include "dctwin/io/weather_csv.hpp"
 #include "dctwin/io/weather_epw.hpp"
 #include "dctwin/models/facility/site.hpp"
+#include "dctwin/models/hx/economizer.hpp"
+#include "dctwin/models/workload/dvfs_governor.hpp"
+#include "dctwin/models/workload/training_job.hpp"
 #include "parameter_rules.hpp"
 
 namespace dctwin::io {
@@ -110,11 +115,55 @@ std::unique_ptr<models::facility::Site> build(const ScenarioDocument& document) 
   }
 }
 
+/// How a categorical output is stored (CF flags; report.hpp), none for a measured quantity: the
+/// GPUs' NVML clock-event reasons (a bit field, nvml.h nvmlClocksEventReason*), the job's phase and
+/// the plant's mode (enumerations).
+SeriesFlags categorical_flags(const solver::OutputSpec& spec) {
+  SeriesFlags flags;
+  const auto add = [&](auto value, std::string meaning) {
+    flags.values.push_back(static_cast<std::uint32_t>(value));
+    flags.meanings.push_back(std::move(meaning));
+  };
+  if (spec.group == "gpu" && spec.name == "throttle_reasons") {
+    namespace reason = models::workload::throttle_reason;
+    flags.kind = SeriesFlags::Kind::bit_field;
+    add(reason::gpu_idle, "gpu_idle");
+    add(reason::applications_clocks_setting, "applications_clocks_setting");
+    add(reason::sw_power_cap, "sw_power_cap");
+    add(reason::hw_slowdown, "hw_slowdown");
+    add(reason::sync_boost, "sync_boost");
+    add(reason::sw_thermal_slowdown, "sw_thermal_slowdown");
+    add(reason::hw_thermal_slowdown, "hw_thermal_slowdown");
+    add(reason::hw_power_brake_slowdown, "hw_power_brake_slowdown");
+    add(reason::display_clock_setting, "display_clock_setting");
+  } else if (spec.group == "job" && spec.name == "phase") {
+    using models::workload::JobPhase;
+    flags.kind = SeriesFlags::Kind::enumeration;
+    add(JobPhase::idle, "idle");
+    add(JobPhase::startup, "startup");
+    add(JobPhase::compute, "compute");
+    add(JobPhase::bubble, "bubble");
+    add(JobPhase::communication, "communication");
+    add(JobPhase::optimizer, "optimizer");
+    add(JobPhase::checkpoint, "checkpoint");
+    add(JobPhase::down, "down");
+    add(JobPhase::reload, "reload");
+    add(JobPhase::averaged, "averaged");
+  } else if (spec.group == "plant" && spec.name == "mode") {
+    using models::hx::PlantMode;
+    flags.kind = SeriesFlags::Kind::enumeration;
+    for (const PlantMode mode : {PlantMode::free_cooling, PlantMode::partial_free_cooling, PlantMode::mechanical})
+      add(mode, models::hx::plant_mode_name(mode));
+  }
+  return flags;
+}
+
 /// What the report of a run of `site` holds before its first sample.
 ReportLayout report_layout(const ScenarioDocument& document, const models::facility::Site& site) {
   const solver::System& system = site.system();
   ReportLayout layout;
-  for (const auto& slot : system.outputs()) layout.outputs.push_back({slot.spec, slot.first_value});
+  for (const auto& slot : system.outputs())
+    layout.outputs.push_back({slot.spec, slot.first_value, categorical_flags(slot.spec)});
   layout.entities = system.entity_tables();
   layout.static_data = site.static_data();
   if (site.has_electrical_feed()) {
@@ -175,8 +224,16 @@ void check_report_size(const ScenarioDocument& document, const ReportLayout& lay
   }
   double once = 0.0;  // static data and labels
   for (const auto& data : layout.static_data) once += 8.0 * static_cast<double>(data.values.size());
-  for (const auto& table : layout.entities)
-    for (const auto& label : table.labels) once += static_cast<double>(label.size()) + 16.0;
+  // The labels: /index/<entity>, and again in each group whose datasets run over the entity.
+  std::map<std::string, std::set<std::string>> groups_of;
+  for (const auto& output : layout.outputs)
+    if (!output.spec.entity.empty()) groups_of[output.spec.entity].insert(output.spec.group);
+  for (const auto& data : layout.static_data)
+    if (!data.entity.empty()) groups_of[data.entity].insert(data.group);
+  for (const auto& table : layout.entities) {
+    const double copies = 1.0 + static_cast<double>(groups_of[table.entity].size());
+    for (const auto& label : table.labels) once += copies * (static_cast<double>(label.size()) + 16.0);
+  }
   double bytes = once;
   const Part* largest = &parts.front();
   for (const Part& part : parts) {

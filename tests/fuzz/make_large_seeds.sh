@@ -5,7 +5,7 @@
 #
 #   bash tests/fuzz/make_large_seeds.sh      # rewrites the files; commit them
 #
-# The report seeds of that size (facility-1pod-2racks-large.hdf5-report, 72 kB) are written by
+# The report seeds of that size (facility-1pod-2racks-large.hdf5-report, 80 kB) are written by
 # tests/gui/make_facility_report OUT 1 2 4, which is deterministic too.
 set -euo pipefail
 corpus="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/corpus"

@@ -144,7 +144,7 @@ struct ReportModel::Impl {
       }
       FineGroupInfo group{info.path.substr(0, slash), info.path, info.shape[0], {}};
       for (const auto& member : datasets) {
-        if (member.path == info.path || member.shape.size() != 1 || member.shape[0] != group.samples ||
+        if (member.path == info.path || !member.numeric || member.shape.size() != 1 || member.shape[0] != group.samples ||
             member.path.rfind(group.group + "/", 0) != 0 ||
             member.path.find('/', group.group.size() + 1) != std::string::npos) {
           continue;
@@ -164,7 +164,8 @@ struct ReportModel::Impl {
                            info.path.rfind("/summary/", 0) == 0 ||
                            info.path.rfind("/events/", 0) == 0 ||
                            info.path.rfind("/scenario/", 0) == 0;
-      if (special || info.shape.empty() || info.shape[0] != time.size() || time.empty()) continue;
+      // Not numeric: the labels that are the coordinate variables of a group (/gpu/gpu).
+      if (special || !info.numeric || info.shape.empty() || info.shape[0] != time.size() || time.empty()) continue;
       const std::string long_name = info.long_name.empty() ? last_component(info.path) : info.long_name;
       if (info.shape.size() == 1) {
         series.push_back({info.path, info.units, long_name});

@@ -292,15 +292,20 @@ TEST_CASE("a finished report reads back exactly, across several chunks", "[repor
   }
   for (const char* expected :
        {"/time", "/facility/it_power", "/coolant/supply_temperature", "/gpu/junction_temperature",
-        "/electrical/rack/power", "/index/gpu", "/index/rack", "/events/time",
+        "/electrical/rack/power", "/index/gpu", "/index/rack", "/gpu/gpu", "/electrical/rack/rack", "/events/time",
         "/events/component", "/events/event", "/events/message", "/scenario/source",
         "/scenario/resolved", "/summary/energy", "/summary/mfu",
         "/summary/peak_junction_temperature"}) {
     INFO(expected);
     CHECK(by_path.count(expected) == 1);
   }
-  CHECK(datasets.size() == 16);
-  CHECK(by_path.at("/time").units == "s");
+  CHECK(datasets.size() == 18);
+  CHECK(by_path.at("/time").units == "s since 2000-01-01T00:00:00Z");
+  // The labels again as the coordinate variable of each group whose series run over the entity.
+  CHECK(reader.read_strings("/gpu/gpu") == test_layout().entities[0].labels);
+  CHECK(reader.read_strings("/electrical/rack/rack") == test_layout().entities[1].labels);
+  CHECK_FALSE(by_path.at("/gpu/gpu").numeric);
+  CHECK(by_path.at("/gpu/junction_temperature").numeric);
   CHECK(by_path.at("/time").long_name == "simulated time");
   CHECK(by_path.at("/gpu/junction_temperature").shape == std::vector<std::size_t>{samples, n_gpu});
   CHECK(by_path.at("/gpu/junction_temperature").units == "K");
@@ -685,6 +690,97 @@ TEST_CASE("an inconsistent layout is rejected before any file is created", "[rep
   layout = test_layout();
   layout.attributes["status"] = "fine";
   rejects(layout, "attribute 'status' is written by the report itself");
+
+  // The coordinate variable of the gpu entity in /gpu is /gpu/gpu.
+  layout = test_layout();
+  layout.outputs.push_back({OutputSpec{"gpu", "gpu", "1", "clash", "", 1}, 0});
+  rejects(layout, "'/gpu/gpu' is taken: the report stores the labels of the gpu entities there");
+
+  layout = test_layout();
+  layout.outputs.push_back({OutputSpec{"gpu/gpu", "x", "1", "clash", "", 1}, 0});
+  rejects(layout, "'/gpu/gpu' is taken");
+
+  layout = test_layout();
+  layout.outputs[0].flags = {dctwin::io::SeriesFlags::Kind::bit_field, {1, 2}, {"a"}};
+  rejects(layout, "output '/facility/it_power': 2 flag values and 1 meanings (must be as many, at least one)");
+
+  layout = test_layout();
+  layout.outputs[0].flags = {dctwin::io::SeriesFlags::Kind::enumeration, {0, 1}, {"off", "on state"}};
+  rejects(layout, "flag meaning 'on state' is not a word of letters, digits and '_'");
+
+  layout = test_layout();
+  layout.outputs[0].flags = {dctwin::io::SeriesFlags::Kind::bit_field, {0, 1}, {"none", "one"}};
+  rejects(layout, "flag mask of 'none' is 0");
+
+  layout = test_layout();
+  layout.outputs[0].flags = {dctwin::io::SeriesFlags::Kind::enumeration, {3, 3}, {"a", "b"}};
+  rejects(layout, "flag value 3 appears twice");
+}
+
+TEST_CASE("categorical series are stored as uint32 with CF flag attributes", "[report]") {
+  const fs::path path = scratch_dir("categorical") / "run.h5";
+  ReportLayout layout = test_layout();
+  // it_power becomes an enumeration, the GPU series a bit field (values 0.25 + ... replaced below).
+  layout.outputs[0].flags = {dctwin::io::SeriesFlags::Kind::enumeration, {0, 1, 2}, {"idle", "busy", "down"}};
+  layout.outputs[2].flags = {dctwin::io::SeriesFlags::Kind::bit_field, {0x1, 0x4, 0x80000000u}, {"a", "b", "top"}};
+  std::vector<double> row(sample_size, 0.5);
+  row[1] = 2.0;
+  const std::vector<double> bits{0.0, 1.0, 5.0, 4294967295.0, 2147483648.0};
+  std::copy(bits.begin(), bits.end(), row.begin() + 3);
+  {
+    dctwin::io::ReportWriter writer(path, layout);
+    for (std::size_t i = 0; i < 300; ++i) writer.append_sample(time_at(i), row);
+    std::vector<double> bad = row;
+    bad[4] = 1.5;
+    CHECK(error_of([&] { writer.append_sample(time_at(300), bad); }) ==
+          "report '" + path.string() + "': /gpu/junction_temperature value 1.5 at t = 150 s is not a whole number in [0, 4294967295]");
+    bad[4] = -1.0;
+    CHECK(error_of([&] { writer.append_sample(time_at(300), bad); }).find("value -1 at t = 150 s") != std::string::npos);
+    bad = row;
+    bad[1] = std::nan("");
+    CHECK(error_of([&] { writer.append_sample(time_at(300), bad); }).find("/facility/it_power value nan") != std::string::npos);
+    writer.finish(finished_run(time_at(299)), {});
+  }
+  const ReportReader reader(path);
+  CHECK(reader.time().size() == 300);  // the rejected samples left no row
+  const auto matrix = reader.read("/gpu/junction_temperature");
+  REQUIRE(matrix.size() == 300 * n_gpu);
+  for (std::size_t i = 0; i < 300; ++i)
+    for (std::size_t g = 0; g < n_gpu; ++g) REQUIRE(matrix[i * n_gpu + g] == bits[g]);
+  CHECK(reader.read("/facility/it_power") == std::vector<double>(300, 2.0));
+  CHECK(reader.read("/coolant/supply_temperature") == std::vector<double>(300, 0.5));
+
+  // Stored types and attributes, through the HDF5 C API.
+  const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  REQUIRE(file >= 0);
+  const auto stored_type = [&](const char* name) {
+    const hid_t dataset = H5Dopen2(file, name, H5P_DEFAULT);
+    const hid_t type = H5Dget_type(dataset);
+    const bool u32 = H5Tequal(type, H5T_STD_U32LE) > 0, f64 = H5Tequal(type, H5T_IEEE_F64LE) > 0;
+    H5Tclose(type);
+    H5Dclose(dataset);
+    return u32 ? std::string("u32") : f64 ? std::string("f64") : std::string("other");
+  };
+  CHECK(stored_type("/gpu/junction_temperature") == "u32");
+  CHECK(stored_type("/facility/it_power") == "u32");
+  CHECK(stored_type("/coolant/supply_temperature") == "f64");
+  const auto flags = [&](const char* object, const char* name) {
+    const hid_t attribute = H5Aopen_by_name(file, object, name, H5P_DEFAULT, H5P_DEFAULT);
+    std::vector<std::uint32_t> values(3);
+    if (attribute >= 0) {
+      const hid_t space = H5Aget_space(attribute);
+      values.resize(static_cast<std::size_t>(H5Sget_simple_extent_npoints(space)));
+      H5Sclose(space);
+      H5Aread(attribute, H5T_NATIVE_UINT32, values.data());
+      H5Aclose(attribute);
+    } else {
+      values.clear();
+    }
+    return values;
+  };
+  CHECK(flags("/gpu/junction_temperature", "flag_masks") == std::vector<std::uint32_t>{0x1, 0x4, 0x80000000u});
+  CHECK(flags("/facility/it_power", "flag_values") == std::vector<std::uint32_t>{0, 1, 2});
+  H5Fclose(file);
 }
 
 TEST_CASE("bad samples are rejected and the report stays usable", "[report]") {

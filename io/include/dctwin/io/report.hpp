@@ -1,11 +1,15 @@
 // HDF5 simulation reports: a streaming writer and a reader.
 //
-// A report is a CF-style HDF5 file:
+// A report is an HDF5 file that is also a netCDF-4 file following the CF conventions:
 //
-//   /time                      float64 [time], units "s", dimension scale of dimension 0
+//   /time                      float64 [time], units "s since 2000-01-01T00:00:00Z", dimension
+//                              scale of dimension 0
 //   /<group>/<name>            float64 [time] or [time x count], attributes units, long_name
-//                              (and entity for 2-D datasets)
-//   /index/<entity>            UTF-8 strings [count], units "1", dimension scale of dimension 1
+//                              (and entity for 2-D datasets); categorical series uint32 with CF
+//                              flag_masks or flag_values and flag_meanings
+//   /<group>/<entity>          the labels of the entities the group's datasets run over, UTF-8
+//                              strings [count], the dimension scale of their entity dimension
+//   /index/<entity>            the same labels, one table per entity kind
 //   /<group>/time, /<group>/<name>
 //                              series on a finer time axis of their own (the grid connection at
 //                              1 ms: /grid/time, /grid/power, ...), float64 [fine time]
@@ -47,11 +51,28 @@ class ReportError : public std::runtime_error {
   explicit ReportError(const char* message) : ReportError(std::string(message)) {}
 };
 
+/// Units of every time axis of a report (/time, /<group>/time, /events/time): seconds from the
+/// run's start, which reports place at this nominal epoch (a scenario has no calendar date).
+inline constexpr const char* report_time_units = "s since 2000-01-01T00:00:00Z";
+
+/// A categorical series: stored as unsigned 32-bit integers (H5T_STD_U32LE) instead of float64,
+/// with the CF attributes that name its values. A bit field's value is any combination of its
+/// bits (`flag_masks`, e.g. NVML clock-event reasons); an enumeration's value is one of its values
+/// at a time (`flag_values`, e.g. the job phase). The samples of such a series must be whole
+/// numbers in [0, 2^32 - 1].
+struct SeriesFlags {
+  enum class Kind { none, bit_field, enumeration };
+  Kind kind = Kind::none;
+  std::vector<std::uint32_t> values;  ///< the bits (bit field) or the values (enumeration)
+  std::vector<std::string> meanings;  ///< one word per value (letters, digits, '_': CF flag_meanings)
+};
+
 /// One recorded output and where its values sit in a sample vector: values
 /// [first_value, first_value + spec.count) of every sample belong to it.
 struct ReportOutput {
   solver::OutputSpec spec;
   std::size_t first_value = 0;
+  SeriesFlags flags = {};  ///< Kind::none: a float64 series
 };
 
 /// Scalar series sampled on a time axis of their own, `/<group>/time` (e.g. the electrical feed at
@@ -174,6 +195,7 @@ class ReportReader {
     std::vector<std::size_t> shape;  ///< empty for scalars
     std::string units;
     std::string long_name;
+    bool numeric = true;             ///< integers or floating point (false: strings and others)
   };
   /// Every dataset in the file, in path order.
   [[nodiscard]] std::vector<DatasetInfo> datasets() const;
