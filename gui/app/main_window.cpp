@@ -224,11 +224,12 @@ QString final_name_of(const QString& file) {
   return QFileInfo(file).dir().filePath(name);
 }
 
-/// A file that may still be being written: a run's temporary, or changed in the last 10 s.
-bool maybe_being_written(const QString& file) {
-  const QFileInfo info(file);
+/// A file that may still be being written: a run's temporary, or one whose size or modification
+/// time differs from `before` (taken before it was read).
+bool maybe_being_written(const QString& file, const QFileInfo& before) {
   if (is_run_temporary(file)) return true;
-  return info.exists() && info.lastModified().msecsTo(QDateTime::currentDateTime()) < 10000;
+  const QFileInfo now(file);
+  return now.exists() && (now.size() != before.size() || now.lastModified() != before.lastModified());
 }
 
 QString megabytes(qint64 bytes) { return QString::number(static_cast<double>(bytes) / 1e6, 'f', 1) + " MB"; }
@@ -262,9 +263,13 @@ MainWindow::Loaded MainWindow::load_in_background(const QString& file) {
       (void)report->status_reason();
       step = 3;
       // The first picture's data: the default field's range over the run and its first sample.
-      if (const FieldInfo* field = report->default_field(); field != nullptr && !report->time().empty()) {
-        (void)report->rack_value_range(*field, Reduction::max);
-        (void)report->rack_values(*field, Reduction::max, 0);
+      // Only to have them ready: a damaged field is left for the views, which say so and go on.
+      try {
+        if (const FieldInfo* field = report->default_field(); field != nullptr && !report->time().empty()) {
+          (void)report->rack_value_range(*field, Reduction::max);
+          (void)report->rack_values(*field, Reduction::max, 0);
+        }
+      } catch (const std::exception&) {
       }
       loaded.report = std::move(report);
     } catch (const std::exception& e) {
@@ -310,13 +315,14 @@ bool MainWindow::open_report(const QString& file) {
     report_error(tr("%1: no such report file").arg(file));
     return false;
   }
+  const QFileInfo before(file);
   Loaded loaded = load_in_background(file);
   if (!loaded.damage.isEmpty()) {
     report_error(loaded.damage);
     return false;
   }
   if (loaded.validation) return open_validation(file);
-  if (!loaded.report && maybe_being_written(file)) {
+  if (!loaded.report && maybe_being_written(file, before)) {
     // Not readable yet, and likely because it is being written: say so, and open it when it is.
     follow(file);
     self.waiting = true;
@@ -422,6 +428,7 @@ bool MainWindow::reload_followed() {
   // The watcher drops a file that was replaced; watch the new one.
   if (!self.watcher->files().contains(self.followed)) self.watcher->addPath(self.followed);
   const QString file = self.followed;
+  const QFileInfo before(file);
   Loaded loaded = load_in_background(file);
   if (!loaded.damage.isEmpty()) {
     report_error(loaded.damage);
@@ -430,13 +437,17 @@ bool MainWindow::reload_followed() {
   if (!loaded.report) {
     self.followed_size = info.size();
     self.followed_modified = info.lastModified();
-    if (maybe_being_written(file)) {
+    // A followed file that failed after it changed is taken as being written while it keeps
+    // changing (and for a run's temporary).
+    if (self.waiting || maybe_being_written(file, before)) {
       self.waiting = true;
       self.status->setText(tr("%1 is still being written (%2 so far): it opens as soon as it can be read")
                                .arg(info.fileName(), megabytes(info.size())));
       self.status->setToolTip(loaded.error);
-      // A writer may stop touching the file without the watcher noticing every write: look again.
-      self.settle->start();
+      // Changed while it was read: look again soon (the watcher may have reported those writes
+      // while this read was going on).
+      const QFileInfo now(file);
+      if (now.size() != before.size() || now.lastModified() != before.lastModified()) self.settle->start();
       return false;
     }
     self.waiting = false;

@@ -7,9 +7,9 @@
 // window keeps drawing meanwhile (input waits until the read ends). An open report is followed: when the file grows or
 // is replaced (a run writing it, a new run's report renamed over it), it is read again in the
 // background and the views keep their field, selection and time (the last sample when they showed
-// the last). A report still being written (a run's temporary `.NAME.TAG.part`, or a file changed
-// in the last seconds) that cannot be read yet gives a status line, not an error, and is opened
-// as soon as it can be.
+// the last). A report still being written (a run's temporary `.NAME.TAG.part`, or a file that
+// changed while it was read) that cannot be read yet gives a status line, not an error, and is
+// opened as soon as it can be.
 #pragma once
 
 #include <QMainWindow>
