@@ -385,7 +385,7 @@ int run_application(int argc, char** argv) {
       // The rack's tooltip, drawn into the screenshot where Qt shows it (below right of the
       // pointer) in the tooltip's palette and font: a tooltip is a window of its own, which a grab
       // of the main window does not hold.
-      const QPoint at = hall->rack_position_in_view(*hover_rack) + QPoint(0, 8);
+      const QPoint at = hall->rack_position_in_view(*hover_rack) + QPoint(0, 2);
       const QString text = hall->tooltip_at(at);
       if (!text.isEmpty()) {
         QLabel tip(text);
