@@ -4,12 +4,16 @@
 #include <QCommandLineParser>
 #include <QElapsedTimer>
 #include <QFileInfo>
+#include <QLabel>
 #include <QMessageBox>
+#include <QPainter>
 #include <QTimer>
+#include <QToolTip>
 
 #include <algorithm>
 #include <cstdio>
 #include <numeric>
+#include <optional>
 #include <vector>
 
 #include "charts_view.hpp"
@@ -142,10 +146,13 @@ int run_application(int argc, char** argv) {
   const QCommandLineOption difference_option("difference", "In the compare view, show A - B instead of side by side.");
   const QCommandLineOption size_option("size", "Window size for screenshots and the benchmark (default 1400x900).", "WxH", "1400x900");
   const QCommandLineOption browser_option("browser", "Keep the scenario browser in screenshots.");
+  const QCommandLineOption range_option("range", "Colour range of the hall: run (the whole run, default), frame (the time shown) or LO:HI in display units.", "RANGE");
+  const QCommandLineOption fly_option("fly-to", "Fly the camera to the rack of row N (1 = largest) of the hall's table of largest values.", "N");
+  const QCommandLineOption hover_option("hover", "Show the tooltip of a rack (label or index) in the screenshot, as when the mouse rests on it.", "RACK");
   const QCommandLineOption benchmark_option("benchmark", "Time N frames of the data hall and print the figures.", "N");
   parser.addOptions({screenshot, view_option, field_option, time_option, reduction_option, rack_option,
                      camera_option, compare_option, difference_option, size_option, browser_option,
-                     benchmark_option, spectrum_option, gpu_option});
+                     benchmark_option, spectrum_option, gpu_option, range_option, fly_option, hover_option});
   if (!parser.parse(arguments)) {
     fail(parser.errorText());
     return exit_usage;
@@ -205,7 +212,8 @@ int run_application(int argc, char** argv) {
       fail(QStringLiteral("%1: no such file").arg(file));
       if (batch) return exit_no_input;
     } else if (!window.open_file(file) && batch) {
-      fail(window.last_error());
+      // A report still being written is no error for the window (it waits), but a screenshot fails.
+      fail(window.last_error().isEmpty() ? window.status_text() : window.last_error());
       return exit_data;
     }
   }
@@ -288,10 +296,57 @@ int run_application(int argc, char** argv) {
     }
     hall->select_rack(index);
   }
+  // Rack by label or index.
+  auto find_rack = [&](const QString& rack) -> std::optional<std::size_t> {
+    if (hall->report() == nullptr) return std::nullopt;
+    const auto& labels = hall->report()->layout().rack_labels;
+    for (std::size_t r = 0; r < labels.size(); ++r) {
+      if (QString::fromStdString(labels[r]) == rack) return r;
+    }
+    bool number = false;
+    const int n = rack.toInt(&number);
+    if (number && n >= 0 && static_cast<std::size_t>(n) < labels.size()) return static_cast<std::size_t>(n);
+    return std::nullopt;
+  };
+  if (parser.isSet(range_option)) {
+    const QString range = parser.value(range_option);
+    const QStringList limits = range.split(':');
+    bool lo_ok = false, hi_ok = false;
+    if (range == "run") {
+      hall->set_range_mode(HallView::RangeMode::run);
+    } else if (range == "frame") {
+      hall->set_range_mode(HallView::RangeMode::frame);
+    } else if (limits.size() == 2 && (limits[0].toDouble(&lo_ok), lo_ok) && (limits[1].toDouble(&hi_ok), hi_ok) &&
+               limits[1].toDouble() > limits[0].toDouble()) {
+      hall->set_limits(limits[0].toDouble(), limits[1].toDouble());
+    } else {
+      fail(QStringLiteral("--range %1: expected run, frame or LO:HI with LO < HI").arg(range));
+      return exit_usage;
+    }
+  }
   const QString camera = parser.value(camera_option);
   const CameraPreset preset = camera == "top" ? CameraPreset::top : camera == "front" ? CameraPreset::front
                               : camera == "side" ? CameraPreset::side : CameraPreset::overview;
   hall->apply_camera(preset);
+  if (parser.isSet(fly_option)) {
+    bool number = false;
+    const int row = parser.value(fly_option).toInt(&number);
+    if (!number || row < 1 || static_cast<std::size_t>(row) > hall->top_entries().size()) {
+      fail(QStringLiteral("--fly-to %1: expected a row from 1 to %2").arg(parser.value(fly_option)).arg(hall->top_entries().size()));
+      return exit_usage;
+    }
+    window.show();  // the camera is framed for the view's size first
+    wait_for_frames(window, 30000);
+    hall->fly_to_top(row - 1);
+  }
+  std::optional<std::size_t> hover_rack;
+  if (parser.isSet(hover_option)) {
+    hover_rack = find_rack(parser.value(hover_option));
+    if (!hover_rack) {
+      fail(QStringLiteral("--hover %1: no such rack").arg(parser.value(hover_option)));
+      return exit_usage;
+    }
+  }
   if (parser.isSet(compare_option)) {
     if (!window.compare_with(parser.value(compare_option)) && batch) {
       fail(window.last_error());
@@ -325,7 +380,25 @@ int run_application(int argc, char** argv) {
   }
   if (parser.isSet(screenshot)) {
     wait_for_frames(window, 30000);
-    const QImage image = window.grab().toImage();
+    QImage image = window.grab().toImage();
+    if (hover_rack) {
+      // The rack's tooltip, drawn into the screenshot where Qt shows it (below right of the
+      // pointer) in the tooltip's palette and font: a tooltip is a window of its own, which a grab
+      // of the main window does not hold.
+      const QPoint at = hall->rack_position_in_view(*hover_rack) + QPoint(0, 2);
+      const QString text = hall->tooltip_at(at);
+      if (!text.isEmpty()) {
+        QLabel tip(text);
+        tip.setPalette(QToolTip::palette());
+        tip.setFont(QToolTip::font());
+        tip.setAutoFillBackground(true);
+        tip.setFrameStyle(QFrame::Box | QFrame::Plain);
+        tip.setMargin(4);
+        tip.adjustSize();
+        QPainter painter(&image);
+        painter.drawPixmap(hall->vtk_view()->mapTo(&window, at) + QPoint(12, 18), tip.grab());
+      }
+    }
     const QString problem = visible_gl_problem(window);
     if (!image.save(parser.value(screenshot), "PNG")) {
       fail(QStringLiteral("%1: cannot write the screenshot").arg(parser.value(screenshot)));

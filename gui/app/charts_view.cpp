@@ -462,7 +462,6 @@ void ChartsView::draw() {
   self.x.resize(time.size());
   for (std::size_t t = 0; t < time.size(); ++t) self.x[t] = time[t] / time_unit.seconds;
   self.x_title = spectrum ? "frequency [Hz]" : "time [" + time_unit.unit + "]";
-  std::string first_unit;
   std::string band_text;
   for (const auto& id_text : checked()) {
     const std::string id = id_text.toStdString();
@@ -470,7 +469,7 @@ void ChartsView::draw() {
     if (!resolve(id, r)) continue;
     const double magnitude = largest_magnitude(r.si);
     const DisplayUnit unit = r.count ? DisplayUnit{"GPUs", 1.0, 0.0} : r.ramp ? rate_unit(r.units, magnitude) : display_unit_for(r.units, magnitude);
-    ChartSeries s{r.name, unit.unit, {}, false};
+    ChartSeries s{r.name, unit.unit, {}};
     if (spectrum) {
       auto cached = self.spectra.find(id);
       if (cached == self.spectra.end()) {
@@ -500,8 +499,6 @@ void ChartsView::draw() {
         for (const double t : r.time) s.x.push_back(t / time_unit.seconds);
       }
     }
-    if (first_unit.empty()) first_unit = s.unit;
-    s.right_axis = s.unit != first_unit;
     self.shown.push_back(std::move(s));
   }
   ChartOptions options;

@@ -9,6 +9,7 @@
 
 #include <vtkCamera.h>
 #include <vtkGenericOpenGLRenderWindow.h>
+#include <vtkNew.h>
 #include <vtkRenderer.h>
 
 #include <algorithm>
@@ -34,10 +35,23 @@ struct CompareView::Impl {
   std::vector<double> left_values, right_values;
   QString problem;
   std::array<double, 9> last_camera{};
+  vtkNew<vtkCamera> right_camera;  // B's own camera when the halls differ
+  bool shared = true;              // one camera and one colour scale
   bool updating = false;
 };
 
 namespace {
+/// The same racks at the same places.
+bool same_hall(const HallLayout& a, const HallLayout& b) {
+  if (a.rack_count() != b.rack_count()) return false;
+  for (std::size_t r = 0; r < a.rack_count(); ++r) {
+    const auto& p = a.rack_position[r];
+    const auto& q = b.rack_position[r];
+    if (std::fabs(p.x - q.x) > 1e-6 || std::fabs(p.y - q.y) > 1e-6 || std::fabs(p.z - q.z) > 1e-6) return false;
+  }
+  return true;
+}
+
 std::array<double, 9> camera_state(vtkCamera* camera) {
   std::array<double, 9> s{};
   camera->GetPosition(s.data());
@@ -68,10 +82,8 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent), impl_(std::make_uni
   auto* splitter = new QSplitter(Qt::Horizontal, this);
   self.left_view = new VtkView(splitter);
   self.right_view = new VtkView(splitter);
-  self.left_view->render_window()->AddRenderer(self.left.renderer());
-  self.right_view->render_window()->AddRenderer(self.right.renderer());
-  // One camera for both halls: they move together.
-  self.right.renderer()->SetActiveCamera(self.left.renderer()->GetActiveCamera());
+  self.left.attach(self.left_view->render_window());
+  self.right.attach(self.right_view->render_window());
   splitter->addWidget(self.left_view);
   splitter->addWidget(self.right_view);
   layout->addWidget(splitter, 1);
@@ -106,6 +118,9 @@ VtkView* CompareView::left_view() const { return impl_->left_view; }
 VtkView* CompareView::right_view() const { return impl_->right_view; }
 const std::vector<double>& CompareView::left_values() const { return impl_->left_values; }
 QString CompareView::problem() const { return impl_->problem; }
+bool CompareView::shared_view() const { return impl_->shared; }
+HallScene& CompareView::left_scene() const { return impl_->left; }
+HallScene& CompareView::right_scene() const { return impl_->right; }
 QString CompareView::field() const { return impl_->field_box->currentData().toString(); }
 CompareView::Mode CompareView::mode() const {
   return impl_->mode_box->currentIndex() == 1 ? Mode::difference : Mode::side_by_side;
@@ -129,9 +144,18 @@ void CompareView::set_reports(std::shared_ptr<const ReportModel> a, std::shared_
     }
     self.slider->setRange(0, std::max(0, static_cast<int>(self.a->time().size()) - 1));
     self.slider->setValue(self.slider->maximum());
+    // The same hall: one camera (they move together, framed by the left view) and one colour
+    // scale. Different halls: each its own camera framed on its own racks, and its own scale.
+    self.shared = same_hall(self.a->layout(), self.b->layout());
+    if (self.shared) {
+      self.right.renderer()->SetActiveCamera(self.left.renderer()->GetActiveCamera());
+    } else {
+      self.right.renderer()->SetActiveCamera(self.right_camera);
+    }
+    self.right.set_auto_frame(!self.shared);
     self.left.set_layout(self.a->layout());
     self.right.set_layout(self.b->layout());
-    self.right.renderer()->SetActiveCamera(self.left.renderer()->GetActiveCamera());
+    if (self.shared) self.left.frame();
   }
   self.updating = false;
   refresh();
@@ -197,6 +221,9 @@ void CompareView::draw() {
   const auto [lo_b, hi_b] = self.b->rack_value_range(fb, Reduction::max);
   const double lo = std::min(lo_a, lo_b), hi = std::max(hi_a, hi_b);
   const auto presentation = present_field(fa, Reduction::max, std::max(std::fabs(lo), std::fabs(hi)));
+  // One scale for the same hall (colours compare directly); each report's own otherwise.
+  const double left_lo = self.shared ? lo : lo_a, left_hi = self.shared ? hi : hi_a;
+  const double right_lo = self.shared ? lo : lo_b, right_hi = self.shared ? hi : hi_b;
   const auto& values_a = self.a->rack_values(fa, Reduction::max, ta);
   const auto& values_b = self.b->rack_values(fb, Reduction::max, tb);
   const std::string a_name = self.a->path().filename().string();
@@ -225,8 +252,14 @@ void CompareView::draw() {
     };
     self.left_values = shown(values_a);
     self.right_values = shown(values_b);
-    self.left.set_values(self.left_values, presentation.unit.from_si(lo), presentation.unit.from_si(hi), presentation.title);
-    self.right.set_values(self.right_values, presentation.unit.from_si(lo), presentation.unit.from_si(hi), presentation.title);
+    self.left.set_values(self.left_values, presentation.unit.from_si(left_lo), presentation.unit.from_si(left_hi), presentation.title);
+    self.right.set_values(self.right_values, presentation.unit.from_si(right_lo), presentation.unit.from_si(right_hi), presentation.title);
+    if (!self.shared) {
+      self.note->setText(tr("The reports have different halls (%1 and %2 racks): each side has its own camera and "
+                            "its own colour scale.")
+                             .arg(self.a->layout().rack_count())
+                             .arg(self.b->layout().rack_count()));
+    }
     self.left.set_caption("A: " + a_name + "    " + when);
     self.right.set_caption("B: " + b_name + "    " + format_time(self.b->time()[tb], self.b->time().back()));
   }

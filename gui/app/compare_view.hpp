@@ -1,5 +1,6 @@
-// Two reports compared in the data hall: side by side (same field, time and camera, one colour
-// scale) or as the difference A - B per rack on a diverging scale.
+// Two reports compared in the data hall: side by side (same field and time; for the same hall one
+// camera and one colour scale, for different halls each side its own) or as the difference A - B
+// per rack on a diverging scale.
 #pragma once
 
 #include <QWidget>
@@ -32,6 +33,11 @@ class CompareView : public QWidget {
   [[nodiscard]] const std::vector<double>& left_values() const;
   [[nodiscard]] VtkView* left_view() const;
   [[nodiscard]] VtkView* right_view() const;
+  /// True when both sides show the same hall, with one camera and one colour scale; false when the
+  /// halls differ and each side has its own.
+  [[nodiscard]] bool shared_view() const;
+  [[nodiscard]] HallScene& left_scene() const;
+  [[nodiscard]] HallScene& right_scene() const;
   /// Why the reports cannot be compared ("" when they can).
   [[nodiscard]] QString problem() const;
 

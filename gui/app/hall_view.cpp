@@ -1,12 +1,17 @@
 #include "hall_view.hpp"
 
 #include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFormLayout>
 #include <QHBoxLayout>
+#include <QHeaderView>
 #include <QLabel>
 #include <QSlider>
 #include <QSplitter>
 #include <QTimer>
+#include <QTableWidget>
 #include <QToolButton>
+#include <QToolTip>
 #include <QVBoxLayout>
 
 #include <vtkGenericOpenGLRenderWindow.h>
@@ -15,6 +20,8 @@
 #include <algorithm>
 #include <cmath>
 #include <exception>
+#include <limits>
+#include <numeric>
 
 #include "rack_panel.hpp"
 #include "vtk_view.hpp"
@@ -32,10 +39,27 @@ struct HallView::Impl {
   QLabel* time_label = nullptr;
   QToolButton* play = nullptr;
   QTimer* timer = nullptr;
+  QComboBox* range_box = nullptr;
+  QDoubleSpinBox* range_lo = nullptr;
+  QDoubleSpinBox* range_hi = nullptr;
+  QLabel* spread_label = nullptr;
+  QLabel* top_label = nullptr;
+  QTableWidget* top_table = nullptr;
   std::vector<double> shown;
+  std::pair<double, double> range{0.0, 1.0};
+  std::vector<TopEntry> top;
+  /// The GPU values at the time shown (display units) for a GPU field, else empty.
+  std::vector<double> gpu_values;
+  FieldPresentation presentation;
+  bool gpu_field = false;
   QString legend;
   bool updating = false;
 };
+
+namespace {
+/// The unit of a difference of values in `unit` (a temperature difference is in K).
+std::string difference_unit(const std::string& unit) { return unit == "degC" ? "K" : unit; }
+}  // namespace
 
 HallView::HallView(QWidget* parent) : QWidget(parent), impl_(std::make_unique<Impl>()) {
   auto& self = *impl_;
@@ -68,16 +92,62 @@ HallView::HallView(QWidget* parent) : QWidget(parent), impl_(std::make_unique<Im
   layout->addLayout(top);
 
   auto* splitter = new QSplitter(Qt::Horizontal, this);
+  auto* side = new QWidget(splitter);
+  side->setObjectName("hallSide");
+  auto* side_layout = new QVBoxLayout(side);
+  side_layout->setContentsMargins(0, 0, 4, 0);
+  auto* range_form = new QFormLayout;
+  self.range_box = new QComboBox(side);
+  self.range_box->setObjectName("rangeCombo");
+  self.range_box->addItem(tr("whole run (fixed)"), static_cast<int>(RangeMode::run));
+  self.range_box->addItem(tr("this time (auto)"), static_cast<int>(RangeMode::frame));
+  self.range_box->addItem(tr("limits"), static_cast<int>(RangeMode::limits));
+  self.range_box->setToolTip(tr("Whole run: colours compare between times. This time: the palette spans the "
+                                "values shown, so the hottest rack stands out. Limits: the values typed below."));
+  range_form->addRow(tr("Colour range:"), self.range_box);
+  self.range_lo = new QDoubleSpinBox(side);
+  self.range_hi = new QDoubleSpinBox(side);
+  self.range_lo->setObjectName("rangeLow");
+  self.range_hi->setObjectName("rangeHigh");
+  for (auto* box : {self.range_lo, self.range_hi}) {
+    box->setRange(-1e12, 1e12);
+    box->setDecimals(3);
+    box->setKeyboardTracking(false);
+    box->setEnabled(false);
+  }
+  range_form->addRow(tr("from:"), self.range_lo);
+  range_form->addRow(tr("to:"), self.range_hi);
+  side_layout->addLayout(range_form);
+  self.spread_label = new QLabel(side);
+  self.spread_label->setObjectName("spreadLabel");
+  self.spread_label->setWordWrap(true);
+  side_layout->addWidget(self.spread_label);
+  self.top_label = new QLabel(side);
+  self.top_label->setWordWrap(true);
+  side_layout->addWidget(self.top_label);
+  self.top_table = new QTableWidget(0, 2, side);
+  self.top_table->setObjectName("topTable");
+  self.top_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  self.top_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+  self.top_table->setSelectionMode(QAbstractItemView::SingleSelection);
+  self.top_table->verticalHeader()->setVisible(true);
+  self.top_table->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+  self.top_table->horizontalHeader()->setSectionResizeMode(1, QHeaderView::ResizeToContents);
+  self.top_table->setToolTip(tr("Click a row to fly to its rack."));
+  side_layout->addWidget(self.top_table, 1);
+  side->setMinimumWidth(230);
   self.view = new VtkView(splitter);
   self.view->setObjectName("hallView");
-  self.view->render_window()->AddRenderer(self.scene.renderer());
+  self.scene.attach(self.view->render_window());
   self.panel = new RackPanel(splitter);
   self.panel->setObjectName("rackPanel");
   self.panel->hide();
+  splitter->addWidget(side);
   splitter->addWidget(self.view);
   splitter->addWidget(self.panel);
-  splitter->setStretchFactor(0, 3);
-  splitter->setStretchFactor(1, 2);
+  splitter->setStretchFactor(0, 0);
+  splitter->setStretchFactor(1, 3);
+  splitter->setStretchFactor(2, 2);
   layout->addWidget(splitter, 1);
 
   auto* bottom = new QHBoxLayout;
@@ -121,6 +191,26 @@ HallView::HallView(QWidget* parent) : QWidget(parent), impl_(std::make_unique<Im
     if (!impl_->updating) refresh();
   });
   connect(self.view, &VtkView::clicked, this, &HallView::on_clicked);
+  connect(self.view, &VtkView::hovered, this, &HallView::on_hovered);
+  connect(self.range_box, &QComboBox::currentIndexChanged, this, [this](int) {
+    auto& me = *impl_;
+    const bool limits = range_mode() == RangeMode::limits;
+    if (limits && !me.updating) {
+      // Start from the range shown so far.
+      const QSignalBlocker block_lo(me.range_lo), block_hi(me.range_hi);
+      me.range_lo->setValue(me.range.first);
+      me.range_hi->setValue(me.range.second);
+    }
+    me.range_lo->setEnabled(limits);
+    me.range_hi->setEnabled(limits);
+    if (!me.updating) refresh();
+  });
+  for (auto* box : {self.range_lo, self.range_hi}) {
+    connect(box, &QDoubleSpinBox::valueChanged, this, [this](double) {
+      if (!impl_->updating && range_mode() == RangeMode::limits) refresh();
+    });
+  }
+  connect(self.top_table, &QTableWidget::cellClicked, this, [this](int row, int) { fly_to_top(row); });
 }
 
 HallView::~HallView() = default;
@@ -233,6 +323,9 @@ void HallView::refresh() {
     auto& self = *impl_;
     self.shown.clear();
     self.legend.clear();
+    self.top.clear();
+    self.gpu_values.clear();
+    self.top_table->setRowCount(0);
     self.scene.set_caption("Cannot read this field of the report");
     self.scene.set_legend_visible(false);
     self.time_label->setText(QString());
@@ -250,6 +343,10 @@ void HallView::draw() {
   if (report == nullptr || info == nullptr || report->time().empty()) {
     self.shown.clear();
     self.legend.clear();
+    self.top.clear();
+    self.gpu_values.clear();
+    self.top_table->setRowCount(0);
+    self.spread_label->clear();
     self.scene.set_caption(report == nullptr ? "No report open" : "This report has no per-rack or per-GPU field");
     self.scene.set_legend_visible(false);
     self.time_label->setText(QString());
@@ -264,16 +361,167 @@ void HallView::draw() {
   self.shown.resize(si.size());
   std::transform(si.begin(), si.end(), self.shown.begin(), [&](double v) { return presentation.unit.from_si(v); });
   self.legend = QString::fromStdString(presentation.title);
-  self.scene.set_values(self.shown, presentation.unit.from_si(lo), presentation.unit.from_si(hi),
-                        presentation.title);
+  self.presentation = presentation;
+  // The values at this time: their range, and the colour scale's range as chosen.
+  double now_lo = std::numeric_limits<double>::infinity(), now_hi = -now_lo;
+  for (const double v : self.shown) {
+    if (!std::isfinite(v)) continue;
+    now_lo = std::min(now_lo, v);
+    now_hi = std::max(now_hi, v);
+  }
+  const std::string& unit = presentation.unit.unit;
+  const std::string shown_unit = unit == "1" ? std::string() : unit;
+  if (now_hi >= now_lo) {
+    self.spread_label->setText(tr("At this time: %1 to %2 (spread %3)")
+                                   .arg(QString::fromStdString(format_value(now_lo, shown_unit)),
+                                        QString::fromStdString(format_value(now_hi, shown_unit)),
+                                        QString::fromStdString(format_value(now_hi - now_lo, difference_unit(shown_unit)))));
+  } else {
+    self.spread_label->setText(tr("At this time: no values"));
+  }
+  switch (range_mode()) {
+    case RangeMode::run: self.range = {presentation.unit.from_si(lo), presentation.unit.from_si(hi)}; break;
+    case RangeMode::frame:
+      if (now_hi >= now_lo) {
+        self.range = {now_lo, now_hi};
+      } else {
+        self.range = {presentation.unit.from_si(lo), presentation.unit.from_si(hi)};
+      }
+      break;
+    case RangeMode::limits: self.range = {self.range_lo->value(), self.range_hi->value()}; break;
+  }
+  if (!(self.range.second > self.range.first)) {
+    // One value everywhere: a unit-wide scale around it, so that it takes the middle colour.
+    const double middle = self.range.first;
+    self.range = {middle - 0.5, middle + 0.5};
+  }
+  self.scene.set_values(self.shown, self.range.first, self.range.second, presentation.title);
+  fill_top(*info, presentation, t);
   const double duration = report->time().back();
   const std::string when = format_time(report->time()[t], duration);
-  self.scene.set_caption(report->path().filename().string() + "    " + when + "    " +
+  // Three short lines, so that the caption and the legend's title share the top of a narrow view.
+  self.scene.set_caption(report->path().filename().string() + "\n" + when + "\n" +
                          std::to_string(report->layout().rack_count()) + " racks, " +
                          std::to_string(report->layout().gpu_labels.size()) + " GPUs");
   self.time_label->setText(QString::fromStdString(when));
   self.panel->show_rack(report, info, reduction(), self.scene.selected(), t);
   self.view->update();
+}
+
+HallView::RangeMode HallView::range_mode() const {
+  return static_cast<RangeMode>(impl_->range_box->currentData().toInt());
+}
+
+void HallView::set_range_mode(RangeMode mode) {
+  impl_->range_box->setCurrentIndex(impl_->range_box->findData(static_cast<int>(mode)));
+}
+
+void HallView::set_limits(double lo, double hi) {
+  auto& self = *impl_;
+  self.updating = true;
+  self.range_lo->setValue(lo);
+  self.range_hi->setValue(hi);
+  set_range_mode(RangeMode::limits);
+  self.updating = false;
+  refresh();
+}
+
+std::pair<double, double> HallView::colour_range() const { return impl_->range; }
+const std::vector<HallView::TopEntry>& HallView::top_entries() const { return impl_->top; }
+QTableWidget* HallView::top_table() const { return impl_->top_table; }
+
+void HallView::fill_top(const FieldInfo& info, const FieldPresentation& presentation, std::size_t t) {
+  auto& self = *impl_;
+  const HallLayout& layout = self.report->layout();
+  self.top.clear();
+  self.gpu_values.clear();
+  // A GPU field lists GPUs (flags are counted per rack, so a flag field lists racks).
+  self.gpu_field = info.entity == "gpu" && !info.bitmask;
+  if (self.gpu_field) {
+    const auto row = self.report->entity_row(info, t);
+    self.gpu_values.resize(row.size());
+    std::transform(row.begin(), row.end(), self.gpu_values.begin(), [&](double v) { return presentation.unit.from_si(v); });
+  }
+  const std::vector<double>& values = self.gpu_field ? self.gpu_values : self.shown;
+  std::vector<std::size_t> order;
+  for (std::size_t k = 0; k < values.size(); ++k) {
+    if (std::isfinite(values[k])) order.push_back(k);
+  }
+  const std::size_t n = std::min(top_count, order.size());
+  std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(n), order.end(),
+                    [&](std::size_t a, std::size_t b) { return values[a] > values[b] || (values[a] == values[b] && a < b); });
+  for (std::size_t k = 0; k < n; ++k) {
+    const std::size_t index = order[k];
+    TopEntry entry;
+    if (self.gpu_field) {
+      entry.label = index < layout.gpu_labels.size() ? layout.gpu_labels[index] : "gpu " + std::to_string(index);
+      entry.rack = index < layout.gpu_rack.size() ? layout.gpu_rack[index] : 0;
+    } else {
+      entry.label = index < layout.rack_labels.size() ? layout.rack_labels[index] : "rack " + std::to_string(index);
+      entry.rack = index;
+    }
+    entry.value = values[index];
+    self.top.push_back(std::move(entry));
+  }
+  const std::string& unit = presentation.unit.unit;
+  self.top_label->setText(tr("Largest %1 at this time (click to fly there):")
+                              .arg(self.gpu_field ? tr("GPU values") : tr("rack values")));
+  self.top_table->setHorizontalHeaderLabels(
+      {self.gpu_field ? tr("GPU") : tr("rack"), unit == "1" ? tr("value") : QString::fromStdString("[" + unit + "]")});
+  self.top_table->setRowCount(static_cast<int>(self.top.size()));
+  for (std::size_t k = 0; k < self.top.size(); ++k) {
+    const int row = static_cast<int>(k);
+    auto* name = new QTableWidgetItem(QString::fromStdString(self.top[k].label));
+    auto* value = new QTableWidgetItem(QString::number(self.top[k].value, 'f', std::fabs(self.top[k].value) >= 1000.0 ? 0 : 2));
+    value->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    self.top_table->setItem(row, 0, name);
+    self.top_table->setItem(row, 1, value);
+  }
+}
+
+void HallView::fly_to_top(int row) {
+  auto& self = *impl_;
+  if (row < 0 || static_cast<std::size_t>(row) >= self.top.size()) return;
+  const std::size_t rack = self.top[static_cast<std::size_t>(row)].rack;
+  select_rack(rack);
+  self.scene.focus_rack(rack);
+  self.view->update();
+}
+
+QString HallView::tooltip_at(QPoint position) const {
+  const auto& self = *impl_;
+  if (!self.report || self.shown.empty()) return {};
+  const double ratio = self.view->devicePixelRatioF();
+  const auto rack = self.scene.pick(position.x() * ratio, (self.view->height() - 1 - position.y()) * ratio);
+  if (!rack || *rack >= self.shown.size()) return {};
+  const HallLayout& layout = self.report->layout();
+  const std::string& unit = self.presentation.unit.unit;
+  const std::string shown_unit = unit == "1" ? std::string() : unit;
+  const double value = self.shown[*rack];
+  QString text = QString::fromStdString(*rack < layout.rack_labels.size() ? layout.rack_labels[*rack] : "rack " + std::to_string(*rack));
+  text += "\n" + QString::fromStdString(self.presentation.short_title) + ": " +
+          (std::isfinite(value) ? QString::fromStdString(format_value(value, shown_unit)) : tr("no data"));
+  if (self.gpu_field && *rack < layout.rack_gpus.size() && !layout.rack_gpus[*rack].empty()) {
+    std::size_t hottest = layout.rack_gpus[*rack].front();
+    for (const std::size_t g : layout.rack_gpus[*rack]) {
+      if (g < self.gpu_values.size() && self.gpu_values[g] > self.gpu_values[hottest]) hottest = g;
+    }
+    if (hottest < self.gpu_values.size() && hottest < layout.gpu_labels.size()) {
+      text += "\n" + tr("largest GPU: %1, %2")
+                         .arg(QString::fromStdString(layout.gpu_labels[hottest]),
+                              QString::fromStdString(format_value(self.gpu_values[hottest], shown_unit)));
+    }
+  }
+  return text;
+}
+
+void HallView::on_hovered(QPoint position) {
+  const QString text = tooltip_at(position);
+  if (text.isEmpty()) {
+    QToolTip::hideText();
+  } else {
+    QToolTip::showText(impl_->view->mapToGlobal(position), text, impl_->view);
+  }
 }
 
 void HallView::on_clicked(QPoint position) {

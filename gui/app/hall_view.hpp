@@ -1,5 +1,9 @@
 // The 3-D data hall: racks coloured by a field at a time, with field and reduction choosers, a time
 // slider with playback, camera presets, and the rack panel that opens when a rack is picked.
+// Beside the hall: the colour range (over the whole run, of the time shown, or limits typed in),
+// the spread of the values at the time shown, and the table of the largest values (GPUs for a GPU
+// field, racks otherwise) whose rows fly the camera to their rack. Hovering over a rack shows its
+// name and value (and its hottest GPU) in a tooltip.
 #pragma once
 
 #include <QWidget>
@@ -11,8 +15,10 @@
 #include "dctwin/gui/report_model.hpp"
 
 class QComboBox;
+class QDoubleSpinBox;
 class QLabel;
 class QSlider;
+class QTableWidget;
 class QToolButton;
 
 namespace dctwin::gui {
@@ -24,6 +30,20 @@ class HallView : public QWidget {
   Q_OBJECT
 
  public:
+  /// How the colour scale's range is chosen: the field's range over the whole run (colours compare
+  /// between times), the range of the values at the time shown (the palette spans today's spread),
+  /// or limits typed in (display units).
+  enum class RangeMode { run, frame, limits };
+
+  /// One row of the table of largest values (display units).
+  struct TopEntry {
+    std::string label;  ///< GPU or rack label
+    std::size_t rack = 0;
+    double value = 0.0;
+  };
+  /// Rows of the table of largest values.
+  static constexpr std::size_t top_count = 10;
+
   explicit HallView(QWidget* parent = nullptr);
   ~HallView() override;
 
@@ -57,6 +77,20 @@ class HallView : public QWidget {
   /// Legend title (with the display unit).
   [[nodiscard]] QString legend_title() const;
 
+  [[nodiscard]] RangeMode range_mode() const;
+  void set_range_mode(RangeMode mode);
+  /// Limits of the colour scale in display units (switches to RangeMode::limits).
+  void set_limits(double lo, double hi);
+  /// The colour scale's range now, display units.
+  [[nodiscard]] std::pair<double, double> colour_range() const;
+  /// The table of largest values at the time shown, largest first.
+  [[nodiscard]] const std::vector<TopEntry>& top_entries() const;
+  [[nodiscard]] QTableWidget* top_table() const;
+  /// Flies the camera to the rack of a row of the table and selects it.
+  void fly_to_top(int row);
+  /// The tooltip text for a widget position in the 3-D view ("" over no rack).
+  [[nodiscard]] QString tooltip_at(QPoint position) const;
+
  Q_SIGNALS:
   void field_changed(const QString& path);
   void time_changed(double t);
@@ -69,6 +103,8 @@ class HallView : public QWidget {
   void refresh();
   void draw();
   void on_clicked(QPoint position);
+  void on_hovered(QPoint position);
+  void fill_top(const FieldInfo& info, const FieldPresentation& presentation, std::size_t t);
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

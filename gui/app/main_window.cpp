@@ -1,7 +1,16 @@
 #include "main_window.hpp"
 
 #include <QApplication>
+#include <QDateTime>
 #include <QDir>
+#include <QElapsedTimer>
+#include <QEventLoop>
+#include <QFileSystemWatcher>
+#include <QPointer>
+#include <QProgressBar>
+#include <QRegularExpression>
+#include <QThread>
+#include <QTimer>
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -12,6 +21,11 @@
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTreeWidget>
+
+#include <algorithm>
+#include <atomic>
+#include <exception>
+#include <utility>
 
 #include "charts_view.hpp"
 #include "compare_view.hpp"
@@ -37,7 +51,15 @@ struct MainWindow::Impl {
   QDockWidget* dock = nullptr;
   QMenu* recent_menu = nullptr;
   QLabel* status = nullptr;
+  QProgressBar* progress = nullptr;
   QMessageBox* error_box = nullptr;  ///< the error dialog, reused while it is open
+  QFileSystemWatcher* watcher = nullptr;
+  QTimer* settle = nullptr;          ///< a change is acted on when the file was quiet for a while
+  QString followed;                  ///< the report file followed ("" when none)
+  qint64 followed_size = -1;         ///< size and modification time when it was last read
+  QDateTime followed_modified;
+  bool waiting = false;              ///< the followed file could not be read yet (being written)
+  bool loading = false;
   QString last_error;
   QString scenarios;
   bool interactive = true;
@@ -101,7 +123,21 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), impl_(std::make_u
   });
 
   self.status = new QLabel(this);
+  self.status->setObjectName("statusText");
   statusBar()->addWidget(self.status, 1);
+  self.progress = new QProgressBar(this);
+  self.progress->setObjectName("loadProgress");
+  self.progress->setRange(0, 0);  // busy: the steps have no known length
+  self.progress->setMaximumWidth(160);
+  self.progress->hide();
+  statusBar()->addPermanentWidget(self.progress);
+  self.watcher = new QFileSystemWatcher(this);
+  self.settle = new QTimer(this);
+  self.settle->setSingleShot(true);
+  self.settle->setInterval(1000);
+  connect(self.watcher, &QFileSystemWatcher::fileChanged, this, [this] { impl_->settle->start(); });
+  connect(self.watcher, &QFileSystemWatcher::directoryChanged, this, [this] { impl_->settle->start(); });
+  connect(self.settle, &QTimer::timeout, this, &MainWindow::on_followed_changed);
 
   connect(self.editor, &ScenarioEditor::run_started, this, [this] {
     impl_->charts->set_live(impl_->editor->live_run());
@@ -157,15 +193,6 @@ void MainWindow::report_error(const QString& message) {
   Q_EMIT error_reported(message);
 }
 
-namespace {
-/// check_report with a busy cursor: "" when the report may be read here, else the message.
-QString checked_report(const QString& file) {
-  QApplication::setOverrideCursor(Qt::WaitCursor);
-  const std::string problem = check_report(file.toStdString());
-  QApplication::restoreOverrideCursor();
-  return QString::fromStdString(problem);
-}
-}  // namespace
 
 bool MainWindow::open_file(const QString& file) {
   const QString suffix = QFileInfo(file).suffix().toLower();
@@ -173,30 +200,169 @@ bool MainWindow::open_file(const QString& file) {
   return open_report(file);
 }
 
+/// What the worker thread read: a report, a validation report, or why neither.
+struct MainWindow::Loaded {
+  std::shared_ptr<const ReportModel> report;
+  bool validation = false;
+  QString damage;  ///< the check's message (a file that crashes or hangs libhdf5)
+  QString error;   ///< the reader's message
+};
+
+namespace {
+/// A run's temporary report: ".NAME.TAG.part" beside NAME (io/src/output_file.cpp).
+bool is_run_temporary(const QString& file) {
+  static const QRegularExpression pattern(QStringLiteral("^\\..+\\.[A-Za-z0-9]+\\.part$"));
+  return pattern.match(QFileInfo(file).fileName()).hasMatch();
+}
+
+/// The report a run's temporary becomes when the run ends ("" for another file).
+QString final_name_of(const QString& file) {
+  if (!is_run_temporary(file)) return {};
+  QString name = QFileInfo(file).fileName().mid(1);
+  name.chop(5);                                  // ".part"
+  name = name.left(name.lastIndexOf('.'));       // ".TAG"
+  return QFileInfo(file).dir().filePath(name);
+}
+
+/// A file that may still be being written: a run's temporary, or one whose size or modification
+/// time differs from `before` (taken before it was read).
+bool maybe_being_written(const QString& file, const QFileInfo& before) {
+  if (is_run_temporary(file)) return true;
+  const QFileInfo now(file);
+  return now.exists() && (now.size() != before.size() || now.lastModified() != before.lastModified());
+}
+
+QString megabytes(qint64 bytes) { return QString::number(static_cast<double>(bytes) / 1e6, 'f', 1) + " MB"; }
+}  // namespace
+
+bool MainWindow::loading() const { return impl_->loading; }
+QString MainWindow::followed_file() const { return impl_->followed; }
+QString MainWindow::status_text() const { return impl_->status->text(); }
+
+MainWindow::Loaded MainWindow::load_in_background(const QString& file) {
+  auto& self = *impl_;
+  self.loading = true;
+  const QString name = QFileInfo(file).fileName();
+  std::atomic<int> step{0};
+  Loaded loaded;
+  const std::string path = file.toStdString();
+  // The worker owns nothing of the window; it hands the model over when it has finished (the
+  // model's caches are filled by the worker alone until then).
+  QThread* worker = QThread::create([&loaded, &step, path] {
+    try {
+      loaded.damage = QString::fromStdString(check_report(path));
+      if (!loaded.damage.isEmpty()) return;
+      step = 1;
+      if (ValidationModel::is_validation_report(path)) {
+        loaded.validation = true;
+        return;
+      }
+      step = 2;
+      auto report = std::make_shared<const ReportModel>(path);
+      (void)report->status();
+      (void)report->status_reason();
+      step = 3;
+      // The first picture's data: the default field's range over the run and its first sample.
+      // Only to have them ready: a damaged field is left for the views, which say so and go on.
+      try {
+        if (const FieldInfo* field = report->default_field(); field != nullptr && !report->time().empty()) {
+          (void)report->rack_value_range(*field, Reduction::max);
+          (void)report->rack_values(*field, Reduction::max, 0);
+        }
+      } catch (const std::exception&) {
+      }
+      loaded.report = std::move(report);
+    } catch (const std::exception& e) {
+      loaded.error = QString::fromStdString(e.what());
+    }
+  });
+  QEventLoop loop;
+  connect(worker, &QThread::finished, &loop, &QEventLoop::quit, Qt::QueuedConnection);
+  QElapsedTimer clock;
+  clock.start();
+  QTimer ticker;
+  ticker.setInterval(100);
+  const QString before = self.status->text();
+  auto show_step = [&] {
+    static const char* const steps[] = {"checking the file", "reading its index", "reading the layout and series",
+                                        "reading the first field"};
+    self.status->setText(tr("Opening %1: %2 (%3 s)")
+                             .arg(name, tr(steps[std::clamp(step.load(), 0, 3)]))
+                             .arg(static_cast<double>(clock.elapsed()) / 1000.0, 0, 'f', 1));
+  };
+  connect(&ticker, &QTimer::timeout, &loop, show_step);
+  show_step();
+  self.progress->show();
+  ticker.start();
+  worker->start();
+  loop.exec(QEventLoop::ExcludeUserInputEvents);
+  worker->wait();
+  delete worker;
+  ticker.stop();
+  self.progress->hide();
+  self.status->setText(before);
+  self.loading = false;
+  return loaded;
+}
+
 bool MainWindow::open_report(const QString& file) {
   auto& self = *impl_;
+  if (self.loading) {
+    statusBar()->showMessage(tr("Still opening a report; %1 was not opened").arg(QFileInfo(file).fileName()), 10000);
+    return false;
+  }
   if (!QFileInfo::exists(file)) {
     report_error(tr("%1: no such report file").arg(file));
     return false;
   }
-  if (const QString damage = checked_report(file); !damage.isEmpty()) {
-    report_error(damage);
+  const QFileInfo before(file);
+  Loaded loaded = load_in_background(file);
+  if (!loaded.damage.isEmpty()) {
+    report_error(loaded.damage);
     return false;
   }
-  if (ValidationModel::is_validation_report(file.toStdString())) return open_validation(file);
-  std::shared_ptr<const ReportModel> report;
-  try {
-    report = std::make_shared<const ReportModel>(file.toStdString());
-    (void)report->status();
-    (void)report->status_reason();
-  } catch (const std::exception& e) {
-    report_error(QString::fromStdString(e.what()));
+  if (loaded.validation) return open_validation(file);
+  if (!loaded.report && maybe_being_written(file, before)) {
+    // Not readable yet, and likely because it is being written: say so, and open it when it is.
+    follow(file);
+    self.waiting = true;
+    self.status->setText(tr("%1 is still being written (%2 so far): it opens as soon as it can be read")
+                             .arg(QFileInfo(file).fileName(), megabytes(QFileInfo(file).size())));
+    self.status->setToolTip(loaded.error);
     return false;
   }
-  self.report = std::move(report);
+  return apply_report(file, std::move(loaded), false);
+}
+
+bool MainWindow::apply_report(const QString& file, Loaded loaded, bool reload) {
+  auto& self = *impl_;
+  if (!loaded.report) {
+    report_error(loaded.error);
+    return false;
+  }
+  // A report read again keeps what the views showed.
+  const QString field = self.hall->field();
+  const Reduction reduction = self.hall->reduction();
+  const bool at_end = self.report && self.hall->time_index() + 1 >= self.report->time().size();
+  const double time = self.hall->time();
+  const auto rack = self.hall->selected_rack();
+  const QStringList series = self.charts->checked();
+  self.report = std::move(loaded.report);
   self.last_error.clear();
+  self.waiting = false;
   self.hall->set_report(self.report);
   self.charts->set_report(self.report);
+  if (reload) {
+    if (!field.isEmpty()) self.hall->set_field(field);
+    self.hall->set_reduction(reduction);
+    if (at_end) {
+      self.hall->set_time_index(self.report->time().empty() ? 0 : self.report->time().size() - 1);
+    } else {
+      self.hall->set_time(time);
+    }
+    if (rack) self.hall->select_rack(rack);
+    if (!series.isEmpty()) self.charts->set_checked(series);
+  }
   if (self.other) self.compare->set_reports(self.report, self.other);
   const auto& layout = self.report->layout();
   QString status = tr("%1: %2, %3 samples, %4 racks, %5 GPUs")
@@ -206,11 +372,91 @@ bool MainWindow::open_report(const QString& file) {
                        .arg(layout.gpu_labels.size());
   if (!self.report->status_reason().empty()) status += " (" + QString::fromStdString(self.report->status_reason()) + ")";
   if (!layout.from_report) status += tr("; no layout in the report: shown as one rack");
+  if (reload) status += tr("; read again at %1").arg(QDateTime::currentDateTime().toString("HH:mm:ss"));
   self.status->setText(status);
   self.status->setToolTip(QFileInfo(file).absoluteFilePath());
   setWindowTitle(tr("dctwin - %1").arg(QFileInfo(file).fileName()));
-  add_recent(file);
-  if (current_view() != View::charts) show_view(View::hall);
+  follow(file);
+  if (!reload) {
+    add_recent(file);
+    if (current_view() != View::charts) show_view(View::hall);
+  }
+  return true;
+}
+
+void MainWindow::follow(const QString& file) {
+  auto& self = *impl_;
+  if (!self.watcher->files().isEmpty()) self.watcher->removePaths(self.watcher->files());
+  if (!self.watcher->directories().isEmpty()) self.watcher->removePaths(self.watcher->directories());
+  self.followed = QFileInfo(file).absoluteFilePath();
+  const QFileInfo info(self.followed);
+  self.followed_size = info.size();
+  self.followed_modified = info.lastModified();
+  self.watcher->addPath(self.followed);
+  // The directory too: a file renamed over the report (a run's end) replaces it.
+  self.watcher->addPath(info.absolutePath());
+}
+
+void MainWindow::on_followed_changed() {
+  auto& self = *impl_;
+  if (self.followed.isEmpty()) return;
+  if (self.loading) {
+    self.settle->start();  // after the current read
+    return;
+  }
+  if (!QFileInfo::exists(self.followed)) {
+    // A run's temporary disappears when the run ends: its report is the file to follow now.
+    const QString final_name = final_name_of(self.followed);
+    if (!final_name.isEmpty() && QFileInfo::exists(final_name)) {
+      self.followed = QFileInfo(final_name).absoluteFilePath();
+      self.followed_size = -1;
+    } else {
+      self.status->setText(tr("%1 was removed; the report shown is the one read before")
+                               .arg(QFileInfo(self.followed).fileName()));
+      return;
+    }
+  }
+  reload_followed();
+}
+
+bool MainWindow::reload_followed() {
+  auto& self = *impl_;
+  if (self.followed.isEmpty() || self.loading) return false;
+  const QFileInfo info(self.followed);
+  if (!info.exists()) return false;
+  if (!self.waiting && info.size() == self.followed_size && info.lastModified() == self.followed_modified) return false;
+  // The watcher drops a file that was replaced; watch the new one.
+  if (!self.watcher->files().contains(self.followed)) self.watcher->addPath(self.followed);
+  const QString file = self.followed;
+  const QFileInfo before(file);
+  Loaded loaded = load_in_background(file);
+  if (!loaded.damage.isEmpty()) {
+    report_error(loaded.damage);
+    return false;
+  }
+  if (!loaded.report) {
+    self.followed_size = info.size();
+    self.followed_modified = info.lastModified();
+    // A followed file that failed after it changed is taken as being written while it keeps
+    // changing (and for a run's temporary).
+    if (self.waiting || maybe_being_written(file, before)) {
+      self.waiting = true;
+      self.status->setText(tr("%1 is still being written (%2 so far): it opens as soon as it can be read")
+                               .arg(info.fileName(), megabytes(info.size())));
+      self.status->setToolTip(loaded.error);
+      // Changed while it was read: look again soon (the watcher may have reported those writes
+      // while this read was going on).
+      const QFileInfo now(file);
+      if (now.size() != before.size() || now.lastModified() != before.lastModified()) self.settle->start();
+      return false;
+    }
+    self.waiting = false;
+    report_error(loaded.error);
+    return false;
+  }
+  const bool had_report = self.report != nullptr;
+  if (!apply_report(file, std::move(loaded), had_report)) return false;
+  Q_EMIT report_reloaded(file);
   return true;
 }
 
@@ -251,16 +497,18 @@ bool MainWindow::compare_with(const QString& file) {
     report_error(tr("Open a report first, then compare it with another."));
     return false;
   }
-  if (const QString damage = checked_report(file); !damage.isEmpty()) {
-    report_error(damage);
+  if (self.loading) return false;
+  Loaded loaded = load_in_background(file);
+  if (!loaded.damage.isEmpty()) {
+    report_error(loaded.damage);
     return false;
   }
-  try {
-    self.other = std::make_shared<const ReportModel>(file.toStdString());
-  } catch (const std::exception& e) {
-    report_error(QString::fromStdString(e.what()));
+  if (!loaded.report) {
+    report_error(loaded.validation ? tr("%1 is a validation report; compare needs a simulation report").arg(file)
+                                   : loaded.error);
     return false;
   }
+  self.other = std::move(loaded.report);
   self.compare->set_reports(self.report, self.other);
   show_view(View::compare);
   return true;

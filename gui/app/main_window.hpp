@@ -1,6 +1,15 @@
 // The main window: a scenario browser (scenarios/ and recent files), and tabs for the data hall,
 // the charts, the scenario editor (with runs), the comparison of two reports and the validation
 // view (reports of `dctwin validate`).
+//
+// Reports are read in a worker thread (the check in a separate process, the file's index, the
+// layout and the first field's range), with a progress bar and the step in the status bar; the
+// window keeps drawing meanwhile (input waits until the read ends). An open report is followed: when the file grows or
+// is replaced (a run writing it, a new run's report renamed over it), it is read again in the
+// background and the views keep their field, selection and time (the last sample when they showed
+// the last). A report still being written (a run's temporary `.NAME.TAG.part`, or a file that
+// changed while it was read) that cannot be read yet gives a status line, not an error, and is
+// opened as soon as it can be.
 #pragma once
 
 #include <QMainWindow>
@@ -39,6 +48,15 @@ class MainWindow : public QMainWindow {
   [[nodiscard]] View current_view() const;
   [[nodiscard]] QString last_error() const;
   [[nodiscard]] QStringList recent_files() const;
+  /// The report file followed for changes ("" when none).
+  [[nodiscard]] QString followed_file() const;
+  /// The status line (what is open, being read, or waited for).
+  [[nodiscard]] QString status_text() const;
+  /// True while a report is being read in the background.
+  [[nodiscard]] bool loading() const;
+  /// Reads the followed report again now when it changed since it was read (the file watcher's
+  /// action, after the file has been quiet for a second); true when it was read again.
+  bool reload_followed();
   /// Dialogs on errors (on by default; off for screenshots and tests).
   void set_interactive(bool interactive);
   void set_scenarios_directory(const QString& directory);
@@ -54,8 +72,16 @@ class MainWindow : public QMainWindow {
  Q_SIGNALS:
   /// Every error shown to the user (also when not interactive), e.g. a damaged report.
   void error_reported(const QString& message);
+  /// The followed report was read again after it changed.
+  void report_reloaded(const QString& file);
 
  private:
+  struct Loaded;
+  /// Reads a report in a worker thread while this thread keeps handling events.
+  Loaded load_in_background(const QString& file);
+  bool apply_report(const QString& file, Loaded loaded, bool reload);
+  void follow(const QString& file);
+  void on_followed_changed();
   void add_recent(const QString& file);
   void refresh_browser();
   void report_error(const QString& message);

@@ -142,7 +142,7 @@ void RackPanel::show_rack(const ReportModel* report, const FieldInfo* field, Red
         const auto columns = report->entity_series(*field, gpus);
         for (std::size_t k = 0; k < gpus.size(); ++k) {
           const auto [server, name] = server_and_gpu(layout.gpu_labels[gpus[k]]);
-          ChartSeries s{server.empty() ? name : server + "/" + name, field->bitmask ? "1" : unit.unit, {}, false};
+          ChartSeries s{server.empty() ? name : server + "/" + name, field->bitmask ? "1" : unit.unit, {}};
           s.values.reserve(columns[k].size());
           for (const double v : columns[k]) s.values.push_back(field->bitmask ? v : unit.from_si(v));
           series.push_back(std::move(s));
@@ -150,7 +150,7 @@ void RackPanel::show_rack(const ReportModel* report, const FieldInfo* field, Red
       } else {
         const std::size_t one[] = {*rack};
         const auto columns = report->entity_series(*field, one);
-        ChartSeries s{layout.rack_labels[*rack], unit.unit, {}, false};
+        ChartSeries s{layout.rack_labels[*rack], unit.unit, {}};
         for (const double v : columns[0]) s.values.push_back(unit.from_si(v));
         series.push_back(std::move(s));
       }

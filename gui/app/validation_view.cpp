@@ -269,8 +269,8 @@ void ValidationView::rebuild_chart() {
     const auto trace = self.report->series(q, static_cast<std::size_t>(self.gpu->currentIndex()));
     const DisplayUnit unit = value_unit(info != nullptr ? info->units : std::string());
     x = trace.time;
-    ChartSeries measured{"measured", unit.unit, {}, false};
-    ChartSeries simulated{"simulated", unit.unit, {}, false};
+    ChartSeries measured{"measured", unit.unit, {}};
+    ChartSeries simulated{"simulated", unit.unit, {}};
     for (std::size_t k = 0; k < trace.time.size(); ++k) {
       measured.values.push_back(unit.from_si(trace.measured[k]));
       simulated.values.push_back(unit.from_si(trace.simulated[k]));

@@ -316,6 +316,7 @@ void VtkView::mouseReleaseEvent(QMouseEvent* event) {
 void VtkView::mouseMoveEvent(QMouseEvent* event) {
   if ((event->position() - impl_->press_position).manhattanLength() > 4.0) impl_->dragged = true;
   forward_mouse(event, vtkCommand::MouseMoveEvent);
+  if (event->buttons() == Qt::NoButton) Q_EMIT hovered(event->position().toPoint());
 }
 
 void VtkView::wheelEvent(QWheelEvent* event) {

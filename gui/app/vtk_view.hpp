@@ -49,6 +49,8 @@ class VtkView : public QOpenGLWidget {
  Q_SIGNALS:
   /// A left click without dragging, in widget coordinates.
   void clicked(QPoint position);
+  /// The mouse moved over the view with no button pressed, in widget coordinates (for tooltips).
+  void hovered(QPoint position);
   /// A frame was rendered (after paintGL).
   void frame_rendered();
 

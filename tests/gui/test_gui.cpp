@@ -16,9 +16,18 @@
 #include <QTemporaryDir>
 #include <QTableWidget>
 #include <QTest>
+#include <QTimer>
+#include <QToolTip>
+#include <QFileInfo>
 
 #include <hdf5.h>
+#include <vtkCamera.h>
+#include <vtkContextView.h>
+#include <vtkGenericOpenGLRenderWindow.h>
+#include <vtkRenderWindowInteractor.h>
+#include <vtkRenderer.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -269,8 +278,8 @@ TEST_CASE("ray-box picking geometry", "[model]") {
 }
 
 TEST_CASE("chart CSV has units in the header and one row per sample", "[model]") {
-  const std::string csv = chart_csv({0, 1.5}, "time [min]", {{"Coolant return temperature", "degC", {40.0, 41.25}, false},
-                                                             {"MFU, a, b", "1", {0.4, NAN}, true}});
+  const std::string csv = chart_csv({0, 1.5}, "time [min]", {{"Coolant return temperature", "degC", {40.0, 41.25}},
+                                                             {"MFU, a, b", "1", {0.4, NAN}}});
   CHECK(csv == "time [min],Coolant return temperature [degC],\"MFU, a, b\"\n0,40,0.4\n1.5,41.25,\n");
 }
 
@@ -395,8 +404,9 @@ TEST_CASE("charts: scalar series and GPU aggregates, zoom reset, PNG and CSV exp
   CHECK(std::count(csv.begin(), csv.end(), '\n') == 12);
   const QImage image = render(charts.vtk_view());
   CHECK(distinct_colours(image) > 10);
-  // Zoom with the wheel, then reset: the picture changes and comes back.
-  const QPoint centre(charts.vtk_view()->width() / 2, charts.vtk_view()->height() / 2);
+  // Zoom with the wheel (in the upper of the two panels, degC and 1), then reset: the picture
+  // changes and comes back.
+  const QPoint centre(charts.vtk_view()->width() / 2, charts.vtk_view()->height() / 4);
   QWheelEvent wheel(centre, charts.vtk_view()->mapToGlobal(centre), QPoint(), QPoint(0, 120), Qt::NoButton,
                     Qt::NoModifier, Qt::NoScrollPhase, false);
   for (int k = 0; k < 3; ++k) QApplication::sendEvent(charts.vtk_view(), &wheel);
@@ -1192,4 +1202,356 @@ TEST_CASE("live charts: a refresh keeps the user's zoom, and without a zoom the 
   REQUIRE(charts.refresh_live());
   render(charts.vtk_view());  // the axes take their automatic range when drawn
   CHECK(charts.chart().visible_x().second >= t - 1.0 - 1e-9);
+}
+
+// ---- one axis per unit, legends, reframing, colour range, largest values, loading -------------
+
+TEST_CASE("charts: one panel per unit, each y axis titled with its own unit and spanning its own data", "[gl]") {
+  app();
+  ChartsView charts;
+  charts.resize(1100, 800);
+  charts.set_report(std::make_shared<const ReportModel>(fixture("small")));
+  show_and_wait(charts, charts.vtk_view());
+  REQUIRE(charts.set_checked({"/coolant/return_temperature", "count:/gpu/throttle_reasons", "/job/mfu",
+                              "max:/gpu/junction_temperature"}) == 4);
+  render(charts.vtk_view());
+  const ChartScene& chart = charts.chart();
+  REQUIRE(chart.series_count() == 4);
+  REQUIRE(chart.panel_count() == 3);  // degC, 1, GPUs
+  // The series in the list's order: coolant return, MFU, junction temperature (max), throttled.
+  CHECK(chart.panel_of(0) == 0);
+  CHECK(chart.panel_of(1) == 1);
+  CHECK(chart.panel_of(2) == 0);  // the second temperature shares the first one's panel
+  CHECK(chart.panel_of(3) == 2);
+  CHECK(chart.panel_axis_title(0) == "[degC]");
+  CHECK(chart.panel_axis_title(1) == "Model FLOPs utilisation");
+  CHECK(chart.panel_axis_title(2) == "[GPUs]");  // (the name is too long for the axis; the legend has it)
+  for (std::size_t p = 0; p < chart.panel_count(); ++p) {
+    INFO("panel " << p << ": " << chart.panel_axis_title(p));
+    const auto [data_lo, data_hi] = chart.panel_y_data(p);
+    const auto [axis_lo, axis_hi] = chart.panel_y_axis(p);
+    CHECK(axis_lo <= data_lo);
+    CHECK(axis_hi >= data_hi);
+    // The axis spans the panel's own data (with room for its legend), not another unit's range.
+    const double span = std::max(data_hi - data_lo, 1e-9);
+    CHECK((axis_hi - axis_lo) < 3.0 * span + 1e-6);
+    CHECK(chart.points_under_legend(p) == 0);
+  }
+}
+
+TEST_CASE("charts: the band markers of a spectrum leave each spectrum's axis on its own data", "[gl]") {
+  app();
+  ChartsView charts;
+  charts.resize(1100, 700);
+  charts.set_report(std::make_shared<const ReportModel>(fixture("grid-tone")));
+  show_and_wait(charts, charts.vtk_view());
+  charts.set_mode(ChartsView::Mode::spectrum);
+  charts.set_spectrum_log(true, false);
+  REQUIRE(charts.set_checked({"/grid/power", "/grid/frequency"}) == 2);
+  render(charts.vtk_view());
+  const ChartScene& chart = charts.chart();
+  REQUIRE(chart.panel_count() == 2);
+  // The series in the list's order: frequency, then power.
+  const std::size_t frequency = chart.panel_of(0), power = chart.panel_of(1);
+  REQUIRE(frequency != power);
+  CHECK(chart.panel_axis_title(power) == "grid power [MW^2]");
+  CHECK(chart.panel_axis_title(frequency) == "grid frequency [Hz^2]");
+  // The frequency swings by 5 mHz: its largest bin is (5 mHz)^2 / 2; the power's is 12.5 MW^2.
+  CHECK(chart.panel_y_data(frequency).second == Approx(1.25e-5).epsilon(1e-6));
+  CHECK(chart.panel_y_data(power).second == Approx(12.5).epsilon(1e-6));
+  for (std::size_t p = 0; p < 2; ++p) {
+    const auto [data_lo, data_hi] = chart.panel_y_data(p);
+    const auto [axis_lo, axis_hi] = chart.panel_y_axis(p);
+    INFO("panel " << p << ": data " << data_lo << " to " << data_hi << ", axis " << axis_lo << " to " << axis_hi);
+    CHECK(axis_hi < 3.0 * data_hi);
+    CHECK(axis_lo <= data_lo);
+  }
+}
+
+namespace {
+/// A chart scene hosted in a bare view, for the legend tests.
+struct ChartHost {
+  VtkView view;
+  ChartScene scene;
+  ChartHost() {
+    scene.view()->SetRenderWindow(view.render_window());
+    scene.view()->SetInteractor(view.interactor());
+    view.resize(900, 500);
+  }
+};
+}  // namespace
+
+TEST_CASE("charts: the legend goes where it hides no data, or above the data", "[gl]") {
+  app();
+  ChartHost host;
+  show_and_wait(host.view, &host.view);
+  std::vector<double> x(400), rising(400), wave(400);
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    x[i] = static_cast<double>(i);
+    rising[i] = 30.0 + 62.0 * std::pow(static_cast<double>(i) / 399.0, 4.0);  // a climax at the end, top right
+    wave[i] = std::sin(0.2 * static_cast<double>(i));                         // in every corner
+  }
+  host.scene.set_series(x, "time [s]", {ChartSeries{"GPU junction temperature (max)", "degC", rising}});
+  render(&host.view);
+  CHECK(host.scene.legend_corner(0) == 1);  // top left: the top right holds the climax
+  CHECK(host.scene.points_under_legend(0) == 0);
+  CHECK(host.scene.panel_y_axis(0).second == Approx(92.0 + 0.04 * 62.0).epsilon(1e-9));
+  host.scene.set_series(x, "time [s]", {ChartSeries{"a wave", "1", wave}});
+  render(&host.view);
+  CHECK(host.scene.legend_corner(0) == 0);
+  CHECK(host.scene.points_under_legend(0) == 0);
+  CHECK(host.scene.panel_y_axis(0).second > 1.0 + 0.04 * 2.0 + 0.05);  // raised: room above the wave
+}
+
+namespace {
+/// True when every corner of every rack lies inside [x0, x1] x [0, height) of the display.
+bool all_racks_inside(const HallScene& scene, std::size_t racks, double x0, double x1, double height) {
+  for (std::size_t r = 0; r < racks; ++r) {
+    for (const auto& corner : scene.rack_display_corners(r)) {
+      if (corner[0] < x0 || corner[0] > x1 || corner[1] < 0.0 || corner[1] > height) return false;
+    }
+  }
+  return true;
+}
+}  // namespace
+
+TEST_CASE("hall: the camera reframes when the view changes shape, and the colour bar stays beside the racks", "[gl]") {
+  app();
+  HallView hall;
+  hall.resize(1400, 800);
+  hall.set_report(std::make_shared<const ReportModel>(fixture("small")));
+  show_and_wait(hall, hall.vtk_view());
+  render(hall.vtk_view());
+  const std::size_t racks = hall.report()->layout().rack_count();
+  auto inside = [&] {
+    const double width = hall.vtk_view()->width() * hall.vtk_view()->devicePixelRatioF();
+    const double height = hall.vtk_view()->height() * hall.vtk_view()->devicePixelRatioF();
+    const double strip = hall.scene().legend_strip_fraction();
+    INFO("view " << width << " x " << height << ", colour bar strip " << strip);
+    REQUIRE(strip > 0.0);
+    return all_racks_inside(hall.scene(), racks, 0.0, width * (1.0 - strip), height);
+  };
+  for (const auto preset : {CameraPreset::overview, CameraPreset::top, CameraPreset::front, CameraPreset::side}) {
+    hall.apply_camera(preset);
+    render(hall.vtk_view());
+    CHECK(inside());
+  }
+  hall.apply_camera(CameraPreset::overview);
+  const int wide = hall.vtk_view()->width();
+  hall.select_rack(5);  // the rack panel opens beside the hall: the view gets narrower
+  QTest::qWait(50);
+  render(hall.vtk_view());
+  REQUIRE(hall.vtk_view()->width() < wide - 100);
+  CHECK(inside());
+  hall.select_rack(std::nullopt);
+  QTest::qWait(50);
+  render(hall.vtk_view());
+  CHECK(inside());
+  hall.resize(700, 900);  // tall and narrow
+  QTest::qWait(50);
+  render(hall.vtk_view());
+  CHECK(inside());
+}
+
+TEST_CASE("compare: each side frames its hall; different halls get their own camera and colour scale", "[gl]") {
+  app();
+  CompareView compare;
+  compare.resize(1400, 700);
+  compare.set_reports(std::make_shared<const ReportModel>(fixture("small-hot")),
+                      std::make_shared<const ReportModel>(fixture("small")));
+  show_and_wait(compare, compare.left_view());
+  render(compare.left_view());
+  render(compare.right_view());
+  CHECK(compare.shared_view());
+  CHECK(compare.left_scene().renderer()->GetActiveCamera() == compare.right_scene().renderer()->GetActiveCamera());
+  auto framed = [&](VtkView* view, const HallScene& scene, std::size_t racks) {
+    const double ratio = view->devicePixelRatioF();
+    return all_racks_inside(scene, racks, 0.0, view->width() * ratio * (1.0 - scene.legend_strip_fraction()),
+                            view->height() * ratio);
+  };
+  CHECK(framed(compare.left_view(), compare.left_scene(), 72));
+  CHECK(framed(compare.right_view(), compare.right_scene(), 72));
+
+  // A 72-rack hall beside an 8-rack one.
+  auto a = std::make_shared<const ReportModel>(fixture("small"));
+  auto b = std::make_shared<const ReportModel>(fixture("grid-tone"));
+  compare.set_reports(a, b);
+  render(compare.left_view());
+  render(compare.right_view());
+  CHECK_FALSE(compare.shared_view());
+  CHECK(compare.left_scene().renderer()->GetActiveCamera() != compare.right_scene().renderer()->GetActiveCamera());
+  CHECK(framed(compare.left_view(), compare.left_scene(), 72));
+  CHECK(framed(compare.right_view(), compare.right_scene(), 8));
+  // Each side's colour scale is its own report's range: B's hottest value takes the top colour.
+  const FieldInfo* field_b = b->find_field("/gpu/junction_temperature");
+  REQUIRE(field_b != nullptr);
+  const auto [lo_b, hi_b] = b->rack_value_range(*field_b, Reduction::max);
+  const auto unit = present_field(*field_b, Reduction::max, std::max(std::fabs(lo_b), std::fabs(hi_b))).unit;
+  const auto top = compare.right_scene().colour_of(unit.from_si(hi_b));
+  const auto above = compare.right_scene().colour_of(unit.from_si(hi_b) + 100.0);
+  CHECK(top == above);
+  const auto bottom = compare.right_scene().colour_of(unit.from_si(lo_b));
+  const auto below = compare.right_scene().colour_of(unit.from_si(lo_b) - 100.0);
+  CHECK(bottom == below);
+  CHECK(top != bottom);
+}
+
+TEST_CASE("hall: colour range over the run, of the time shown, or typed limits", "[gl]") {
+  app();
+  HallView hall;
+  hall.resize(1400, 800);
+  auto report = std::make_shared<const ReportModel>(fixture("small"));
+  hall.set_report(report);
+  show_and_wait(hall, hall.vtk_view());
+  hall.set_time_index(4);
+  const FieldInfo* field = report->find_field("/gpu/junction_temperature");
+  REQUIRE(field != nullptr);
+  CHECK(hall.range_mode() == HallView::RangeMode::run);
+  const auto [lo, hi] = report->rack_value_range(*field, Reduction::max);
+  CHECK(hall.colour_range().first == Approx(lo - 273.15).margin(1e-9));
+  CHECK(hall.colour_range().second == Approx(hi - 273.15).margin(1e-9));
+  hall.set_range_mode(HallView::RangeMode::frame);
+  const auto& shown = hall.shown_values();
+  const auto [now_lo, now_hi] = std::minmax_element(shown.begin(), shown.end());
+  CHECK(hall.colour_range().first == Approx(*now_lo).margin(1e-9));
+  CHECK(hall.colour_range().second == Approx(*now_hi).margin(1e-9));
+  // The hottest rack takes the top colour of the palette, the coolest the bottom one.
+  CHECK(hall.scene().colour_of(*now_hi) == hall.scene().colour_of(*now_hi + 50.0));
+  CHECK(hall.scene().colour_of(*now_lo) == hall.scene().colour_of(*now_lo - 50.0));
+  hall.set_limits(20.0, 90.0);
+  CHECK(hall.range_mode() == HallView::RangeMode::limits);
+  CHECK(hall.colour_range() == std::make_pair(20.0, 90.0));
+  hall.set_time_index(7);
+  CHECK(hall.colour_range() == std::make_pair(20.0, 90.0));
+}
+
+TEST_CASE("hall: the table of largest values lists the hottest GPUs, flies to their rack, and tooltips name racks", "[gl]") {
+  app();
+  HallView hall;
+  hall.resize(1400, 800);
+  auto report = std::make_shared<const ReportModel>(fixture("small"));
+  hall.set_report(report);
+  show_and_wait(hall, hall.vtk_view());
+  hall.set_time_index(6);
+  render(hall.vtk_view());
+  const auto& top = hall.top_entries();
+  REQUIRE(top.size() == HallView::top_count);
+  for (std::size_t k = 1; k < top.size(); ++k) CHECK(top[k - 1].value >= top[k].value);
+  // The hottest GPU is the hottest rack's maximum, and its label names its rack.
+  const auto& shown = hall.shown_values();
+  CHECK(top[0].value == Approx(*std::max_element(shown.begin(), shown.end())).margin(1e-9));
+  const auto& layout = report->layout();
+  CHECK(top[0].label.rfind(layout.rack_labels[top[0].rack] + "/", 0) == 0);
+  CHECK(hall.top_table()->rowCount() == static_cast<int>(HallView::top_count));
+  CHECK(hall.top_table()->item(0, 0)->text().toStdString() == top[0].label);
+
+  // Click the third row: the rack is selected and the camera flies close to it.
+  vtkCamera* camera = hall.scene().renderer()->GetActiveCamera();
+  const double far = camera->GetDistance();
+  const QRect row = hall.top_table()->visualRect(hall.top_table()->model()->index(2, 0));
+  QTest::mouseClick(hall.top_table()->viewport(), Qt::LeftButton, Qt::NoModifier, row.center());
+  CHECK(hall.selected_rack() == top[2].rack);
+  CHECK(camera->GetDistance() < 0.5 * far);
+  double focal[3];
+  camera->GetFocalPoint(focal);
+  const auto& p = layout.rack_position[top[2].rack];
+  CHECK(std::hypot(focal[0] - p.x, focal[1] - p.y) < 1e-6);
+  QTest::qWait(50);
+  render(hall.vtk_view());
+  const double ratio = hall.vtk_view()->devicePixelRatioF();
+  for (const auto& corner : hall.scene().rack_display_corners(top[2].rack)) {
+    CHECK(corner[0] >= 0.0);
+    CHECK(corner[0] <= hall.vtk_view()->width() * ratio * (1.0 - hall.scene().legend_strip_fraction()));
+  }
+
+  // Hover: the rack's label, its value with the unit, and its hottest GPU.
+  hall.select_rack(std::nullopt);
+  hall.apply_camera(CameraPreset::top);
+  render(hall.vtk_view());
+  const std::size_t rack = 10;
+  const QPoint at = hall.rack_position_in_view(rack) + QPoint(0, 3);
+  const QString text = hall.tooltip_at(at);
+  INFO(text.toStdString());
+  CHECK(text.startsWith(QString::fromStdString(layout.rack_labels[rack]) + "\n"));
+  CHECK(text.contains(QString::fromStdString("GPU junction temperature, max per rack: " +
+                                             format_value(shown[rack], "degC"))));
+  CHECK(text.contains("largest GPU: " + QString::fromStdString(layout.rack_labels[rack]) + "/"));
+  QTest::mouseMove(hall.vtk_view(), at);
+  QTest::qWait(100);
+  CHECK(QToolTip::text() == text);
+  CHECK(hall.tooltip_at(QPoint(2, 2)).isEmpty());
+}
+
+TEST_CASE("main window: a report is read in the background and followed when it is replaced", "[gl][follow]") {
+  app();
+  QTemporaryDir dir;
+  const fs::path run = fs::path(dir.path().toStdString()) / "run.h5";
+  fs::copy_file(fixture("small"), run);
+  MainWindow window;
+  window.set_interactive(false);
+  window.resize(1300, 800);
+  window.show();
+  REQUIRE(QTest::qWaitForWindowExposed(&window, 10000));
+  // An event posted before the open is handled while the report is being read.
+  bool handled_while_reading = false;
+  QTimer::singleShot(0, &window, [&] { handled_while_reading = window.loading(); });
+  REQUIRE(window.open_report(QString::fromStdString(run.string())));
+  CHECK(handled_while_reading);
+  CHECK_FALSE(window.loading());
+  CHECK(window.followed_file() == QFileInfo(QString::fromStdString(run.string())).absoluteFilePath());
+  REQUIRE(window.hall()->report()->time().size() == 11);
+  window.hall()->set_time_index(10);  // the last sample: stays on the last one after a reload
+  window.hall()->select_rack(3);
+
+  // A longer run's report renamed over it (as a run's end does).
+  dctwin::gui::testing::FacilityReportOptions longer;
+  longer.pods = 3;
+  longer.racks_per_pod = 24;
+  longer.racks_per_row = 8;
+  longer.samples = 21;
+  const fs::path next = fs::path(dir.path().toStdString()) / ".run.h5.next01.part";
+  dctwin::gui::testing::write_facility_report(next, longer);
+  QSignalSpy reloaded(&window, &MainWindow::report_reloaded);
+  fs::rename(next, run);
+  REQUIRE(reloaded.wait(20000));
+  CHECK(window.hall()->report()->time().size() == 21);
+  CHECK(window.hall()->time_index() == 20);
+  CHECK(window.hall()->selected_rack() == std::optional<std::size_t>(3));
+  CHECK(window.last_error().isEmpty());
+}
+
+TEST_CASE("main window: a report still being written gives a status, then opens when it is complete", "[gl][follow]") {
+  app();
+  QTemporaryDir dir;
+  const fs::path folder(dir.path().toStdString());
+  // A run's temporary with only the first 4 kB written so far.
+  const fs::path part = folder / ".live.h5.a1b2c3.part";
+  {
+    std::ifstream in(fixture("small"), std::ios::binary);
+    std::string head(4096, '\0');
+    in.read(head.data(), static_cast<std::streamsize>(head.size()));
+    std::ofstream out(part, std::ios::binary);
+    out.write(head.data(), static_cast<std::streamsize>(head.size()));
+  }
+  MainWindow window;
+  window.set_interactive(false);
+  QSignalSpy errors(&window, &MainWindow::error_reported);
+  window.resize(1300, 800);
+  window.show();
+  REQUIRE(QTest::qWaitForWindowExposed(&window, 10000));
+  CHECK_FALSE(window.open_report(QString::fromStdString(part.string())));
+  CHECK(errors.isEmpty());
+  CHECK(window.last_error().isEmpty());
+  INFO(window.status_text().toStdString());
+  CHECK(window.status_text().startsWith(".live.h5.a1b2c3.part is still being written (0.0 MB so far)"));
+  // The run ends: its report appears under the final name and the temporary goes.
+  QSignalSpy reloaded(&window, &MainWindow::report_reloaded);
+  fs::copy_file(fixture("small"), folder / ".live.h5.tmp");
+  fs::rename(folder / ".live.h5.tmp", folder / "live.h5");
+  fs::remove(part);
+  REQUIRE(reloaded.wait(20000));
+  REQUIRE(window.hall()->report() != nullptr);
+  CHECK(window.hall()->report()->path().filename() == "live.h5");
+  CHECK(window.followed_file().endsWith("/live.h5"));
+  CHECK(errors.isEmpty());
 }

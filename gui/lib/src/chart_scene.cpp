@@ -1,7 +1,9 @@
 #include "dctwin/gui/chart_scene.hpp"
 
 #include <vtkAxis.h>
+#include <vtkCallbackCommand.h>
 #include <vtkChartLegend.h>
+#include <vtkChartMatrix.h>
 #include <vtkChartXY.h>
 #include <vtkContextMouseEvent.h>
 #include <vtkContextScene.h>
@@ -14,12 +16,15 @@
 #include <vtkSmartPointer.h>
 #include <vtkTable.h>
 #include <vtkTextProperty.h>
+#include <vtkVector.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
-#include <set>
+#include <map>
+#include <tuple>
+#include <optional>
 
 #include "dctwin/gui/series_tools.hpp"
 #include "dctwin/gui/units.hpp"
@@ -42,21 +47,16 @@ std::string csv_field(const std::string& text) {
   return quoted + "\"";
 }
 
-std::string axis_title(const std::vector<ChartSeries>& series, bool right) {
-  std::set<std::string> units;
-  std::string name;
-  int count = 0;
-  for (const auto& s : series) {
-    if (s.right_axis != right) continue;
-    units.insert(s.unit);
-    name = s.name;
-    ++count;
+/// The y axis title of a panel: the series' name and unit when it holds one series with a short
+/// name (a long one would run past the panel; the legend names it), else the unit.
+std::string axis_title(const std::vector<ChartSeries>& series, const std::vector<std::size_t>& members) {
+  if (members.empty()) return {};
+  const auto& first = series[members.front()];
+  if (members.size() == 1) {
+    std::string title = title_with_unit(first.name, first.unit);
+    if (title.size() <= 32) return title;
   }
-  if (count == 0) return {};
-  std::string unit_text;
-  for (const auto& unit : units) unit_text += (unit_text.empty() ? "" : ", ") + unit;
-  if (count == 1) return title_with_unit(name, unit_text);
-  return unit_text == "1" ? std::string() : "[" + unit_text + "]";
+  return first.unit == "1" ? std::string() : "[" + first.unit + "]";
 }
 
 vtkSmartPointer<vtkTable> make_table(const std::string& x_name, const std::string& y_name, const XySeries& points) {
@@ -80,34 +80,216 @@ vtkSmartPointer<vtkTable> make_table(const std::string& x_name, const std::strin
 
 struct ChartScene::Impl {
   vtkNew<vtkContextView> view;
-  vtkNew<vtkChartXY> chart;
+  vtkNew<vtkChartMatrix> matrix;
   struct Line {
     std::vector<double> x, y;  // full resolution, display units
     std::string column;
     vtkSmartPointer<vtkTable> table;
   };
+  /// One unit's chart: its series and the range of their data (display units).
+  struct Panel {
+    vtkChartXY* chart = nullptr;  // owned by the matrix
+    std::string unit;
+    std::vector<std::size_t> members;  // indices into lines
+    double y_lo = 0.0, y_hi = 1.0;
+    bool has_data = false;
+    int legend_corner = 0;        // 0 top right, 1 top left, 2 bottom right, 3 bottom left
+    std::size_t legend_hides = 0; // drawn points under the legend (estimated)
+  };
   std::vector<Line> lines;
+  std::vector<Panel> panels;
+  std::vector<std::size_t> panel_of_series;
   std::vector<vtkSmartPointer<vtkTable>> marker_tables;
   ChartOptions options;
   std::string x_title;
   double full_lo = 0.0, full_hi = 1.0;         // x range of the data
   double shown_lo = 0.0, shown_hi = 1.0;       // x range of the last decimation
+  double synced_lo = 0.0, synced_hi = 1.0;     // x range last given to every panel
+  bool zoomed = false;                         // the user zoomed or panned since the last reset
   std::size_t count = 0;
+  vtkNew<vtkCallbackCommand> on_render;        // places the legends before every frame
+
+  // The layout of the panels in the matrix [pixels]: borders left, bottom, right, top, and the gap.
+  static constexpr float border_left = 92.0F, border_bottom = 52.0F, border_right = 24.0F, border_top = 34.0F;
+  static constexpr float gap = 14.0F;
 
   Impl() {
     view->GetRenderer()->SetBackground(1.0, 1.0, 1.0);
-    view->GetScene()->AddItem(chart);
-    chart->SetShowLegend(true);
-    chart->GetLegend()->SetHorizontalAlignment(vtkChartLegend::RIGHT);
-    chart->GetLegend()->SetVerticalAlignment(vtkChartLegend::TOP);
-    chart->GetLegend()->GetLabelProperties()->SetFontSize(13);
-    chart->SetZoomWithMouseWheel(true);
-    chart->SetActionToButton(vtkChart::PAN, vtkContextMouseEvent::LEFT_BUTTON);
-    chart->SetActionToButton(vtkChart::ZOOM, vtkContextMouseEvent::RIGHT_BUTTON);
-    chart->GetTitleProperties()->SetFontSize(15);
-    for (const int axis : {vtkAxis::LEFT, vtkAxis::BOTTOM, vtkAxis::RIGHT}) {
-      chart->GetAxis(axis)->GetTitleProperties()->SetFontSize(13);
-      chart->GetAxis(axis)->GetLabelProperties()->SetFontSize(12);
+    view->GetScene()->AddItem(matrix);
+    // Room for the y labels and titles on the left, the x labels and title below, the chart's
+    // title above; the panels are stacked with a small gap (only the lowest shows x labels).
+    matrix->SetBorders(static_cast<int>(border_left), static_cast<int>(border_bottom),
+                       static_cast<int>(border_right), static_cast<int>(border_top));
+    matrix->SetGutter(vtkVector2f(0.0F, gap));
+    set_panel_count(1);
+    on_render->SetClientData(this);
+    on_render->SetCallback([](vtkObject*, unsigned long, void* client, void*) {
+      static_cast<Impl*>(client)->place_legends();
+    });
+    view->GetRenderer()->AddObserver(vtkCommand::StartEvent, on_render);
+  }
+
+  ~Impl() { view->GetRenderer()->RemoveObservers(vtkCommand::StartEvent, on_render); }
+  Impl(const Impl&) = delete;
+  Impl& operator=(const Impl&) = delete;
+
+  /// A y range with 4 % of its span free below and above the data (in log space on a log axis).
+  [[nodiscard]] std::pair<double, double> padded(double lo, double hi) const {
+    if (options.log_y) {
+      lo = std::log10(std::max(lo, std::numeric_limits<double>::min()));
+      hi = std::log10(std::max(hi, std::numeric_limits<double>::min()));
+    }
+    double span = hi - lo;
+    if (!(span > 0.0)) span = std::max(std::fabs(hi) * 0.1, options.log_y ? 1.0 : 1e-9);
+    lo -= 0.04 * span;
+    hi += 0.04 * span;
+    if (lo == hi) hi = lo + 1.0;
+    if (options.log_y) return {std::pow(10.0, lo), std::pow(10.0, hi)};
+    return {lo, hi};
+  }
+
+  /// Where on an axis [lo, hi] a value lies, 0 at lo and 1 at hi (in log space on a log axis).
+  static double fraction(double value, double lo, double hi, bool log) {
+    if (log) {
+      if (!(value > 0.0) || !(lo > 0.0) || !(hi > 0.0)) return -1.0;
+      value = std::log10(value);
+      lo = std::log10(lo);
+      hi = std::log10(hi);
+    }
+    return (value - lo) / (hi - lo);
+  }
+
+  /// Size of a panel's legend as a fraction of its plot area (width, height): an estimate from its
+  /// entries (13-pixel text, a line sample, padding), on the large side.
+  [[nodiscard]] std::pair<double, double> legend_fraction(const Panel& panel, double width, double height) const {
+    std::size_t widest = 0;
+    for (const std::size_t k : panel.members) widest = std::max(widest, lines[k].column.size());
+    const double w = 44.0 + 7.6 * static_cast<double>(widest);
+    const double h = 12.0 + 19.0 * static_cast<double>(panel.members.size());
+    return {std::min(1.0, w / std::max(width, 1.0)), std::min(1.0, h / std::max(height, 1.0))};
+  }
+
+  /// Drawn points of a panel inside a corner box of the plot area (fractions of the axes).
+  [[nodiscard]] std::size_t points_in(const Panel& panel, int corner, double fw, double fh, double y_lo,
+                                      double y_hi) const {
+    vtkAxis* x_axis = panel.chart->GetAxis(vtkAxis::BOTTOM);
+    const double x_lo = x_axis->GetUnscaledMinimum(), x_hi = x_axis->GetUnscaledMaximum();
+    const bool right = corner == 0 || corner == 2, top = corner == 0 || corner == 1;
+    std::size_t inside = 0;
+    for (const std::size_t k : panel.members) {
+      vtkTable* table = lines[k].table;
+      if (table->GetNumberOfColumns() < 2) continue;
+      auto* xs = vtkDoubleArray::SafeDownCast(table->GetColumn(0));
+      auto* ys = vtkDoubleArray::SafeDownCast(table->GetColumn(1));
+      if (xs == nullptr || ys == nullptr) continue;
+      for (vtkIdType i = 0; i < xs->GetNumberOfValues(); ++i) {
+        const double fx = fraction(xs->GetValue(i), x_lo, x_hi, options.log_x);
+        const double fy = fraction(ys->GetValue(i), y_lo, y_hi, options.log_y);
+        if (fx < 0.0 || fx > 1.0 || fy < 0.0 || fy > 1.0) continue;
+        const bool in_x = right ? fx >= 1.0 - fw : fx <= fw;
+        const bool in_y = top ? fy >= 1.0 - fh : fy <= fh;
+        if (in_x && in_y) ++inside;
+      }
+    }
+    return inside;
+  }
+
+  /// Puts each panel's legend in the corner of its plot area where it hides no drawn point (top
+  /// right, top left, bottom right, bottom left, in that order of preference). When every corner
+  /// holds data and the user has not zoomed, the panel's y axis is raised until the top right
+  /// corner is free: the legend then sits above the data. (While zoomed: the corner hiding the
+  /// fewest points.) Idempotent, so that it can run before every frame.
+  void place_legends() {
+    const int* size = view->GetRenderer()->GetSize();
+    if (size == nullptr || size[0] <= 0 || size[1] <= 0) return;
+    const double n = static_cast<double>(panels.size());
+    const double width = static_cast<double>(size[0]) - border_left - border_right;
+    const double height = (static_cast<double>(size[1]) - border_top - border_bottom - (n - 1.0) * gap) / n;
+    if (width <= 0.0 || height <= 0.0) return;
+    for (auto& panel : panels) {
+      if (panel.members.empty()) continue;
+      const auto [fw, fh] = legend_fraction(panel, width, height);
+      // A legend that would cover most of its panel (a rack's sixteen GPUs in a small chart) is
+      // left out rather than drawn over the lines.
+      const bool fits = fh < 0.6 && fw < 0.6;
+      if (panel.chart->GetShowLegend() != fits) panel.chart->SetShowLegend(fits);
+      if (!fits) {
+        panel.legend_corner = -1;
+        panel.legend_hides = 0;
+        continue;
+      }
+      vtkAxis* y_axis = panel.chart->GetAxis(vtkAxis::LEFT);
+      double y_lo = y_axis->GetUnscaledMinimum(), y_hi = y_axis->GetUnscaledMaximum();
+      if (!zoomed && panel.has_data) std::tie(y_lo, y_hi) = padded(panel.y_lo, panel.y_hi);
+      int best = 0;
+      std::size_t fewest = std::numeric_limits<std::size_t>::max();
+      for (int corner = 0; corner < 4 && fewest > 0; ++corner) {
+        const std::size_t hidden = points_in(panel, corner, fw, fh, y_lo, y_hi);
+        if (hidden < fewest) {
+          fewest = hidden;
+          best = corner;
+        }
+      }
+      if (fewest > 0 && !zoomed && panel.has_data) {
+        // Headroom: the top fh of the raised axis lies above the highest point.
+        best = 0;
+        if (options.log_y) {
+          const double l = std::log10(y_lo), h = std::log10(y_hi);
+          y_hi = std::pow(10.0, (h - fh * l) / (1.0 - fh));
+        } else {
+          y_hi = (y_hi - fh * y_lo) / (1.0 - fh);
+        }
+      }
+      if (!zoomed && panel.has_data) {
+        const double tolerance = 1e-12 * std::max(std::fabs(y_hi - y_lo), 1e-300);
+        if (y_axis->GetBehavior() != vtkAxis::FIXED || std::fabs(y_axis->GetUnscaledMinimum() - y_lo) > tolerance ||
+            std::fabs(y_axis->GetUnscaledMaximum() - y_hi) > tolerance) {
+          y_axis->SetBehavior(vtkAxis::FIXED);
+          y_axis->SetUnscaledRange(y_lo, y_hi);
+          panel.chart->RecalculateBounds();  // the plot transform follows the new range
+        }
+      }
+      vtkChartLegend* legend = panel.chart->GetLegend();
+      const int horizontal = best == 0 || best == 2 ? vtkChartLegend::RIGHT : vtkChartLegend::LEFT;
+      const int vertical = best == 0 || best == 1 ? vtkChartLegend::TOP : vtkChartLegend::BOTTOM;
+      if (legend->GetHorizontalAlignment() != horizontal) legend->SetHorizontalAlignment(horizontal);
+      if (legend->GetVerticalAlignment() != vertical) legend->SetVerticalAlignment(vertical);
+      panel.legend_corner = best;
+      panel.legend_hides = fewest > 0 && (zoomed || !panel.has_data) ? fewest : 0;
+    }
+  }
+
+  [[nodiscard]] double tolerance() const { return 1e-9 * std::max(std::fabs(full_hi - full_lo), 1e-300); }
+
+  /// Makes `n` panels (top to bottom), each a configured vtkChartXY without plots.
+  void set_panel_count(std::size_t n) {
+    n = std::max<std::size_t>(n, 1);
+    const int rows = static_cast<int>(n);
+    for (auto& panel : panels) panel.chart->ClearPlots();
+    matrix->SetSize(vtkVector2i(1, rows));
+    panels.assign(n, Panel{});
+    for (std::size_t p = 0; p < n; ++p) {
+      // Row 0 of the matrix is the bottom one.
+      auto* chart = vtkChartXY::SafeDownCast(matrix->GetChart(vtkVector2i(0, rows - 1 - static_cast<int>(p))));
+      panels[p].chart = chart;
+      chart->ClearPlots();
+      chart->SetShowLegend(true);
+      chart->GetLegend()->SetHorizontalAlignment(vtkChartLegend::RIGHT);
+      chart->GetLegend()->SetVerticalAlignment(vtkChartLegend::TOP);
+      chart->GetLegend()->GetLabelProperties()->SetFontSize(13);
+      chart->SetZoomWithMouseWheel(true);
+      chart->SetActionToButton(vtkChart::PAN, vtkContextMouseEvent::LEFT_BUTTON);
+      chart->SetActionToButton(vtkChart::ZOOM, vtkContextMouseEvent::RIGHT_BUTTON);
+      chart->GetTitleProperties()->SetFontSize(15);
+      chart->SetTitle("");
+      for (const int axis : {vtkAxis::LEFT, vtkAxis::BOTTOM, vtkAxis::RIGHT}) {
+        chart->GetAxis(axis)->GetTitleProperties()->SetFontSize(13);
+        chart->GetAxis(axis)->GetLabelProperties()->SetFontSize(12);
+      }
+      chart->GetAxis(vtkAxis::RIGHT)->SetVisible(false);
+      chart->GetAxis(vtkAxis::TOP)->SetVisible(false);
+      const bool lowest = p + 1 == n;
+      chart->GetAxis(vtkAxis::BOTTOM)->SetLabelsVisible(lowest);
     }
   }
 
@@ -142,6 +324,33 @@ struct ChartScene::Impl {
     shown_lo = lo;
     shown_hi = hi;
   }
+
+  /// The x range the user left a panel at (a zoom or pan in that panel), or the synced range.
+  [[nodiscard]] std::pair<double, double> user_x() const {
+    const double tol = tolerance();
+    for (const auto& panel : panels) {
+      vtkAxis* axis = panel.chart->GetAxis(vtkAxis::BOTTOM);
+      const double lo = axis->GetUnscaledMinimum(), hi = axis->GetUnscaledMaximum();
+      if (std::fabs(lo - synced_lo) > tol || std::fabs(hi - synced_hi) > tol) return {lo, hi};
+    }
+    return {synced_lo, synced_hi};
+  }
+
+  /// Gives every panel the x range [lo, hi], fixed.
+  void sync_x(double lo, double hi) {
+    for (auto& panel : panels) {
+      vtkAxis* axis = panel.chart->GetAxis(vtkAxis::BOTTOM);
+      axis->SetBehavior(vtkAxis::FIXED);
+      axis->SetUnscaledRange(lo, hi);
+    }
+    synced_lo = lo;
+    synced_hi = hi;
+  }
+
+  void mark_dirty() {
+    for (auto& panel : panels) panel.chart->Update();
+    view->GetScene()->SetDirty(true);
+  }
 };
 
 ChartScene::ChartScene() : impl_(std::make_unique<Impl>()) {}
@@ -149,7 +358,28 @@ ChartScene::~ChartScene() = default;
 
 vtkContextView* ChartScene::view() const { return impl_->view; }
 std::size_t ChartScene::series_count() const { return impl_->count; }
-std::string ChartScene::title() const { return impl_->chart->GetTitle(); }
+std::string ChartScene::title() const { return impl_->panels.front().chart->GetTitle(); }
+std::size_t ChartScene::panel_count() const { return impl_->panels.size(); }
+
+std::string ChartScene::panel_axis_title(std::size_t panel) const {
+  return impl_->panels.at(panel).chart->GetAxis(vtkAxis::LEFT)->GetTitle();
+}
+
+std::pair<double, double> ChartScene::panel_y_axis(std::size_t panel) const {
+  vtkAxis* axis = impl_->panels.at(panel).chart->GetAxis(vtkAxis::LEFT);
+  return {axis->GetUnscaledMinimum(), axis->GetUnscaledMaximum()};
+}
+
+std::pair<double, double> ChartScene::panel_y_data(std::size_t panel) const {
+  const auto& p = impl_->panels.at(panel);
+  return {p.y_lo, p.y_hi};
+}
+
+std::size_t ChartScene::panel_of(std::size_t series) const { return impl_->panel_of_series.at(series); }
+
+int ChartScene::legend_corner(std::size_t panel) const { return impl_->panels.at(panel).legend_corner; }
+
+std::size_t ChartScene::points_under_legend(std::size_t panel) const { return impl_->panels.at(panel).legend_hides; }
 
 std::size_t ChartScene::input_points() const {
   std::size_t total = 0;
@@ -163,10 +393,7 @@ std::size_t ChartScene::drawn_points() const {
   return total;
 }
 
-std::pair<double, double> ChartScene::visible_x() const {
-  vtkAxis* axis = impl_->chart->GetAxis(vtkAxis::BOTTOM);
-  return {axis->GetUnscaledMinimum(), axis->GetUnscaledMaximum()};
-}
+std::pair<double, double> ChartScene::visible_x() const { return impl_->user_x(); }
 
 std::pair<double, double> ChartScene::decimated_x() const { return {impl_->shown_lo, impl_->shown_hi}; }
 
@@ -174,35 +401,41 @@ void ChartScene::set_series(const std::vector<double>& x, const std::string& x_t
                             const std::vector<ChartSeries>& series, const std::string& title,
                             const ChartOptions& options) {
   auto& self = *impl_;
-  // The user's view, if it is to be kept: the axes' ranges while zoomed into the data.
-  struct AxisRange {
-    int axis;
-    double lo, hi;
-  };
-  std::vector<AxisRange> kept;
-  // Zoomed: refresh_detail() fixed the axes after a zoom or pan (reset_zoom() sets them back to
-  // automatic; the axes' ranges themselves are only brought up to date by the next render).
-  const bool zoomed = self.chart->GetAxis(vtkAxis::BOTTOM)->GetBehavior() == vtkAxis::FIXED;
-  if (options.keep_zoom && zoomed && x_title == self.x_title && !self.lines.empty()) {
+  // The user's view, if it is to be kept: the x range and each unit's y range while zoomed.
+  std::optional<std::pair<double, double>> kept_x;
+  std::map<std::string, std::pair<double, double>> kept_y;
+  if (options.keep_zoom && self.zoomed && x_title == self.x_title && !self.lines.empty()) {
     const auto [lo, hi] = visible_x();
-    const double tolerance = 1e-9 * std::max(std::fabs(self.full_hi - self.full_lo), 1e-300);
+    const double tolerance = self.tolerance();
     if (lo > self.full_lo + tolerance || hi < self.full_hi - tolerance) {
-      for (const int axis : {vtkAxis::LEFT, vtkAxis::BOTTOM, vtkAxis::RIGHT}) {
-        vtkAxis* a = self.chart->GetAxis(axis);
-        kept.push_back({axis, a->GetUnscaledMinimum(), a->GetUnscaledMaximum()});
+      kept_x = std::make_pair(lo, hi);
+      for (const auto& panel : self.panels) {
+        vtkAxis* a = panel.chart->GetAxis(vtkAxis::LEFT);
+        kept_y[panel.unit] = {a->GetUnscaledMinimum(), a->GetUnscaledMaximum()};
       }
     }
   }
-  self.chart->ClearPlots();
   self.lines.clear();
   self.marker_tables.clear();
   self.options = options;
   self.x_title = x_title;
+  // Panels: one per display unit, in the order of the units' first appearance.
+  std::vector<std::string> units;
+  self.panel_of_series.assign(series.size(), 0);
+  for (std::size_t k = 0; k < series.size(); ++k) {
+    auto it = std::find(units.begin(), units.end(), series[k].unit);
+    if (it == units.end()) it = units.insert(units.end(), series[k].unit);
+    self.panel_of_series[k] = static_cast<std::size_t>(it - units.begin());
+  }
+  self.set_panel_count(units.size());
+  for (std::size_t p = 0; p < units.size(); ++p) self.panels[p].unit = units[p];
+  std::vector<double> y_lo(self.panels.size(), std::numeric_limits<double>::infinity());
+  std::vector<double> y_hi(self.panels.size(), -std::numeric_limits<double>::infinity());
   double lo = std::numeric_limits<double>::infinity(), hi = -lo;
-  double y_lo = lo, y_hi = -lo;
-  bool any_right = false;
   for (std::size_t k = 0; k < series.size(); ++k) {
     const auto& s = series[k];
+    const std::size_t p = self.panel_of_series[k];
+    self.panels[p].members.push_back(k);
     Impl::Line line;
     line.x = s.x.empty() ? x : s.x;
     line.y = s.values;
@@ -215,8 +448,8 @@ void ChartScene::set_series(const std::vector<double>& x, const std::string& x_t
       lo = std::min(lo, line.x[i]);
       hi = std::max(hi, line.x[i]);
       if (!(options.log_y && line.y[i] <= 0.0)) {
-        y_lo = std::min(y_lo, line.y[i]);
-        y_hi = std::max(y_hi, line.y[i]);
+        y_lo[p] = std::min(y_lo[p], line.y[i]);
+        y_hi[p] = std::max(y_hi[p], line.y[i]);
       }
     }
     self.lines.push_back(std::move(line));
@@ -229,82 +462,111 @@ void ChartScene::set_series(const std::vector<double>& x, const std::string& x_t
   self.full_hi = hi;
   self.decimate(lo, hi);
   for (std::size_t k = 0; k < series.size(); ++k) {
-    vtkPlot* line = self.chart->AddPlot(vtkChart::LINE);
+    vtkChartXY* chart = self.panels[self.panel_of_series[k]].chart;
+    vtkPlot* line = chart->AddPlot(vtkChart::LINE);
     line->SetInputData(self.lines[k].table, 0, 1);
     const auto* rgb = palette[k % std::size(palette)];
     line->SetColor(rgb[0], rgb[1], rgb[2], 255);
     line->SetWidth(series.size() == 1 ? 1.5 : 2.0);
-    if (series[k].right_axis) {
-      self.chart->SetPlotCorner(line, 1);
-      any_right = true;
+  }
+  for (std::size_t p = 0; p < self.panels.size(); ++p) {
+    auto& panel = self.panels[p];
+    panel.has_data = y_hi[p] >= y_lo[p];
+    panel.y_lo = panel.has_data ? y_lo[p] : 0.0;
+    panel.y_hi = panel.has_data ? y_hi[p] : 1.0;
+    // Markers: dashed grey verticals over exactly the panel's data range, so that they never
+    // widen its y axis (a marker drawn over another panel's range would flatten this one's data).
+    if (panel.has_data) {
+      for (const double marker : options.x_markers) {
+        if (options.log_x && marker <= 0.0) continue;
+        auto table = make_table(x_title, "marker", {{marker, marker}, {panel.y_lo, panel.y_hi}});
+        vtkPlot* line = panel.chart->AddPlot(vtkChart::LINE);
+        line->SetInputData(table, 0, 1);
+        line->SetColor(110, 110, 110, 255);
+        line->SetWidth(1.5);
+        line->GetPen()->SetLineType(vtkPen::DASH_LINE);
+        line->SetLegendVisibility(false);
+        self.marker_tables.push_back(table);
+      }
     }
-  }
-  // Markers: dashed grey verticals over the data's y range.
-  if (!(y_hi >= y_lo)) {
-    y_lo = 0.0;
-    y_hi = 1.0;
-  }
-  for (const double marker : options.x_markers) {
-    if (options.log_x && marker <= 0.0) continue;
-    auto table = make_table(x_title, "marker", {{marker, marker}, {y_lo, y_hi}});
-    vtkPlot* line = self.chart->AddPlot(vtkChart::LINE);
-    line->SetInputData(table, 0, 1);
-    line->SetColor(110, 110, 110, 255);
-    line->SetWidth(1.5);
-    line->GetPen()->SetLineType(vtkPen::DASH_LINE);
-    line->SetLegendVisibility(false);
-    self.marker_tables.push_back(table);
+    const bool lowest = p + 1 == self.panels.size();
+    panel.chart->GetAxis(vtkAxis::BOTTOM)->SetTitle(lowest ? x_title : std::string());
+    const std::string y_title = self.panels.size() == 1 && !options.left_title.empty()
+                                    ? options.left_title
+                                    : axis_title(series, panel.members);
+    panel.chart->GetAxis(vtkAxis::LEFT)->SetTitle(y_title);
+    panel.chart->GetAxis(vtkAxis::BOTTOM)->SetLogScale(options.log_x);
+    panel.chart->GetAxis(vtkAxis::LEFT)->SetLogScale(options.log_y);
+    panel.chart->SetTitle(p == 0 ? title : std::string());
   }
   self.count = series.size();
-  self.chart->GetAxis(vtkAxis::BOTTOM)->SetTitle(x_title);
-  self.chart->GetAxis(vtkAxis::LEFT)->SetTitle(options.left_title.empty() ? axis_title(series, false) : options.left_title);
-  self.chart->GetAxis(vtkAxis::RIGHT)->SetTitle(any_right ? axis_title(series, true) : std::string());
-  self.chart->GetAxis(vtkAxis::BOTTOM)->SetLogScale(options.log_x);
-  self.chart->GetAxis(vtkAxis::LEFT)->SetLogScale(options.log_y);
-  self.chart->GetAxis(vtkAxis::RIGHT)->SetLogScale(options.log_y);
-  self.chart->SetTitle(title);
   reset_zoom();
-  if (!kept.empty()) {
-    for (const auto& range : kept) {
-      vtkAxis* a = self.chart->GetAxis(range.axis);
-      a->SetUnscaledRange(range.lo, range.hi);
+  if (kept_x) {
+    self.sync_x(kept_x->first, kept_x->second);
+    for (auto& panel : self.panels) {
+      const auto it = kept_y.find(panel.unit);
+      vtkAxis* a = panel.chart->GetAxis(vtkAxis::LEFT);
+      if (it != kept_y.end()) {
+        a->SetBehavior(vtkAxis::FIXED);
+        a->SetUnscaledRange(it->second.first, it->second.second);
+      }
     }
-    refresh_detail();  // decimates over the kept x range and fixes the axes there
+    self.zoomed = true;
+    const double l = std::max(kept_x->first, self.full_lo), h = std::min(kept_x->second, self.full_hi);
+    if (h > l) self.decimate(l, h);
+    self.mark_dirty();
   }
 }
 
 void ChartScene::reset_zoom() {
   auto& self = *impl_;
   if (self.shown_lo != self.full_lo || self.shown_hi != self.full_hi) self.decimate(self.full_lo, self.full_hi);
-  for (const int axis : {vtkAxis::LEFT, vtkAxis::BOTTOM, vtkAxis::RIGHT, vtkAxis::TOP}) {
-    self.chart->GetAxis(axis)->SetBehavior(vtkAxis::AUTO);
+  // The x range is fixed to the data's (the same for every panel); the y axes follow their data.
+  self.sync_x(self.full_lo, self.full_hi);
+  // The y axes: each panel's own data range with a little room (its markers do not count), and
+  // headroom for the legend where needed (place_legends()).
+  self.zoomed = false;
+  for (auto& panel : self.panels) {
+    vtkAxis* axis = panel.chart->GetAxis(vtkAxis::LEFT);
+    if (panel.has_data) {
+      const auto [lo, hi] = self.padded(panel.y_lo, panel.y_hi);
+      axis->SetBehavior(vtkAxis::FIXED);
+      axis->SetUnscaledRange(lo, hi);
+    } else {
+      axis->SetBehavior(vtkAxis::AUTO);
+    }
+    panel.chart->RecalculateBounds();
   }
-  // The automatic ranges are computed at the next render; until then the x axis would still read
-  // the zoomed range, and a refresh_detail() in between (the view's timer) would zoom back in.
-  self.chart->GetAxis(vtkAxis::BOTTOM)->SetUnscaledRange(self.full_lo, self.full_hi);
-  self.chart->RecalculateBounds();
-  self.chart->Update();
-  self.view->GetScene()->SetDirty(true);
+  self.place_legends();
+  self.mark_dirty();
 }
 
 bool ChartScene::refresh_detail() {
   auto& self = *impl_;
-  if (self.options.buckets == 0 || self.lines.empty()) return false;
-  auto [lo, hi] = visible_x();
+  if (self.lines.empty()) return false;
+  auto [lo, hi] = self.user_x();
   if (!(hi > lo)) return false;
-  lo = std::max(lo, self.full_lo);
-  hi = std::min(hi, self.full_hi);
-  if (!(hi > lo)) return false;
-  const double tolerance = 1e-9 * std::max(std::fabs(self.full_hi - self.full_lo), 1e-300);
-  if (std::fabs(lo - self.shown_lo) <= tolerance && std::fabs(hi - self.shown_hi) <= tolerance) return false;
-  // Keep the axes where the user put them while the data under them change.
-  for (const int axis : {vtkAxis::LEFT, vtkAxis::BOTTOM, vtkAxis::RIGHT, vtkAxis::TOP}) {
-    self.chart->GetAxis(axis)->SetBehavior(vtkAxis::FIXED);
+  const double tolerance = self.tolerance();
+  bool changed = false;
+  if (std::fabs(lo - self.synced_lo) > tolerance || std::fabs(hi - self.synced_hi) > tolerance) {
+    // A zoom or pan in one panel: every panel shows that x range, and the y axes stay where the
+    // user put them while the data under them change.
+    for (auto& panel : self.panels) panel.chart->GetAxis(vtkAxis::LEFT)->SetBehavior(vtkAxis::FIXED);
+    self.sync_x(lo, hi);
+    self.zoomed = true;
+    changed = true;
   }
-  self.decimate(lo, hi);
-  self.chart->Update();
-  self.view->GetScene()->SetDirty(true);
-  return true;
+  if (self.options.buckets > 0) {
+    lo = std::max(lo, self.full_lo);
+    hi = std::min(hi, self.full_hi);
+    if (hi > lo && (std::fabs(lo - self.shown_lo) > tolerance || std::fabs(hi - self.shown_hi) > tolerance)) {
+      for (auto& panel : self.panels) panel.chart->GetAxis(vtkAxis::LEFT)->SetBehavior(vtkAxis::FIXED);
+      self.decimate(lo, hi);
+      changed = true;
+    }
+  }
+  if (changed) self.mark_dirty();
+  return changed;
 }
 
 std::string chart_csv(const std::vector<double>& x, const std::string& x_title,

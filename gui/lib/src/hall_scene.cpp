@@ -2,6 +2,7 @@
 
 #include <vtkActor.h>
 #include <vtkBillboardTextActor3D.h>
+#include <vtkCallbackCommand.h>
 #include <vtkCamera.h>
 #include <vtkCellArray.h>
 #include <vtkCellData.h>
@@ -16,6 +17,7 @@
 #include <vtkPoints.h>
 #include <vtkPolyData.h>
 #include <vtkPolyDataMapper.h>
+#include <vtkRenderWindow.h>
 #include <vtkProperty.h>
 #include <vtkRenderer.h>
 #include <vtkScalarBarActor.h>
@@ -23,6 +25,7 @@
 #include <vtkTextActor.h>
 #include <vtkTextProperty.h>
 #include <vtkUnsignedCharArray.h>
+#include <vtkWeakPointer.h>
 
 #include <algorithm>
 #include <cmath>
@@ -98,6 +101,14 @@ std::optional<double> ray_box_entry(const std::array<double, 3>& origin,
 
 struct HallScene::Impl {
   vtkNew<vtkRenderer> renderer;
+  vtkNew<vtkRenderer> legend_renderer;  // the strip on the right holding the colour bar
+  vtkNew<vtkCallbackCommand> on_window_start;
+  vtkWeakPointer<vtkRenderWindow> window;
+  unsigned long observer = 0;
+  int window_width = 0, window_height = 0;  // size at the last layout [pixels]
+  double strip = 0.0;                        // width fraction of the colour bar's strip
+  std::array<double, 9> framed_state{};      // the camera as fit_camera() left it
+  bool auto_frame = true;
   vtkNew<vtkPolyData> racks;
   vtkNew<vtkDoubleArray> values;
   vtkNew<vtkCubeSource> box;
@@ -125,6 +136,14 @@ struct HallScene::Impl {
     renderer->GradientBackgroundOn();
     renderer->SetBackground(0.10, 0.11, 0.14);
     renderer->SetBackground2(0.27, 0.30, 0.36);
+    legend_renderer->GradientBackgroundOn();
+    legend_renderer->SetBackground(0.10, 0.11, 0.14);
+    legend_renderer->SetBackground2(0.27, 0.30, 0.36);
+    legend_renderer->InteractiveOff();
+    on_window_start->SetClientData(this);
+    on_window_start->SetCallback([](vtkObject*, unsigned long, void* client, void*) {
+      static_cast<Impl*>(client)->follow_window_size();
+    });
 
     values->SetName("value");
     racks->GetPointData()->AddArray(values);
@@ -162,8 +181,8 @@ struct HallScene::Impl {
     outline_actor->PickableOff();
     renderer->AddActor(outline_actor);
 
-    // The bar at the right edge with its labels on its left; the title is a separate text,
-    // right-aligned above it, so that long titles are not clipped.
+    // The bar in its strip with its labels on its left; the title is a separate text, right-aligned
+    // at the top of the hall's viewport beside the strip, so that long titles are not clipped.
     legend->SetLookupTable(table);
     legend->SetNumberOfLabels(6);
     legend->SetLabelFormat("%.4g");
@@ -171,8 +190,8 @@ struct HallScene::Impl {
     legend->SetMaximumWidthInPixels(110);
     legend->SetBarRatio(0.35);
     legend->GetPositionCoordinate()->SetCoordinateSystemToNormalizedViewport();
-    legend->GetPositionCoordinate()->SetValue(0.88, 0.05);
-    legend->SetWidth(0.11);
+    legend->GetPositionCoordinate()->SetValue(0.02, 0.05);
+    legend->SetWidth(0.94);
     legend->SetHeight(0.80);
     legend->UnconstrainedFontSizeOn();
     legend->GetLabelTextProperty()->SetFontSize(13);
@@ -180,9 +199,9 @@ struct HallScene::Impl {
     legend->GetLabelTextProperty()->ShadowOff();
     legend->GetLabelTextProperty()->SetColor(0.95, 0.95, 0.95);
     legend->VisibilityOff();
-    renderer->AddViewProp(legend);
+    legend_renderer->AddViewProp(legend);
     legend_title->GetPositionCoordinate()->SetCoordinateSystemToNormalizedViewport();
-    legend_title->GetPositionCoordinate()->SetValue(0.99, 0.975);
+    legend_title->GetPositionCoordinate()->SetValue(0.995, 0.975);
     legend_title->GetTextProperty()->SetFontSize(14);
     legend_title->GetTextProperty()->SetJustificationToRight();
     legend_title->GetTextProperty()->SetVerticalJustificationToTop();
@@ -192,7 +211,7 @@ struct HallScene::Impl {
 
     caption->GetPositionCoordinate()->SetCoordinateSystemToNormalizedViewport();
     caption->GetPositionCoordinate()->SetValue(0.01, 0.97);
-    caption->GetTextProperty()->SetFontSize(15);
+    caption->GetTextProperty()->SetFontSize(14);
     caption->GetTextProperty()->SetVerticalJustificationToTop();
     caption->GetTextProperty()->SetColor(0.95, 0.95, 0.95);
     renderer->AddViewProp(caption);
@@ -205,6 +224,142 @@ struct HallScene::Impl {
   [[nodiscard]] std::array<double, 3> hi_corner(std::size_t rack) const {
     const auto& p = layout.rack_position[rack];
     return {p.x + drawn_size[0] / 2, p.y + drawn_size[1] / 2, p.z + drawn_size[2]};
+  }
+
+  /// Width of the colour bar's strip [pixels]: the bar and its labels.
+  static constexpr double strip_pixels = 118.0;
+  /// Height kept free at the top of the hall's viewport for the caption and the legend title.
+  static constexpr double top_pixels = 66.0;
+
+  /// Lays out the two viewports for the window's size when it changed. A camera the user has not
+  /// moved since it was last framed is framed again; a camera the user moved (orbit, zoom, a
+  /// fly-to) keeps its focal point and is moved along its direction so that the same width of the
+  /// hall stays in view (its distance scales with the inverse of the viewport's aspect ratio).
+  void follow_window_size() {
+    if (window == nullptr) return;
+    const int* size = window->GetSize();
+    if (size[0] <= 0 || size[1] <= 0) return;
+    if (size[0] == window_width && size[1] == window_height) return;
+    const double old_aspect = window_width > 0 && window_height > 0
+                                  ? window_width * (1.0 - strip) / window_height
+                                  : 0.0;
+    window_width = size[0];
+    window_height = size[1];
+    layout_viewports();
+    if (!auto_frame) return;
+    if (old_aspect <= 0.0 || camera_state() == framed_state) {
+      fit_camera();
+      return;
+    }
+    const double new_aspect = window_width * (1.0 - strip) / window_height;
+    vtkCamera* camera = renderer->GetActiveCamera();
+    camera->Dolly(new_aspect / old_aspect);  // Dolly(f) divides the distance by f
+    renderer->ResetCameraClippingRange();
+    framed_state = {};
+  }
+
+  [[nodiscard]] std::array<double, 9> camera_state() const {
+    std::array<double, 9> state{};
+    vtkCamera* camera = renderer->GetActiveCamera();
+    camera->GetPosition(state.data());
+    camera->GetFocalPoint(state.data() + 3);
+    camera->GetViewUp(state.data() + 6);
+    return state;
+  }
+
+  void layout_viewports() {
+    strip = window_width > 0 ? std::min(0.4, strip_pixels / window_width) : 0.0;
+    renderer->SetViewport(0.0, 0.0, 1.0 - strip, 1.0);
+    legend_renderer->SetViewport(1.0 - strip, 0.0, 1.0, 1.0);
+  }
+
+  /// Corners of the region to keep in view: the racks, the pod floors and their labels.
+  [[nodiscard]] std::array<std::array<double, 3>, 8> framed_corners() const {
+    const double margin = std::max(1.0, layout.rack_size.y);
+    const double x0 = bounds[0] - margin, x1 = bounds[1] + margin;
+    const double y0 = bounds[2] - 1.5 * margin, y1 = bounds[3] + margin;
+    const double z0 = bounds[4], z1 = bounds[5];
+    std::array<std::array<double, 3>, 8> corners{};
+    for (std::size_t k = 0; k < 8; ++k) {
+      corners[k] = {(k & 1U) != 0U ? x1 : x0, (k & 2U) != 0U ? y1 : y0, (k & 4U) != 0U ? z1 : z0};
+    }
+    return corners;
+  }
+
+  /// Moves the camera along its direction and across it so that the framed region fills the hall's
+  /// viewport below the caption: in normalised device coordinates x in [-0.95, 0.95], y in
+  /// [-0.94, 1 - 2 top_pixels / height]. A point at camera coordinates (x, y, z) (z along the view
+  /// direction) projects to X = x / (z tan(a/2) aspect), Y = y / (z tan(a/2)) for the vertical view
+  /// angle a; the camera is shifted by the centre offset and moved back by the ratio of the
+  /// projected extent to the allowed one, a few times (the two interact through the perspective).
+  void fit_camera() {
+    vtkCamera* camera = renderer->GetActiveCamera();
+    if (window_width <= 0 || window_height <= 0) {
+      renderer->ResetCamera(bounds.data());
+      renderer->ResetCameraClippingRange();
+      return;
+    }
+    const double width = window_width * (1.0 - strip), height = window_height;
+    const double aspect = width / height;
+    const double tv = std::tan(camera->GetViewAngle() * std::acos(-1.0) / 360.0), th = tv * aspect;
+    const double x0 = -0.95, x1 = 0.95, y0 = -0.94, y1 = std::max(0.0, 1.0 - 2.0 * top_pixels / height);
+    const auto corners = framed_corners();
+    std::array<double, 3> focal{}, position{}, up{};
+    camera->GetFocalPoint(focal.data());
+    camera->GetPosition(position.data());
+    camera->GetViewUp(up.data());
+    auto sub = [](const std::array<double, 3>& a, const std::array<double, 3>& b) {
+      return std::array<double, 3>{a[0] - b[0], a[1] - b[1], a[2] - b[2]};
+    };
+    auto dot = [](const std::array<double, 3>& a, const std::array<double, 3>& b) {
+      return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+    };
+    auto cross = [](const std::array<double, 3>& a, const std::array<double, 3>& b) {
+      return std::array<double, 3>{a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]};
+    };
+    auto unit = [&](std::array<double, 3> a) {
+      const double n = std::sqrt(dot(a, a));
+      if (n > 0.0) {
+        for (auto& c : a) c /= n;
+      }
+      return a;
+    };
+    for (int iteration = 0; iteration < 12; ++iteration) {
+      const auto towards = sub(focal, position);
+      const double distance = std::sqrt(dot(towards, towards));
+      if (!(distance > 0.0)) break;
+      const auto forward = unit(towards);
+      const auto right = unit(cross(forward, up));
+      const auto upward = cross(right, forward);
+      double lo_x = std::numeric_limits<double>::infinity(), hi_x = -lo_x, lo_y = lo_x, hi_y = -lo_x;
+      bool behind = false;
+      for (const auto& corner : corners) {
+        const auto relative = sub(corner, position);
+        const double z = dot(relative, forward);
+        if (z <= 1e-6 * distance) {
+          behind = true;
+          break;
+        }
+        const double px = dot(relative, right) / (z * th), py = dot(relative, upward) / (z * tv);
+        lo_x = std::min(lo_x, px);
+        hi_x = std::max(hi_x, px);
+        lo_y = std::min(lo_y, py);
+        hi_y = std::max(hi_y, py);
+      }
+      double scale = 2.0;
+      if (!behind) {
+        scale = std::max((hi_x - lo_x) / (x1 - x0), (hi_y - lo_y) / (y1 - y0));
+        const double shift_x = ((lo_x + hi_x) - (x0 + x1)) / 2.0 * th * distance;
+        const double shift_y = ((lo_y + hi_y) - (y0 + y1)) / 2.0 * tv * distance;
+        for (std::size_t k = 0; k < 3; ++k) focal[k] += right[k] * shift_x + upward[k] * shift_y;
+        if (std::fabs(scale - 1.0) < 1e-4 && std::fabs(shift_x) + std::fabs(shift_y) < 1e-6 * distance) break;
+      }
+      for (std::size_t k = 0; k < 3; ++k) position[k] = focal[k] - forward[k] * distance * scale;
+    }
+    camera->SetFocalPoint(focal.data());
+    camera->SetPosition(position.data());
+    renderer->ResetCameraClippingRange();
+    framed_state = camera_state();
   }
 
   void build_floors() {
@@ -264,9 +419,40 @@ struct HallScene::Impl {
 };
 
 HallScene::HallScene() : impl_(std::make_unique<Impl>()) {}
-HallScene::~HallScene() = default;
+
+HallScene::~HallScene() {
+  if (impl_->window != nullptr) impl_->window->RemoveObserver(impl_->observer);
+}
 
 vtkRenderer* HallScene::renderer() const { return impl_->renderer; }
+
+void HallScene::attach(vtkRenderWindow* window) {
+  auto& self = *impl_;
+  if (self.window != nullptr) self.window->RemoveObserver(self.observer);
+  self.window = window;
+  window->AddRenderer(self.renderer);
+  window->AddRenderer(self.legend_renderer);
+  self.observer = window->AddObserver(vtkCommand::StartEvent, self.on_window_start);
+  self.window_width = self.window_height = 0;
+  self.follow_window_size();
+}
+
+void HallScene::set_auto_frame(bool on) { impl_->auto_frame = on; }
+
+void HallScene::frame() {
+  auto& self = *impl_;
+  if (self.window != nullptr) {
+    // The window's current size, also before its first render.
+    self.window_width = self.window_height = 0;
+    const bool was = self.auto_frame;
+    self.auto_frame = false;
+    self.follow_window_size();
+    self.auto_frame = was;
+  }
+  self.fit_camera();
+}
+
+double HallScene::legend_strip_fraction() const { return impl_->strip; }
 
 void HallScene::set_layout(const HallLayout& layout) {
   auto& self = *impl_;
@@ -370,8 +556,29 @@ void HallScene::apply_camera(CameraPreset preset) {
     case CameraPreset::side: camera->SetPosition(cx - 1.5 * d, cy, cz + 0.15 * d); break;
   }
   camera->SetViewAngle(30.0);
-  self.renderer->ResetCamera(b[0], b[1], b[2], b[3], b[4], b[5]);
-  camera->Zoom(preset == CameraPreset::overview ? 1.05 : 1.0);
+  frame();
+}
+
+void HallScene::focus_rack(std::size_t rack) {
+  auto& self = *impl_;
+  if (rack >= self.layout.rack_count()) return;
+  set_selected(rack);
+  vtkCamera* camera = self.renderer->GetActiveCamera();
+  double focal[3], position[3];
+  camera->GetFocalPoint(focal);
+  camera->GetPosition(position);
+  double direction[3] = {position[0] - focal[0], position[1] - focal[1], position[2] - focal[2]};
+  const double length = std::sqrt(direction[0] * direction[0] + direction[1] * direction[1] + direction[2] * direction[2]);
+  if (!(length > 0.0)) return;
+  // Close enough that about six racks' pitch spans the view's height.
+  const auto& size = self.layout.rack_size;
+  const double distance = 6.0 * std::max({size.x, size.y, size.z / 2.0, 0.5}) /
+                          std::tan(camera->GetViewAngle() * std::acos(-1.0) / 360.0) / 2.0;
+  const auto& p = self.layout.rack_position[rack];
+  const double centre[3] = {p.x, p.y, p.z + self.drawn_size[2] / 2.0};
+  camera->SetFocalPoint(centre);
+  camera->SetPosition(centre[0] + direction[0] / length * distance, centre[1] + direction[1] / length * distance,
+                      centre[2] + direction[2] / length * distance);
   self.renderer->ResetCameraClippingRange();
 }
 
@@ -416,6 +623,21 @@ std::array<double, 2> HallScene::rack_display_position(std::size_t rack) const {
   double display[3];
   self.renderer->GetDisplayPoint(display);
   return {display[0], display[1]};
+}
+
+std::array<std::array<double, 2>, 8> HallScene::rack_display_corners(std::size_t rack) const {
+  auto& self = *impl_;
+  const auto lo = self.lo_corner(rack), hi = self.hi_corner(rack);
+  std::array<std::array<double, 2>, 8> out{};
+  for (std::size_t k = 0; k < 8; ++k) {
+    self.renderer->SetWorldPoint((k & 1U) != 0U ? hi[0] : lo[0], (k & 2U) != 0U ? hi[1] : lo[1],
+                                 (k & 4U) != 0U ? hi[2] : lo[2], 1.0);
+    self.renderer->WorldToDisplay();
+    double display[3];
+    self.renderer->GetDisplayPoint(display);
+    out[k] = {display[0], display[1]};
+  }
+  return out;
 }
 
 std::array<double, 3> HallScene::colour_of(double value) const {

@@ -1,6 +1,14 @@
-// Line charts with VTK's Charts module (vtkChartXY in a vtkContextView), without widgets: series
-// against time (or frequency) with a left and a right axis, zoom and pan by the chart's own mouse
+// Line charts with VTK's Charts module (vtkChartXY panels in a vtkChartMatrix in a vtkContextView),
+// without widgets: series against time (or frequency), zoom and pan by the charts' own mouse
 // handling, and CSV export of what is shown.
+//
+// One panel per unit: the series are grouped by their display unit, in the order of first
+// appearance, and each group gets a panel of its own with its own y axis titled with that unit
+// (small multiples, stacked, over one shared x range). A series is never drawn against another
+// unit's axis, so a 0.1-K swing is not flattened by a 100-GPU count. Zoom or pan in one panel moves
+// the x range of all of them (refresh_detail()). Vertical markers (a frequency band's edges) span
+// their panel's data and never widen its y range. Each panel's legend is placed where it hides no
+// data (legend_corner()).
 //
 // Long series are decimated for display (series_tools.hpp decimate_min_max: the smallest and the
 // largest sample of each of `ChartOptions::buckets` x intervals, so peaks stay visible); after a
@@ -22,7 +30,6 @@ struct ChartSeries {
   std::string name;  ///< legend entry, e.g. "Coolant return temperature"
   std::string unit;  ///< display unit, e.g. "degC"
   std::vector<double> values;
-  bool right_axis = false;
   /// The series' own x values (same length as `values`), e.g. a 1-ms grid series beside 1-s
   /// thermal series; empty: the chart's shared x.
   std::vector<double> x = {};
@@ -36,7 +43,8 @@ struct ChartOptions {
   std::size_t buckets = 2000;
   /// Vertical dashed lines (e.g. the edges of a frequency band), with their legend-free labels.
   std::vector<double> x_markers = {};
-  /// Title of the left axis; empty: built from the series' names and units.
+  /// Title of the y axis when all series share one panel; empty: built from the series' names and
+  /// units.
   std::string left_title = {};
   /// Keep the user's zoom: when the chart was zoomed or panned into part of its data and the x axis
   /// keeps its title (and so its unit), the new series are shown over the same axis ranges (a live
@@ -72,6 +80,23 @@ class ChartScene {
   /// The x range the drawn points were decimated over (the visible range after refresh_detail()).
   [[nodiscard]] std::pair<double, double> decimated_x() const;
   [[nodiscard]] std::string title() const;
+  /// Panels (one per display unit), top to bottom.
+  [[nodiscard]] std::size_t panel_count() const;
+  /// The y axis title of a panel, e.g. "[degC]" or "Model FLOPs utilisation".
+  [[nodiscard]] std::string panel_axis_title(std::size_t panel) const;
+  /// The y range a panel's axis shows, and the range of the data drawn in it (markers excluded).
+  [[nodiscard]] std::pair<double, double> panel_y_axis(std::size_t panel) const;
+  [[nodiscard]] std::pair<double, double> panel_y_data(std::size_t panel) const;
+  /// Where a panel's legend is: 0 top right, 1 top left, 2 bottom right, 3 bottom left of its plot
+  /// area. It goes to the first corner where it hides no drawn point; when there is none (and
+  /// the chart is not zoomed) the y axis is raised to make room above the data at the top right.
+  /// Updated before every frame (the free corner depends on the panel's size in pixels). -1: no
+  /// legend, since it would cover more than 60 % of the panel's height or width.
+  [[nodiscard]] int legend_corner(std::size_t panel) const;
+  /// Drawn points under a panel's legend (estimated from its entries; 0 unless zoomed).
+  [[nodiscard]] std::size_t points_under_legend(std::size_t panel) const;
+  /// The panel of series k of the last set_series().
+  [[nodiscard]] std::size_t panel_of(std::size_t series) const;
 
  private:
   struct Impl;
