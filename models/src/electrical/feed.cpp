@@ -6,6 +6,8 @@
 #include <cstddef>
 #include <limits>
 #include <optional>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "dctwin/models/hx/checks.hpp"
@@ -57,6 +59,21 @@ enum Stage : std::size_t {
 constexpr std::array<const char*, stage_count> stage_names = {
     "psu",         "bbu",         "pdu", "ups", "switchboard", "transformer", "mechanical_transformer",
     "capacitor_storage", "battery_storage", "feeder"};
+
+/// What each stage is, for the summary's long names.
+const char* stage_long_name(std::string_view stage) {
+  if (stage == "psu") return "server power supplies (conversion)";
+  if (stage == "bbu") return "rack battery backup units (standby)";
+  if (stage == "pdu") return "power distribution units";
+  if (stage == "ups") return "UPS (conversion)";
+  if (stage == "switchboard") return "LV switchboards";
+  if (stage == "transformer") return "MV transformers of the IT lineups";
+  if (stage == "mechanical_transformer") return "MV transformers of the cooling load";
+  if (stage == "capacitor_storage") return "capacitor bank and its converter";
+  if (stage == "battery_storage") return "battery storage and its converter";
+  if (stage == "feeder") return "MV feeder";
+  return "stage";
+}
 
 /// Each lineup's values in a piece of length h, side by side (one entry per lineup).
 struct LineupPiece {
@@ -276,6 +293,7 @@ struct ElectricalFeed::Impl {
   double last_grid_power = 0.0;   // W, mean of the last completed grid step
 
   double grid = 0.0, load = 0.0, storage_change = 0.0;
+  double server_input = 0.0, server_output = 0.0, mechanical_load = 0.0;  // [J], see FeedEnergy
   std::array<double, stage_count> losses{};
   // The least PSU bulk energy of any lineup after a piece; the least bulk voltage is the nominal
   // one or the voltage at that energy, whichever is lower (the voltage rises with the energy).
@@ -456,6 +474,8 @@ struct ElectricalFeed::Impl {
       demand += q.low_voltage[l] + q.transformer_loss[l];
       reactive += q.reactive[l];
       load += q.output_energy[l];
+      server_input += q.input_energy[l];
+      server_output += q.output_energy[l];
       storage_change += q.bulk_energy_change[l];
       losses[psu_stage] += q.psu_loss[l];
       losses[bbu_stage] += bbu_loss * h;
@@ -471,6 +491,7 @@ struct ElectricalFeed::Impl {
     demand += m.input;
     reactive += m.reactive;
     load += mechanical * h;
+    mechanical_load += mechanical * h;
     losses[mechanical_transformer_stage] += (m.input - mechanical) * h;
 
     step_demand_energy += demand * h;
@@ -591,10 +612,15 @@ struct ElectricalFeed::Impl {
     e.grid = grid;
     e.load = load;
     e.storage_change = storage_change;
+    e.server_input = server_input;
+    e.server_output = server_output;
+    e.mechanical = mechanical_load;
     for (std::size_t s = 0; s < stage_count; ++s) {
       e.loss_by_stage.emplace_back(stage_names[s], losses[s]);
       e.losses += losses[s];
     }
+    e.upstream_losses = e.losses - losses[psu_stage];
+    e.server_storage_change = server_input - server_output - losses[psu_stage];
     return e;
   }
 
@@ -680,7 +706,18 @@ std::vector<solver::SummaryFigure> ElectricalFeed::summary() const {
   add("transformer_hot_spot_max", m.transformer_hot_spot_max, "K", "Hottest transformer hot spot");
   add("transformer_loss_of_life", f.loss_of_life(), "h", "Equivalent ageing of the most aged transformer (C57.91)");
   add("grid_energy", e.grid, "J", "Energy drawn from the utility");
-  add("electrical_losses", e.losses, "J", "Losses of the electrical chain");
+  add("electrical_losses", e.losses, "J", "Losses of the electrical chain, server PSUs included");
+  // Each stage's loss on its own; the PSUs' loss is inside the servers (IT energy), the rest lies
+  // between the utility and the server inlets (docs/models/electrical-metrics.md, PUE).
+  for (const auto& [stage, loss] : e.loss_by_stage) {
+    const bool inside_servers = stage == "psu";
+    add("electrical_loss_" + stage, loss, "J",
+        "Energy lost in the " + std::string(stage_long_name(stage)) +
+            (inside_servers ? " (inside the servers: part of the IT energy)" : " (outside the IT energy)"));
+  }
+  add("electrical_upstream_losses", e.upstream_losses, "J",
+      "Losses between the utility and the server inlets: BBU standby, PDUs, UPS, switchboards, transformers, "
+      "storage and feeder");
   const double throughput =
       (f.capacitor ? f.capacitor->throughput() : 0.0) + (f.battery ? f.battery->throughput() : 0.0);
   const double storage_losses = (f.capacitor ? f.capacitor->losses() : 0.0) + (f.battery ? f.battery->losses() : 0.0);

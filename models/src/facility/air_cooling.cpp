@@ -29,7 +29,9 @@ AirCooledServers::AirCooledServers(const FacilityLayout& layout, thermal::Server
   for (std::size_t i = 0; i < path_.gpu_count(); ++i) phi_.push_back(path_.slots()[i].position_fraction);
   const auto servers = static_cast<Index>(layout.servers());
   exhaust_ = declare_state_group({"exhaust_temperature", "K", "air leaving each server (with its chassis)", servers});
-  server_heat_ = declare_state_group({"server_air_heat", "J", "heat of CPUs, memory, NICs, PSU losses and fans", 1, true});
+  server_heat_ = declare_state_group(
+      {"server_air_heat", "J", "heat of the servers' parts besides the GPUs: CPUs, memory, NICs, fans and PSU losses", 1,
+       true});
   speed_ = declare_discrete_group({"fan_speed", "1", "server fan speed", servers});
   integral_ = declare_discrete_group({"fan_controller_integral", "1", "fan controller integral term", servers});
   flow_ = declare_discrete_group({"air_flow", "m3/s", "server air flow at the fan speed", servers});
@@ -159,7 +161,8 @@ void AirCooledServers::derivatives(const solver::EvalContext& ctx, const double*
     const double t_cold = x[hall_->cold_index(layout_.pod_of_rack(s / layout_.servers_per_rack()))];
     const double t_x = x[exhaust_index(s)];
     const double g_hs = 1.0 / path_.case_to_air_resistance(air_flow(s, ctx));
-    double q = other_heat_ + fan_power(s, ctx);
+    const double fans = fan_power(s, ctx);
+    double q = other_heat_ + fans + psu_loss(fans);
     heat += q;
     for (std::size_t k = 0; k < n; ++k) {
       const double t_e = (1.0 - phi_[k]) * t_cold + phi_[k] * t_x;

@@ -51,8 +51,14 @@ SectionSchema facility_schema() {
   {
     SectionSchema s;
     s.doc = "Heat of each server that goes to its air, and its air flow";
-    auto q = real_parameter("air_heat", "W", "Heat of CPUs, memory, NICs, switches, PSU losses and fans, to the air", 2500.0,
-                            "Grand Teton: 2 CPUs up to 350 W each; HGX/DGX H100 typical 6.5-8.5 kW of which GPUs ~4.4 kW ([meta-grand-teton], [nvidia-dgx-h100])");
+    auto q = real_parameter("air_heat", "W",
+                            "DC load of each server's parts besides the GPUs, at its PSU outputs: CPUs, memory, NICs, "
+                            "switches (and a liquid-cooled server's fans; an air-cooled server's fans are "
+                            "facility.server_fans). Its PSU loss is added from electrical.psu",
+                            2350.0,
+                            "Estimate: 2.5 kW at the server inlet less its share of a ~94 % PSU; Grand Teton: 2 CPUs "
+                            "up to 350 W each; DGX H100 typical 6.5-8.5 kW with the GPUs ~4.4 kW "
+                            "(NVIDIA DGX H100 user guide)");
     q.display_unit = "kW";
     s.parameters.push_back(at_least(q, 0.0));
     q = real_parameter("air_flow", "kg/s", "Air mass flow through each liquid-cooled server", 0.35,
@@ -280,6 +286,7 @@ FacilitySite::FacilitySite(const ParameterTree& scenario, std::optional<WeatherS
                       static_cast<double>(design_servers_) * design_air_heat_;
   {
     auto electrical = electrical::ElectricalParameters::from(scenario.section("electrical"));
+    psu_ = electrical.psu;  // the servers' supplies exist with or without the feed
     if (electrical.enabled) electrical_ = std::move(electrical);
   }
   const ParameterTree& server = f.section("server");
@@ -437,11 +444,10 @@ void FacilitySite::finish_assembly() {
   if (job_ != nullptr) job_->sum_power_by_group(layout_->gpus() / layout_->pods());
   system_.assemble();
   for (const auto& slot : system_.outputs())
-    if (slot.spec.group == "gpu" && slot.spec.name == "total_power") gpu_total_power_slot_ = slot.first_value;
-  for (const auto& slot : system_.outputs())
     if (slot.spec.group == "gpu" && slot.spec.name == "power") gpu_power_slot_ = slot.first_value;
   for (const auto& slot : system_.outputs())
     if (slot.spec.group == "rack" && slot.spec.name == "coolant_flow") rack_flow_slot_ = slot.first_value;
+  set_psu_loss();
 
   // ASHRAE TC 9.9, Thermal Guidelines for Data Processing Environments, 5th ed. (2021): class A1
   // allowable server inlet dry bulb 15-32 degC (recommended 18-27 degC for all A classes).
@@ -474,6 +480,37 @@ void FacilitySite::finish_assembly() {
            degrees_celsius(curves.max_entering_condenser_temperature) +
            "; the chiller is evaluated at that edge above it)",
        "K", -std::numeric_limits<double>::infinity(), curves.max_entering_condenser_temperature});
+}
+
+void FacilitySite::set_psu_loss() {
+  // The servers' heat is what they draw at their inlets (the IT power boundary): their parts' DC
+  // load P_dc plus their PSUs' conversion loss P_dc (1 / eta(x) - 1), eta the PSU curve
+  // (electrical.psu) at the load fraction x of the active supplies. The thermal model takes that
+  // loss at the step-mean load: each GPU at its power averaged over the training step (the
+  // discrete state the steady start uses) with its leakage at the reference temperature, plus
+  // facility.server.air_heat (air-cooled: plus the server's fan power). The electrical feed
+  // converts the actual load at every step; the difference between the two over a run is
+  // server_heat_boundary_error in the summary.
+  std::vector<double> discrete = system_.initial_discrete();
+  job_->averaged_discrete(discrete.data());
+  const solver::EvalContext ctx{settings_.start_time, settings_.start_time, discrete.data()};
+  const auto& gp = gpus_->parameters();
+  double gpu_power = 0.0;
+  gpus_->for_each_power(0, gpus_->count(), ctx, [&](std::size_t g, bool on, double power) {
+    if (on) gpu_power += power + gpus_->spread(g).leakage_scale * gp.leakage_power_at_reference;
+  });
+  const double servers = static_cast<double>(layout_->servers());
+  const double other = servers_ != nullptr
+                           ? servers_->other_heat()
+                           : server_air_heat_per_rack_ / static_cast<double>(layout_->servers_per_rack());
+  psu_design_load_ = gpu_power / servers + other;
+  const electrical::PsuBank psu(psu_, 1);
+  psu_loss_per_server_ = psu_design_load_ * (1.0 / psu.efficiency(psu_design_load_) - 1.0);
+  // Air cooling: each server's fan power (a discrete state) joins the DC load the loss is taken
+  // at, segment by segment.
+  if (servers_ != nullptr) servers_->set_psu(psu_, psu_design_load_);
+  if (racks_ != nullptr)
+    racks_->add_server_air_heat(static_cast<double>(layout_->servers_per_rack()) * psu_loss_per_server_);
 }
 
 std::vector<double> FacilitySite::pod_gpu_power(double t, const double* d, const std::vector<double>& leakage) const {
@@ -600,8 +637,6 @@ void FacilitySite::observe(double t, const std::vector<double>& x, const std::ve
     coolest = std::min(coolest, tj);
     hbm = std::max(hbm, v[gpus_->hbm_index(g)]);
   }
-  // Samples on a phase edge show the phase that starts there (outputs are right-continuous).
-  const double gpu_power = outputs[gpu_total_power_slot_];
   double cold = v[hall_->cold_index(0)], coldest = cold;
   for (std::size_t p = 1; p < layout_->pods(); ++p) {
     cold = std::max(cold, v[hall_->cold_index(p)]);
@@ -633,8 +668,6 @@ void FacilitySite::observe(double t, const std::vector<double>& x, const std::ve
   } else {
     for (double& p : pod_other_it_power_) p = static_cast<double>(layout_->racks_per_pod()) * server_air_heat_per_rack_;
   }
-  double it_power = gpu_power;
-  for (double p : pod_other_it_power_) it_power += p;
   previous_smooth_cooling_power_ = smooth_cooling_power_;
   smooth_cooling_power_ = smooth_cooling;
   if (feed_) {
@@ -683,7 +716,6 @@ void FacilitySite::observe(double t, const std::vector<double>& x, const std::ve
     first_sample_ = false;
   } else {
     const double dt = t - last_t_;
-    it_energy_ += 0.5 * dt * (it_power + last_it_power_);
     plant_energy_ += 0.5 * dt * (cooling_power + last_cooling_power_);
     junction_max_ = std::max(junction_max_, hottest);
     hbm_max_ = std::max(hbm_max_, hbm);
@@ -697,7 +729,6 @@ void FacilitySite::observe(double t, const std::vector<double>& x, const std::ve
     time_to_limit_ = t - first_failure_time_;
   junction_spread_ = hottest - coolest;
   last_t_ = t;
-  last_it_power_ = it_power;
   last_cooling_power_ = cooling_power;
 }
 
@@ -708,6 +739,20 @@ std::vector<solver::SummaryFigure> FacilitySite::summary(const std::vector<doubl
   const double stored_change = stored_energy(x) - stored_energy(x0);
   const double imbalance = generated - rejected - stored_change;
   const double duration = last_t_ - settings_.start_time;
+  // IT energy as the thermal model has it, at the server inlets: the GPUs' heat and the rest of the
+  // servers' (parts, fans and PSU loss), from the accumulators (exact integrals, not the samples).
+  auto at = [](const std::vector<double>& v, solver::Index i) { return v[static_cast<std::size_t>(i)]; };
+  double server_heat = at(x, gpus_->heat_generated_index()) - at(x0, gpus_->heat_generated_index());
+  if (servers_ != nullptr) server_heat += servers_->heat_generated(x.data()) - servers_->heat_generated(x0.data());
+  else server_heat += static_cast<double>(layout_->racks()) * racks_->server_air_heat() * duration;
+  // With the feed: the energies at its 1-ms steps; PUE = total facility energy (the utility's) /
+  // IT energy (at the server inlets), The Green Grid, White Paper #49 (2012), PUE category 3.
+  // (Only when the feed covers the run: it advances at the knots an observer forwards.)
+  std::optional<electrical::FeedEnergy> fed;
+  if (feed_ && feed_->time() >= last_t_ - 1e-9 * std::max(1.0, std::abs(last_t_))) fed = feed_->energy();
+  const double it_energy = fed ? fed->server_input : server_heat;
+  const double cooling_energy = fed ? fed->mechanical : plant_energy_;
+  const double facility_energy = fed ? fed->grid : it_energy + cooling_energy;
   std::vector<solver::SummaryFigure> s = {
       {"gpu_junction_temperature_max", junction_max_, "K", "hottest GPU junction over the run (samples)"},
       {"gpu_hbm_temperature_max", hbm_max_, "K", "hottest HBM over the run (samples)"},
@@ -715,11 +760,23 @@ std::vector<solver::SummaryFigure> FacilitySite::summary(const std::vector<doubl
       {"coolant_supply_temperature_max", supply_max_, "K",
        "highest coolant supply to the IT equipment: pod coolant (liquid cooling) or facility water (air cooling)"},
       {"cold_aisle_temperature_max", cold_aisle_max_, "K", "highest cold-aisle (server inlet) air temperature"},
-      {"it_power_mean", duration > 0.0 ? it_energy_ / duration : 0.0, "W", "mean IT power: GPUs and the rest of the servers"},
-      {"cooling_power_mean", duration > 0.0 ? plant_energy_ / duration : 0.0, "W",
+      {"it_power_mean", duration > 0.0 ? it_energy / duration : 0.0, "W",
+       "mean IT power at the server inlets: GPUs, the servers' other parts and fans, and their PSU losses"},
+      {"cooling_power_mean", duration > 0.0 ? cooling_energy / duration : 0.0, "W",
        "mean cooling power: plant, pod pumps, CRAH and door fans"},
-      {"pue", it_energy_ > 0.0 ? (it_energy_ + plant_energy_) / it_energy_ : 0.0, "1",
-       "power usage effectiveness, (IT + cooling) / IT energy"},
+      {"it_energy", it_energy, "J",
+       "IT energy: what the servers drew at their inlets (PSU inputs), PSU losses and server fans included"},
+      {"cooling_energy", cooling_energy, "J", "cooling energy: plant, pod pumps, CRAH and door fans"},
+      {"facility_energy", facility_energy, "J",
+       fed ? "total facility energy drawn from the utility: IT, cooling and the electrical chain's losses"
+           : "total facility energy: IT and cooling (no electrical feed simulated: its losses are left out)"},
+      {"pue", it_energy > 0.0 ? facility_energy / it_energy : 0.0, "1",
+       fed ? "power usage effectiveness, total facility energy / IT energy at the server inlets (The Green Grid)"
+           : "power usage effectiveness without the electrical chain's losses (no feed simulated), "
+             "(IT + cooling) / IT"},
+      {"server_heat_boundary_error", it_energy > 0.0 ? (server_heat - it_energy) / it_energy : 0.0, "1",
+       "(server heat in the thermal model - IT energy at the server inlets) / IT energy; the thermal model "
+       "takes the PSU loss at the step-mean load"},
       {"heat_generated", generated, "J", "heat of GPUs, other server parts, pumps and fans"},
       {"heat_rejected", rejected, "J", "heat rejected outdoors by the plant"},
       {"stored_energy_change", stored_change, "J", "change of thermal energy stored in the site"},

@@ -146,7 +146,10 @@ RackCoolantLoop::RackCoolantLoop(const FacilityLayout& layout, CoolantConstants 
       initial_temperature_(initial_temperature) {
   const auto racks = static_cast<Index>(layout.racks());
   return_ = declare_state_group({"return_temperature", "K", "coolant in each rack's return manifold", racks});
-  server_heat_ = declare_state_group({"server_air_heat", "J", "heat of CPUs, memory, NICs, PSU losses and fans into the air", 1, true});
+  server_heat_ = declare_state_group({"server_air_heat", "J",
+                                      "heat of the servers' parts besides the GPUs (CPUs, memory, NICs, fans, PSU "
+                                      "losses) and the door fans, into the air",
+                                      1, true});
   out_return_ = declare_output({"rack", "coolant_return_temperature", "K", "coolant leaving the rack's servers", "rack", racks});
   out_flow_ = declare_output({"rack", "coolant_flow", "m3/s", "coolant flow through the rack", "rack", racks});
   out_pressure_ = declare_output({"rack", "coolant_pressure_drop", "Pa", "coolant pressure drop across the rack (tap to tap)", "rack", racks});

@@ -124,6 +124,13 @@ TEST_CASE("Feed conserves energy over a square-wave load", "[electrical][feed]")
                     << " J, storage change " << e.storage_change << " J, imbalance " << imbalance(e));
     CHECK(imbalance(e) <= 1e-6);
     CHECK(imbalance(e) <= 1e-11);
+    // At the IT power boundary (the server inlets): grid = IT + cooling + the losses upstream of
+    // the inlets + the change of the energy stored outside the servers.
+    const double at_inlets =
+        e.server_input + e.mechanical + e.upstream_losses + (e.storage_change - e.server_storage_change);
+    CHECK(std::fabs(e.grid - at_inlets) <= 1e-11 * e.grid);
+    CHECK(e.server_input > e.server_output);
+    CHECK(e.server_output + e.mechanical == Approx(e.load).epsilon(1e-14));
     double sum = 0.0;
     for (const auto& [name, value] : e.loss_by_stage) {
       CHECK(value >= 0.0);
@@ -145,6 +152,51 @@ TEST_CASE("Feed conserves energy over a square-wave load", "[electrical][feed]")
       CHECK(feed.metrics().power_peak_to_peak < bare.metrics().power_peak_to_peak);
     }
   }
+}
+
+TEST_CASE("PUE of one steady lineup matches its stage-by-stage closed form", "[electrical][feed]") {
+  // One lineup of 10 servers in 5 racks at a constant DC load with the static stages rated so that
+  // each works inside its curve; the feeder's loss is taken from its account (its I^2 R depends on
+  // the bus voltage phasor), every other stage from its formula:
+  //   P_in = P_dc / eta_psu(x_psu)        x_psu = P_dc / (10 servers x 3 active x 3.3 kW) = 0.5 -> 0.96
+  //   P_pdu = P_in + P_bbu                P_bbu = 5 racks x 2 units x 30 W
+  //   P_ups = P_pdu + 0.01 P_pdu^2 / S_pdu
+  //   P_ups,in = P_ups / eta_ups(P_ups / S_ups),   eta_ups = 0.965 + 0.001 (x - 0.5) / 0.25 on [0.5, 0.75]
+  //   P_lv = P_ups,in + 0.0025 P_ups,in^2 / S_swb
+  //   T = 2 units (P_0 + P_LL K^2),  K = P_lv / (2 S_t pf_ups);   T_m = P_0 + P_LL k^2,  k = M / (S_t pf_m)
+  //   PUE = (P_lv + T + M + T_m + feeder) / P_in
+  ElectricalParameters p;
+  p.pdu.rated_power = 100e3;
+  p.ups.rated_power = 100e3;
+  p.switchboard.rated_power = 100e3;
+  const double dc = 49.5e3, mechanical = 20e3;
+  FeedLoad steady;
+  steady.it = {dc};
+  steady.mechanical = mechanical;
+  ElectricalFeed feed(p, 1, 10, 5, ambient, 0.0, steady);
+  feed.advance(2.0, steady, steady);
+  const FeedEnergy e = feed.energy();
+  const double in = dc / 0.96;
+  const double pdu = in + 5.0 * 2.0 * 30.0;
+  const double ups = pdu + 0.01 * pdu * pdu / 100e3;
+  const double x = ups / 100e3;
+  REQUIRE(x > 0.5);
+  REQUIRE(x < 0.75);
+  const double ups_in = ups / (0.965 + 0.001 * (x - 0.5) / 0.25);
+  const double lv = ups_in + 0.0025 * ups_in * ups_in / 100e3;
+  const double k_it = lv / (2.0 * 2.5e6 * 0.99);
+  const double transformers = 2.0 * (2300.0 + 14000.0 * k_it * k_it);
+  const double k_m = mechanical / (2.5e6 * 0.95);
+  const double mechanical_transformer = 2300.0 + 14000.0 * k_m * k_m;
+  double feeder = 0.0;
+  for (const auto& [stage, loss] : e.loss_by_stage)
+    if (stage == "feeder") feeder = loss / 2.0;
+  const double pue = (lv + transformers + mechanical + mechanical_transformer + feeder) / in;
+  INFO("PUE " << e.grid / e.server_input << " against " << pue);
+  CHECK(e.server_input == Approx(2.0 * in).epsilon(1e-12));
+  CHECK(e.mechanical == Approx(2.0 * mechanical).epsilon(1e-12));
+  CHECK(e.grid / e.server_input == Approx(pue).epsilon(1e-9));
+  CHECK(feeder > 0.0);
 }
 
 TEST_CASE("Knots at odd times give the same grid energy as knots on the grid", "[electrical][feed]") {

@@ -96,11 +96,21 @@ struct GridSample {
   double hot_spot = 0.0;          ///< K, hottest transformer
 };
 
+/// Energy accounts since the feed's start. Two balances hold to round-off:
+///   grid = load + losses + storage_change                                     (whole chain)
+///   grid = server_input + mechanical + upstream_losses + (storage_change - server_storage_change)
+/// the second one at the servers' inlets, the IT power boundary of the PUE (The Green Grid, White
+/// Paper #49, 2012): what the servers draw there includes their PSUs' loss and bulk capacitors.
 struct FeedEnergy {
   double grid = 0.0;            ///< J drawn from the utility
   double load = 0.0;            ///< J delivered to the IT (PSU outputs) and mechanical loads
   double losses = 0.0;          ///< J, sum of loss_by_stage
   double storage_change = 0.0;  ///< J, change of the energy stored (PSU bulk, capacitor bank, battery)
+  double server_input = 0.0;    ///< J drawn by the servers at their inlets (PSU inputs): the IT energy
+  double server_output = 0.0;   ///< J delivered by the PSUs to the server parts (GPUs, CPUs, fans, ...)
+  double mechanical = 0.0;      ///< J delivered to the cooling load (plant, pumps, fans)
+  double upstream_losses = 0.0; ///< J, losses between the utility and the server inlets (all but psu)
+  double server_storage_change = 0.0;  ///< J, change of the energy in the PSUs' bulk capacitors
   /// psu, bbu, pdu, ups, switchboard, transformer, mechanical_transformer, capacitor_storage,
   /// battery_storage, feeder [J].
   std::vector<std::pair<std::string, double>> loss_by_stage;
@@ -135,7 +145,9 @@ class ElectricalFeed {
   /// transformer_hot_spot_max (K), transformer_loss_of_life (h, the most aged unit), grid_energy (J),
   /// electrical_losses (J), storage_throughput (J), storage_losses (J), capacitor_energy_swing (J),
   /// battery_energy_swing (J), psu_bulk_voltage_min (V), torsional_amplitude_max (1),
-  /// grid_limit_violations (count), and grid_limit_<name> (1 passed, 0 failed) per checked limit.
+  /// grid_limit_violations (count), and grid_limit_<name> (1 passed, 0 failed) per checked limit;
+  /// electrical_loss_<stage> (J) for each stage of FeedEnergy::loss_by_stage and
+  /// electrical_upstream_losses (J, all stages but the PSUs).
   [[nodiscard]] std::vector<solver::SummaryFigure> summary() const;
 
   /// Least PSU bulk voltage reached in any lineup [V] (hold-up margin against psu.bulk_voltage_min).

@@ -3,7 +3,10 @@
 //
 // Per server s (inlet = its pod's cold aisle T_C, exhaust T_x,s, a lumped node for the air and
 // the chassis parts it touches):
-//   C_x dT_x,s/dt = sum_{g in s} (T_b,g - T_e,g) / R_hs(V_s) + Q_other + P_fan(u_s) - m_s c_p (T_x,s - T_C)
+//   C_x dT_x,s/dt = sum_{g in s} (T_b,g - T_e,g) / R_hs(V_s) + Q_other + P_fan(u_s) + P_psu,s
+//                   - m_s c_p (T_x,s - T_C)
+//   P_psu,s = P_dc,s (1 / eta(P_dc,s) - 1),  P_dc,s = P_base + P_fan(u_s)   the server's PSU loss,
+//                                                P_base its other DC load at the step-mean power
 //   T_e,g = (1 - phi_g) T_C + phi_g T_x,s        local air at GPU g: phi_g of the server's air rise
 //                                                has happened upstream of it (baseboard position)
 //   V_s = fan/chassis operating point at speed u_s,  m_s = rho V_s
@@ -11,12 +14,14 @@
 // every controller period on the hottest GPU junction of the server, like a BMC fan loop.
 #pragma once
 
+#include <optional>
 #include <vector>
 
 #include "dctwin/models/facility/layout.hpp"
 #include "dctwin/models/facility/liquid_cooling.hpp"
 #include "dctwin/models/thermal/gpu_package.hpp"
 #include "dctwin/models/thermal/heatsink.hpp"
+#include "dctwin/models/electrical/conversion.hpp"
 #include "dctwin/models/thermal/server_fans.hpp"
 #include "dctwin/solver/component.hpp"
 
@@ -36,7 +41,20 @@ class AirCooledServers final : public solver::Component, public thermal::GpuEnvi
   [[nodiscard]] double air_flow(std::size_t s, const solver::EvalContext& ctx) const;
   [[nodiscard]] double fan_power(std::size_t s, const solver::EvalContext& ctx) const;
   [[nodiscard]] double stored_energy(const double* x) const;
+  /// Non-GPU DC load of each server besides its fans (CPUs, memory, NICs, ...) [W].
   [[nodiscard]] double other_heat() const { return other_heat_; }
+  /// Sets each server's supplies and its DC load besides the fans P_base [W] (before the run
+  /// starts): its PSU loss is then P_dc (1 / eta(P_dc) - 1) with P_dc = P_base + its fan power.
+  void set_psu(const electrical::PsuParameters& psu, double base_load) {
+    psu_.emplace(psu, 1);
+    psu_base_load_ = base_load;
+  }
+  /// PSU loss of a server whose fans draw `fan_power` [W] (0 before set_psu).
+  [[nodiscard]] double psu_loss(double fan_power) const {
+    if (!psu_) return 0.0;
+    const double dc = psu_base_load_ + fan_power;
+    return dc * (1.0 / psu_->efficiency(dc) - 1.0);
+  }
 
   // GpuEnvironment
   [[nodiscard]] std::array<std::pair<solver::Index, double>, 2> environment_terms(std::size_t g) const override;
@@ -65,6 +83,8 @@ class AirCooledServers final : public solver::Component, public thermal::GpuEnvi
   thermal::ServerFans fans_;
   thermal::FanController controller_;
   double other_heat_, capacitance_, initial_temperature_;
+  std::optional<electrical::PsuBank> psu_;  // one server's supplies (set_psu)
+  double psu_base_load_ = 0.0;              // [W] DC load besides the fans at the step-mean load
   const thermal::GpuPackageArray& gpus_;
   const HallAir* hall_ = nullptr;
   double density_, specific_heat_;

@@ -62,6 +62,8 @@ class FacilitySite final : public Site {
 
  private:
   void finish_assembly();
+  /// Sets the servers' PSU loss in the thermal model at the step-mean load (after assembly).
+  void set_psu_loss();
   /// Each pod's GPU power at time t with discrete state d (each GPU's leakage given in `leakage`,
   /// taken from x by the caller).
   [[nodiscard]] std::vector<double> pod_gpu_power(double t, const double* d, const std::vector<double>& leakage) const;
@@ -80,7 +82,6 @@ class FacilitySite final : public Site {
   std::unique_ptr<WeatherSeries> weather_;
   thermal::GpuPackageArray* gpus_ = nullptr;
   workload::TrainingJob* job_ = nullptr;
-  std::size_t gpu_total_power_slot_ = 0;  // position of /gpu/total_power in the output buffer
   AirCooledServers* servers_ = nullptr;   // air-cooled sites
   HallAirSource* air_source_ = nullptr;
   RackPlateCoolant* plates_ = nullptr;    // liquid-cooled sites (plates, racks, pods)
@@ -97,14 +98,17 @@ class FacilitySite final : public Site {
   double design_power_limit_ = 0.0, design_air_heat_ = 0.0;
   bool start_from_steady_state_ = false;
   double first_failure_time_ = -1.0;
-  double server_air_heat_per_rack_ = 0.0;
+  double server_air_heat_per_rack_ = 0.0;  // DC load of the servers' other parts [W per rack]
+  electrical::PsuParameters psu_;           // the servers' supplies (electrical.psu)
+  double psu_design_load_ = 0.0;            // step-mean DC load of one server [W]
+  double psu_loss_per_server_ = 0.0;        // its PSU loss at that load [W]
   // Running figures over samples.
   bool first_sample_ = true;
   double last_t_ = 0.0;
   double junction_max_ = 0.0, hbm_max_ = 0.0, supply_max_ = 0.0, cold_aisle_max_ = 0.0;
   double time_to_limit_ = -1.0;  // first sample with a junction above its max operating temperature
-  double it_energy_ = 0.0, plant_energy_ = 0.0;  // trapezoid over samples [J]
-  double last_it_power_ = 0.0, last_cooling_power_ = 0.0;
+  double plant_energy_ = 0.0;  // cooling energy, trapezoid over samples [J] (without a feed)
+  double last_cooling_power_ = 0.0;
   double junction_spread_ = 0.0;  // hottest minus coolest junction at the last sample [K]
   // Electrical feed (multirate): started at the first sample, advanced at every knot.
   std::optional<electrical::ElectricalParameters> electrical_;

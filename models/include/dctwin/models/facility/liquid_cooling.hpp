@@ -123,13 +123,18 @@ class RackCoolantLoop final : public solver::Component, public HallAirSource {
  public:
   struct Air {
     double server_air_flow = 0.0;    ///< [kg/s] per rack, from the servers' fans
-    double server_air_heat = 0.0;    ///< [W] per rack: CPUs, memory, NICs, PSU losses, fans
+    double server_air_heat = 0.0;    ///< [W] per rack: CPUs, memory, NICs, fans and PSU losses
     double specific_heat = 1006.0;   ///< [J/(kg K)]
   };
   RackCoolantLoop(const FacilityLayout& layout, CoolantConstants coolant, const FlowPlan& flows,
                   const RackPlateCoolant& plates, double manifold_volume, std::unique_ptr<hx::RearDoor> door,
                   double door_water_volume, double door_fan_speed, Air air, double initial_temperature);
   void connect(const HallAir& hall) { hall_ = &hall; }
+  /// Adds heat to each rack's server air [W per rack] (the servers' PSU losses, set before the run
+  /// starts).
+  void add_server_air_heat(double per_rack) { air_.server_air_heat += per_rack; }
+  /// Q_srv,r [W]: heat of each rack's servers into the air, besides the GPUs' (door fans excluded).
+  [[nodiscard]] double server_air_heat() const { return air_.server_air_heat; }
 
   [[nodiscard]] bool has_door() const { return door_ != nullptr; }
   [[nodiscard]] solver::Index return_index(std::size_t r) const { return index(return_, static_cast<solver::Index>(r)); }
