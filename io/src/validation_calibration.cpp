@@ -161,8 +161,9 @@ void merge(YAML::Node base, const YAML::Node& overlay) {
 
 namespace replay {
 
-PowerFit fit_power_levels(const PreparedTrace& trace, solver::ParameterTree& tree, const ThermalReplay& thermal,
-                          const ValidationOptions& options, double split_time) {
+PowerFit fit_power_levels(const PreparedTrace& trace, const solver::ParameterTree& original,
+                          solver::ParameterTree& tree, const ThermalReplay& thermal, const ValidationOptions& options,
+                          double split_time) {
   // Training samples of each phase whose reading does not straddle a change: a level is fitted
   // only when its phase has at least this many (else it is not identified and stays as given).
   constexpr std::size_t minimum_samples = 10;
@@ -170,6 +171,15 @@ PowerFit fit_power_levels(const PreparedTrace& trace, solver::ParameterTree& tre
   const auto package_table = models::thermal::GpuPackageParameters::table();
   const auto job_table = models::workload::TrainingJobParameters::table();
   auto training = [&](double t) { return t < split_time; };
+  // Each unknown starts from its current value in `tree`, within the bounds (and with the initial
+  // value) of the scenario it was first read from, `original`: passes and the alternation with
+  // the thermal fit do not widen them.
+  auto make = [&](const solver::ParameterTable& table, const std::string& section, const std::string& key) {
+    Unknown u = unknown(original, table, section, key);
+    const double current = value_in(tree, section, key).number;
+    if (current > 0.0) u.reference = current;
+    return u;
+  };
 
   PowerFit fit;
   std::map<std::string, CalibratedParameter> fitted;  // by section.key, in the order first fitted
@@ -193,16 +203,16 @@ PowerFit fit_power_levels(const PreparedTrace& trace, solver::ParameterTree& tre
     // stall and communication their activities, power-capped the limit; P_static only with idle
     // samples (else it trades off against the activities), k_leak only with measured temperatures.
     std::vector<Unknown> unknowns;
-    if (has(ReplayPhase::idle)) unknowns.push_back(unknown(tree, power_table, "workload.gpu_power", "static_power"));
+    if (has(ReplayPhase::idle)) unknowns.push_back(make(power_table, "workload.gpu_power", "static_power"));
     if (has(ReplayPhase::compute))
-      unknowns.push_back(unknown(tree, power_table, "workload.gpu_power", "dynamic_power_at_max"));
-    if (has(ReplayPhase::stall)) unknowns.push_back(unknown(tree, job_table, "workload.job", "stall_activity"));
+      unknowns.push_back(make(power_table, "workload.gpu_power", "dynamic_power_at_max"));
+    if (has(ReplayPhase::stall)) unknowns.push_back(make(job_table, "workload.job", "stall_activity"));
     if (has(ReplayPhase::communication))
-      unknowns.push_back(unknown(tree, job_table, "workload.job", "communication_activity"));
+      unknowns.push_back(make(job_table, "workload.job", "communication_activity"));
     if (has(ReplayPhase::power_capped))
-      unknowns.push_back(unknown(tree, power_table, "workload.gpu_power", "power_limit"));
+      unknowns.push_back(make(power_table, "workload.gpu_power", "power_limit"));
     if (trace.has_temperature && (has(ReplayPhase::compute) || has(ReplayPhase::idle)))
-      unknowns.push_back(unknown(tree, package_table, "server.gpu", "leakage_temperature_coefficient"));
+      unknowns.push_back(make(package_table, "server.gpu", "leakage_temperature_coefficient"));
     if (unknowns.empty() || samples.size() <= unknowns.size()) break;
 
     const solver::ParameterTree base = tree;
@@ -270,7 +280,7 @@ PowerFit fit_power_levels(const PreparedTrace& trace, solver::ParameterTree& tre
     }
     if (activity.size() >= minimum_samples) {
       std::nth_element(activity.begin(), activity.begin() + static_cast<long>(activity.size() / 2), activity.end());
-      Unknown u = unknown(tree, job_table, "workload.job", "power_capped_activity");
+      Unknown u = make(job_table, "workload.job", "power_capped_activity");
       const double value = std::clamp(activity[activity.size() / 2], u.parameter.lower, u.parameter.upper);
       set_values(tree, {u}, {value});
       u.parameter.value = value;
@@ -426,7 +436,7 @@ CalibrationResult calibrate_trace(const TelemetryTrace& trace, const ScenarioDoc
     }
     // 2. Phases, then the power model's levels against the measured power with the phases held,
     //    until the phases no longer change.
-    auto power_fit = replay::fit_power_levels(prepared, tree, replayed, vo, result.split_time);
+    auto power_fit = replay::fit_power_levels(prepared, scenario.tree, tree, replayed, vo, result.split_time);
     for (auto& note : power_fit.notes) result.notes.push_back(std::move(note));
     for (auto& p : power_fit.parameters) {
       const auto same = [&](const CalibratedParameter& q) { return q.section == p.section && q.key == p.key; };

@@ -94,14 +94,16 @@ PowerReplay replay_power(const PreparedTrace& trace, const ModelParameters& mode
                          const std::vector<std::vector<PhaseEdge>>* timeline = nullptr);
 
 /// The fit of the power model's phase levels to the measured power of the training samples
-/// (validation_power_fit.cpp): sets the fitted values in `tree` and returns them, with notes.
+/// (validation_calibration.cpp): sets the fitted values in `tree` and returns them, with notes;
+/// bounds and initial values are those of `original` (the scenario as given).
 struct PowerFit {
   std::vector<CalibratedParameter> parameters;
   std::vector<std::string> notes;
   bool failed = false;  ///< the values made the thermal replay fail; `tree` keeps the previous ones
 };
-PowerFit fit_power_levels(const PreparedTrace& trace, solver::ParameterTree& tree, const ThermalReplay& thermal,
-                          const ValidationOptions& options, double split_time);
+PowerFit fit_power_levels(const PreparedTrace& trace, const solver::ParameterTree& original,
+                          solver::ParameterTree& tree, const ThermalReplay& thermal, const ValidationOptions& options,
+                          double split_time);
 
 /// Metrics and series of a replay, with the options' metric window.
 ValidationResult assemble(const PreparedTrace& trace, const PowerReplay& replay, const ValidationOptions& options);
