@@ -46,6 +46,11 @@ void add_replay_options(CLI::App* cmd, ReplayArguments& a) {
   cmd->add_option("--max-lag", a.max_lag, "Largest lag searched by the cross-correlation [s]")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
+  cmd->add_option("--power-window", a.power_window,
+                  "Averaging of the trace's power.draw [s]: 1 on Hopper and on Ampere but GA100 (A100), whose reading "
+                  "NVML documents as instantaneous (0)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   cmd->add_flag("-q,--quiet", a.quiet, "No table");
 }
 
@@ -131,6 +136,7 @@ std::optional<int> read_inputs(const char* command, const ReplayArguments& a, In
   }
   in.options.initial_state = a.initial_state;
   in.options.max_lag = a.max_lag;
+  in.options.averaging_window = a.power_window;
 
   try {
     in.scenario = io::load_scenario_file(a.scenario);

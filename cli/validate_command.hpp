@@ -23,6 +23,7 @@ struct ReplayArguments {
   std::string gpu_map;  ///< `0,1,...`: trace GPU k drives model GPU gpu_map[k]
   std::string initial_state = "steady_state";
   double max_lag = 10.0;
+  double power_window = 1.0;  ///< NVML's power.draw averaging [s]; 0: instantaneous
   bool quiet = false;
 };
 

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <map>
 #include <sstream>
 #include <string>
 
@@ -22,6 +23,7 @@
 #include "dctwin/models/thermal/air_cooled_server.hpp"
 #include "dctwin/models/thermal/gpu_package.hpp"
 #include "dctwin/models/workload/gpu_power.hpp"
+#include "dctwin/models/workload/step_plan.hpp"
 #include "validation_internal.hpp"
 
 namespace dctwin::io {
@@ -285,6 +287,142 @@ std::string slots_fragment(const solver::ParameterTree& tree) {
 
 }  // namespace
 
+namespace replay {
+
+PowerFit fit_power_levels(const PreparedTrace& trace, const solver::ParameterTree& original,
+                          solver::ParameterTree& tree, const ThermalReplay& thermal, const ValidationOptions& options,
+                          double split_time) {
+  // Training samples of each phase whose reading does not straddle a change: a level is fitted
+  // only when its phase has at least this many (else it is not identified and stays as given).
+  constexpr std::size_t minimum_samples = 10;
+  const auto power_table = models::workload::GpuPowerParameters::table();
+  const auto package_table = models::thermal::GpuPackageParameters::table();
+  const auto job_table = models::workload::TrainingJobParameters::table();
+  auto training = [&](double t) { return t < split_time; };
+  // Each unknown starts from its current value in `tree`, within the bounds (and with the initial
+  // value) of the scenario it was first read from, `original`: passes and the alternation with
+  // the thermal fit do not widen them.
+  auto make = [&](const solver::ParameterTable& table, const std::string& section, const std::string& key) {
+    Unknown u = unknown(original, table, section, key);
+    const double current = value_in(tree, section, key).number;
+    if (current > 0.0) u.reference = current;
+    return u;
+  };
+
+  PowerFit fit;
+  std::map<std::string, CalibratedParameter> fitted;  // by section.key, in the order first fitted
+  std::vector<std::string> order;
+  std::vector<std::vector<ReplayPhase>> phases;
+  for (int pass = 0; pass < 5; ++pass) {
+    const auto current = replay_power(trace, read_model(tree), thermal, options);
+    if (pass > 0 && current.phases == phases) break;
+    phases = current.phases;
+    const auto timeline = current.timeline;
+    std::vector<std::pair<std::size_t, std::size_t>> samples;
+    std::array<std::size_t, replay_phase_count> count{};
+    for (std::size_t g = 0; g < trace.time.size(); ++g)
+      for (std::size_t k = 0; k < trace.time[g].size(); ++k)
+        if (training(trace.time[g][k]) && std::isfinite(trace.power[g][k]) && !current.transition[g][k]) {
+          samples.emplace_back(g, k);
+          ++count[static_cast<std::size_t>(phases[g][k])];
+        }
+    auto has = [&](ReplayPhase q) { return count[static_cast<std::size_t>(q)] >= minimum_samples; };
+    // Level of each phase: idle P_static (+ L), compute P_dyn,max at the held compute activity,
+    // stall and communication their activities, power-capped the limit; P_static only with idle
+    // samples (else it trades off against the activities), k_leak only with measured temperatures.
+    std::vector<Unknown> unknowns;
+    if (has(ReplayPhase::idle)) unknowns.push_back(make(power_table, "workload.gpu_power", "static_power"));
+    if (has(ReplayPhase::compute))
+      unknowns.push_back(make(power_table, "workload.gpu_power", "dynamic_power_at_max"));
+    if (has(ReplayPhase::stall)) unknowns.push_back(make(job_table, "workload.job", "stall_activity"));
+    if (has(ReplayPhase::communication))
+      unknowns.push_back(make(job_table, "workload.job", "communication_activity"));
+    if (has(ReplayPhase::power_capped))
+      unknowns.push_back(make(power_table, "workload.gpu_power", "power_limit"));
+    if (trace.has_temperature && (has(ReplayPhase::compute) || has(ReplayPhase::idle)))
+      unknowns.push_back(make(package_table, "server.gpu", "leakage_temperature_coefficient"));
+    if (unknowns.empty() || samples.size() <= unknowns.size()) break;
+
+    const solver::ParameterTree base = tree;
+    Residuals r;
+    r.input_count = static_cast<int>(unknowns.size());
+    r.value_count = static_cast<int>(samples.size());
+    r.evaluate = [&](const Eigen::VectorXd& x, Eigen::VectorXd& out) {
+      solver::ParameterTree t = base;
+      set_values(t, unknowns, values_of(unknowns, x));
+      const auto run = replay_power(trace, read_model(t), thermal, options, &phases, &timeline);
+      for (std::size_t i = 0; i < samples.size(); ++i) {
+        const auto [g, k] = samples[i];
+        out[static_cast<long>(i)] = run.power[g][k] - trace.power[g][k];
+      }
+    };
+    const Eigen::VectorXd x = least_squares(r);
+    const std::vector<double> values = values_of(unknowns, x);
+    // The fit holds the temperatures; its leakage must still let the thermal model run.
+    solver::ParameterTree trial = tree;
+    set_values(trial, unknowns, values);
+    try {
+      (void)replay_thermal(trace, trial, read_model(trial), options);
+    } catch (const ReplayError& e) {
+      std::string list;
+      for (std::size_t i = 0; i < unknowns.size(); ++i)
+        list += fmt::format("{}{} {:g} {}", i == 0 ? "" : ", ", unknowns[i].parameter.key, values[i],
+                            unknowns[i].parameter.unit);
+      fit.notes.push_back(fmt::format("the power fit's values ({}) make the thermal replay fail ({}); the previous "
+                                      "values are kept and the fit stops there",
+                                      list, e.what()));
+      fit.failed = true;
+      break;
+    }
+    tree = trial;
+    for (std::size_t i = 0; i < unknowns.size(); ++i) {
+      const std::string name = unknowns[i].parameter.section + "." + unknowns[i].parameter.key;
+      auto [it, inserted] = fitted.try_emplace(name, unknowns[i].parameter);
+      if (inserted) order.push_back(name);
+      it->second.value = values[i];
+    }
+  }
+
+  // The activity of power-capped work, from the measured clock: at the cap the governor runs the
+  // highest clock at which P_static + L(T_j) + a s_i P_dyn(1, f) <= P_limit, so each capped sample
+  // with its clock f_k gives a_k = (P_limit - P_static - L(T_k)) / (s_i P_dyn(1, f_k)); the median
+  // over the training samples (not next to a change) is robust to the samples the cap just began at.
+  if (trace.has_clock && !fit.failed) {
+    const auto model = read_model(tree);
+    const auto current = replay_power(trace, model, thermal, options);
+    const models::workload::GpuPowerModel power(model.workload.power);
+    std::vector<double> activity;
+    for (std::size_t g = 0; g < trace.time.size(); ++g) {
+      const std::size_t j = trace.model_gpu[g];
+      for (std::size_t k = 0; k < trace.time[g].size(); ++k) {
+        const double f = trace.clock[g][k];
+        if (!training(trace.time[g][k]) || current.transition[g][k] ||
+            current.phases[g][k] != ReplayPhase::power_capped || !std::isfinite(f))
+          continue;
+        const double tj = trace.temperature_filled[g].empty() ? current.temperature[g][k] : trace.temperature_filled[g][k];
+        const double unit = model.spread[j].power_scale * power.dynamic_power(1.0, f);
+        if (unit > 0.0)
+          activity.push_back((model.workload.power.power_limit - model.workload.power.static_power -
+                              model.leakage(j, tj)) / unit);
+      }
+    }
+    if (activity.size() >= minimum_samples) {
+      std::nth_element(activity.begin(), activity.begin() + static_cast<long>(activity.size() / 2), activity.end());
+      Unknown u = make(job_table, "workload.job", "power_capped_activity");
+      const double value = std::clamp(activity[activity.size() / 2], u.parameter.lower, u.parameter.upper);
+      set_values(tree, {u}, {value});
+      u.parameter.value = value;
+      const std::string name = "workload.job.power_capped_activity";
+      fitted[name] = u.parameter;
+      order.push_back(name);
+    }
+  }
+  for (const auto& name : order) fit.parameters.push_back(fitted.at(name));
+  return fit;
+}
+
+}  // namespace replay
+
 std::string calibration_fragment(const std::vector<CalibratedParameter>& parameters) {
   // Sections in first-appearance order, each key once.
   YAML::Emitter out;
@@ -374,15 +512,14 @@ CalibrationResult calibrate_trace(const TelemetryTrace& trace, const ScenarioDoc
   ValidationOptions vo = options.validation;
   const replay::PreparedTrace prepared = replay::prepare(trace, scenario, vo);
   const std::string where = prepared.source.empty() ? std::string("trace") : prepared.source;
-  if (!prepared.has_temperature)
-    throw TelemetryError(where + ": the trace has no GPU temperature (temperature.gpu), which calibration needs");
-
   CalibrationResult result;
+  if (!prepared.has_temperature)
+    result.notes.push_back(where + ": no GPU temperature (temperature.gpu): only the power model is fitted");
+
   result.split_time = options.train_fraction * prepared.end;
   auto training = [&](double t) { return t < result.split_time; };
 
   const auto package_table = models::thermal::GpuPackageParameters::table();
-  const auto power_table = models::workload::GpuPowerParameters::table();
   // The air-cooled server is fitted GPU by GPU (fit_air_slots); the cold-plate server's package
   // parameters are shared by its GPUs.
   const bool air = replay::read_model(scenario.tree).cooling == "air";
@@ -400,16 +537,11 @@ CalibrationResult calibrate_trace(const TelemetryTrace& trace, const ScenarioDoc
   if (options.fit_supply_temperature)
     thermal.push_back(unknown(scenario.tree, models::facility::single_node_loop_schema().parameters, "loop",
                               "supply_temperature"));
-  std::vector<Unknown> power = {
-      unknown(scenario.tree, power_table, "workload.gpu_power", "static_power"),
-      unknown(scenario.tree, power_table, "workload.gpu_power", "dynamic_power_at_max"),
-      unknown(scenario.tree, package_table, "server.gpu", "leakage_temperature_coefficient"),
-  };
+  std::vector<CalibratedParameter> power_parameters;  // the power fit's, in the order first fitted
 
   solver::ParameterTree tree = scenario.tree;
-  std::vector<double> thermal_values, power_values;
+  std::vector<double> thermal_values;
   for (const auto& u : thermal) thermal_values.push_back(u.parameter.initial);
-  for (const auto& u : power) power_values.push_back(u.parameter.initial);
 
   // Training temperature samples.
   std::vector<std::pair<std::size_t, std::size_t>> temperature_samples;
@@ -420,9 +552,15 @@ CalibrationResult calibrate_trace(const TelemetryTrace& trace, const ScenarioDoc
 
   replay::ThermalReplay replayed;
   bool stopped = false;
-  for (int outer = 0; outer < std::max(1, options.outer_iterations); ++outer) {
+  // Without temperatures only the power model is fitted, once (the thermal replay it reads the
+  // junction temperature from does not change).
+  const int outer_passes = prepared.has_temperature ? std::max(1, options.outer_iterations) : 1;
+  for (int outer = 0; outer < outer_passes; ++outer) {
     // 1. Package resistances and capacitances against the measured temperature.
-    if (air) {
+    if (!prepared.has_temperature) {
+      replayed = replay::replay_thermal(prepared, tree, replay::read_model(tree), vo);
+      ++result.evaluations;
+    } else if (air) {
       air_parameters = fit_air_slots(prepared, tree, vo, result.split_time, result.evaluations, result.notes);
       replayed = replay::replay_thermal(prepared, tree, replay::read_model(tree), vo);
       ++result.evaluations;
@@ -459,63 +597,29 @@ CalibrationResult calibrate_trace(const TelemetryTrace& trace, const ScenarioDoc
       replayed = replay::replay_thermal(prepared, tree, replay::read_model(tree), vo);
       ++result.evaluations;
     }
-    // 2. Phases, then the power model against the measured power with the phases held, until
-    //    the phases no longer change.
-    std::vector<std::vector<ReplayPhase>> phases;
-    for (int pass = 0; pass < 5; ++pass) {
-      const auto current = replay::replay_power(prepared, replay::read_model(tree), replayed, vo);
-      if (pass > 0 && current.phases == phases) break;
-      phases = current.phases;
-      std::vector<std::pair<std::size_t, std::size_t>> samples;
-      for (std::size_t g = 0; g < prepared.time.size(); ++g)
-        for (std::size_t k = 0; k < prepared.time[g].size(); ++k)
-          if (training(prepared.time[g][k]) && std::isfinite(prepared.power[g][k]) && !current.transition[g][k])
-            samples.emplace_back(g, k);
-      const solver::ParameterTree base = tree;
-      Residuals r;
-      r.input_count = static_cast<int>(power.size());
-      r.value_count = static_cast<int>(samples.size());
-      r.evaluate = [&](const Eigen::VectorXd& x, Eigen::VectorXd& out) {
-        solver::ParameterTree t = base;
-        set_values(t, power, values_of(power, x));
-        const auto run = replay::replay_power(prepared, replay::read_model(t), replayed, vo, &phases);
-        for (std::size_t i = 0; i < samples.size(); ++i) {
-          const auto [g, k] = samples[i];
-          out[static_cast<long>(i)] = run.power[g][k] - prepared.power[g][k];
-        }
-      };
-      for (std::size_t i = 0; i < power.size(); ++i) power[i].reference = power_values[i];
-      const Eigen::VectorXd x = least_squares(r);
-      const std::vector<double> fitted = values_of(power, x);
-      // The power fit holds the temperatures; its leakage must still let the thermal model run.
-      solver::ParameterTree trial = tree;
-      set_values(trial, power, fitted);
-      try {
-        (void)replay::replay_thermal(prepared, trial, replay::read_model(trial), vo);
-      } catch (const ReplayError& e) {
-        result.notes.push_back(fmt::format(
-            "the power fit's values (static {:g} W, dynamic {:g} W, leakage coefficient {:g} 1/K) make the thermal "
-            "replay fail ({}); the previous values are kept and the fit stops there",
-            fitted[0], fitted[1], fitted[2], e.what()));
-        stopped = true;
-        break;
+    // 2. Phases, then the power model's levels against the measured power with the phases held,
+    //    until the phases no longer change.
+    auto power_fit = replay::fit_power_levels(prepared, scenario.tree, tree, replayed, vo, result.split_time);
+    for (auto& note : power_fit.notes) result.notes.push_back(std::move(note));
+    for (auto& p : power_fit.parameters) {
+      const auto same = [&](const CalibratedParameter& q) { return q.section == p.section && q.key == p.key; };
+      const auto it = std::find_if(power_parameters.begin(), power_parameters.end(), same);
+      if (it == power_parameters.end()) {
+        power_parameters.push_back(p);
+      } else {
+        it->value = p.value;
       }
-      power_values = fitted;
-      set_values(tree, power, power_values);
     }
+    stopped = power_fit.failed;
     if (stopped) break;
   }
 
-  for (std::size_t i = 0; i < thermal.size(); ++i) {
+  for (std::size_t i = 0; i < thermal.size() && prepared.has_temperature; ++i) {
     CalibratedParameter p = thermal[i].parameter;
     p.value = thermal_values[i];
     result.parameters.push_back(p);
   }
-  for (std::size_t i = 0; i < power.size(); ++i) {
-    CalibratedParameter p = power[i].parameter;
-    p.value = power_values[i];
-    result.parameters.push_back(p);
-  }
+  for (const auto& p : power_parameters) result.parameters.push_back(p);
   mark_bounds(result);
 
   // The calibrated model over the whole trace; metrics before and after the split.

@@ -26,8 +26,11 @@ struct PreparedTrace {
   std::vector<std::vector<double>> temperature;    ///< measured `gpu_temperature`, NaN kept [K]
   std::vector<std::vector<double>> temperature_filled;  ///< gaps held from the nearest sample [K]
   std::vector<std::vector<double>> clock;          ///< measured `sm_clock`, NaN kept [Hz]
+  std::vector<std::vector<double>> reasons;        ///< measured `clock_event_reasons`, NaN kept [1]
   bool has_temperature = false;
   bool has_clock = false;
+  bool has_reasons = false;   ///< clock-event reasons with at least one value
+  bool drive_instant = false; ///< `drive` is the instantaneous power (power_instant)
   double start = 0.0;     ///< start of the first sample's interval [s]
   double end = 0.0;       ///< last sample [s]
   double interval = 1.0;  ///< median sampling interval [s]
@@ -49,6 +52,11 @@ struct ModelParameters {
   /// Board power of phase q at clock f without leakage [W].
   [[nodiscard]] double phase_power(std::size_t gpu, ReplayPhase phase, double clock) const;
   [[nodiscard]] double activity(ReplayPhase phase) const;
+  /// Board power of phase q at clock f with leakage L [W]: the power limit for power_capped,
+  /// else P_static + s_i P_dyn(a_q, f) + L.
+  [[nodiscard]] double board_power(std::size_t gpu, ReplayPhase phase, double clock, double leakage) const;
+  /// The activity GPU i's governor reads in phase q: a_q s_i (its power scale), as the job's.
+  [[nodiscard]] double governor_activity(std::size_t gpu, ReplayPhase phase) const;
 };
 
 /// Checks that `scenario` is a single-node site and reads its parameters.
@@ -95,7 +103,8 @@ void check_physical(const PreparedTrace& trace, const ThermalReplay& replay);
 
 /// Simulated power, clock and temperature at the trace's samples.
 struct PowerReplay {
-  std::vector<std::vector<ReplayPhase>> phases;
+  std::vector<std::vector<ReplayPhase>> phases;  ///< phase in effect at each sample time
+  std::vector<std::vector<PhaseEdge>> timeline;  ///< per trace GPU: when each phase began
   std::vector<std::vector<double>> power;        ///< NVML-averaged board power [W]
   std::vector<std::vector<double>> clock;        ///< governor clock [Hz]
   std::vector<std::vector<double>> temperature;  ///< junction temperature [K]
@@ -104,10 +113,24 @@ struct PowerReplay {
 };
 
 /// `phases`: use these instead of deriving them from the measured power (calibration holds them
-/// while it fits the power model).
+/// while it fits the power model); `timeline`: the times of their changes as well (else dated
+/// from the measured power, date_phase_changes).
 PowerReplay replay_power(const PreparedTrace& trace, const ModelParameters& model, const ThermalReplay& thermal,
                          const ValidationOptions& options,
-                         const std::vector<std::vector<ReplayPhase>>* phases = nullptr);
+                         const std::vector<std::vector<ReplayPhase>>* phases = nullptr,
+                         const std::vector<std::vector<PhaseEdge>>* timeline = nullptr);
+
+/// The fit of the power model's phase levels to the measured power of the training samples
+/// (validation_calibration.cpp): sets the fitted values in `tree` and returns them, with notes;
+/// bounds and initial values are those of `original` (the scenario as given).
+struct PowerFit {
+  std::vector<CalibratedParameter> parameters;
+  std::vector<std::string> notes;
+  bool failed = false;  ///< the values made the thermal replay fail; `tree` keeps the previous ones
+};
+PowerFit fit_power_levels(const PreparedTrace& trace, const solver::ParameterTree& original,
+                          solver::ParameterTree& tree, const ThermalReplay& thermal, const ValidationOptions& options,
+                          double split_time);
 
 /// Throws ReplayError naming the GPU, the time and the value when a replayed board power is not
 /// finite or beyond highest_physical_power.

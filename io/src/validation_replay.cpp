@@ -2,6 +2,8 @@
 // docs/validation.md).
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <iterator>
 #include <limits>
 #include <memory>
 #include <string>
@@ -27,6 +29,7 @@ std::string_view replay_phase_name(ReplayPhase phase) {
     case ReplayPhase::stall: return "stall";
     case ReplayPhase::communication: return "communication";
     case ReplayPhase::compute: return "compute";
+    case ReplayPhase::power_capped: return "power_capped";
   }
   return "idle";
 }
@@ -47,12 +50,20 @@ std::vector<ReplayPhase> derive_phases(std::span<const double> power,
       continue;
     }
     const auto& level = levels[k];
-    std::size_t nearest = 0;
-    for (std::size_t q = 1; q < replay_phase_count; ++q)
-      if (std::abs(p - level[q]) < std::abs(p - level[nearest])) nearest = q;
+    // The nearest of the phases with a level (a NaN level leaves its phase out).
+    std::size_t nearest = replay_phase_count;
+    for (std::size_t q = 0; q < replay_phase_count; ++q)
+      if (std::isfinite(level[q]) && (nearest == replay_phase_count || std::abs(p - level[q]) < std::abs(p - level[nearest])))
+        nearest = q;
+    if (nearest == replay_phase_count) {
+      phases[k] = static_cast<ReplayPhase>(current);
+      continue;
+    }
     if (!started) {
       current = nearest;
       started = true;
+    } else if (nearest != current && !std::isfinite(level[current])) {
+      current = nearest;  // the current phase has no level here: nothing to stay near
     } else if (nearest != current) {
       const double gap = level[nearest] - level[current];
       const double midpoint = 0.5 * (level[nearest] + level[current]);
@@ -62,6 +73,114 @@ std::vector<ReplayPhase> derive_phases(std::span<const double> power,
     phases[k] = static_cast<ReplayPhase>(current);
   }
   return phases;
+}
+
+std::vector<PhaseEdge> date_phase_changes(std::span<const double> time, std::span<const double> power,
+                                          const std::vector<ReplayPhase>& phases,
+                                          const std::vector<std::array<double, replay_phase_count>>& levels,
+                                          double window) {
+  const std::size_t n = time.size();
+  if (power.size() != n || phases.size() != n || levels.size() != n)
+    throw MetricError("date_phase_changes: " + std::to_string(n) + " times, " + std::to_string(power.size()) +
+                      " power values, " + std::to_string(phases.size()) + " phases and " +
+                      std::to_string(levels.size()) + " sets of levels");
+  std::vector<PhaseEdge> edges;
+  if (n == 0) return edges;
+  // A running mean passes through the levels between two phases: a step from compute to stall
+  // reads as compute, communication, stall. Two changes at most a window apart that go the same
+  // way (L_A < L_B < L_C or L_A > L_B > L_C) are one step from A to C.
+  std::vector<ReplayPhase> phase = phases;
+  for (bool merged = window > 0.0; merged;) {
+    merged = false;
+    std::size_t last = 0;  // the previous change
+    for (std::size_t k = 1; k < n && !merged; ++k) {
+      if (phase[k] == phase[k - 1]) continue;
+      if (last > 0 && time[k] - time[last] <= window * (1.0 + 1e-9)) {
+        const auto a = static_cast<std::size_t>(phase[last - 1]);
+        const auto b = static_cast<std::size_t>(phase[last]);
+        const auto c = static_cast<std::size_t>(phase[k]);
+        const double rise = (levels[last][b] - levels[last][a]) * (levels[k][c] - levels[k][b]);
+        if (a != c && std::isfinite(rise) && rise > 0.0) {
+          std::fill(phase.begin() + static_cast<long>(last), phase.begin() + static_cast<long>(k), phase[k]);
+          merged = true;
+        }
+      }
+      last = k;
+    }
+  }
+  edges.push_back({-std::numeric_limits<double>::infinity(), phase[0]});
+  std::size_t previous_change = 0;
+  for (std::size_t k = 1; k < n; ++k) {
+    if (phase[k] == phase[k - 1]) continue;
+    const auto from = static_cast<std::size_t>(phase[k - 1]);
+    const auto to = static_cast<std::size_t>(phase[k]);
+    double edge = 0.5 * (time[k - 1] + time[k]);
+    const double previous_edge = edges.back().time;
+    if (window > 0.0) {
+      // Each sample m of the ramp gives the change time e: its window (t_m - W, t_m] holds the
+      // phases dated so far up to s = max(t_m - W, previous change), the old phase from s to e and
+      // the new one after e, all at the levels of sample m:
+      //   P_m W = I_m + L_o (e - s) + L_n (t_m - e),  I_m = integral of the dated levels over (t_m - W, s)
+      // (e = t_m - W phi_m when the window holds no earlier change). Of the samples whose e lies in
+      // [s, t_m], the one with e nearest the middle of that span (the least biased by noise and
+      // by the clamping at its ends) is taken.
+      // The old level as it was before the ramp (the levels move with the measured clock, which
+      // changes at once at the step while the mean follows over W): at the last sample a window
+      // before the change was recognised, not before the previous change.
+      std::size_t before = k - 1;
+      while (before > previous_change && time[before] > time[k] - window) --before;
+      // Candidates: the samples within W either side of sample k (a change recognised from the
+      // clock-event reasons, which are not averaged, comes before its ramp), back to the previous
+      // change and up to the next one.
+      std::size_t next = k + 1;
+      while (next < n && phase[next] == phase[k]) ++next;
+      double best = std::numeric_limits<double>::infinity();
+      bool found = false;
+      for (std::size_t m = next; m-- > previous_change;) {
+        if (time[m] >= time[k] + window) continue;
+        if (m == 0 || time[m] <= time[k] - window) break;
+        const double l_old = levels[before][from], l_new = levels[m][to];
+        if (!std::isfinite(power[m]) || !std::isfinite(l_old) || !std::isfinite(l_new) || l_old == l_new) continue;
+        const double begin = time[m] - window;
+        const double s = std::max(begin, previous_edge);
+        double integral = 0.0;
+        bool known = true;
+        for (std::size_t i = edges.size(); i-- > 0;) {
+          const double a = std::max(begin, edges[i].time);
+          const double b = std::min(s, i + 1 < edges.size() ? edges[i + 1].time : s);
+          if (b > a) {
+            const double level = levels[m][static_cast<std::size_t>(edges[i].phase)];
+            if (!std::isfinite(level)) known = false;
+            integral += level * (b - a);
+          }
+          if (edges[i].time <= begin) break;
+        }
+        if (!known) continue;
+        const double e = (power[m] * window - integral + l_old * s - l_new * time[m]) / (l_old - l_new);
+        if (!(e > s && e < time[m])) continue;
+        const double off_middle = std::abs(e - 0.5 * (s + time[m])) / (time[m] - s);
+        if (off_middle < best) {
+          best = off_middle;
+          edge = e;
+          found = true;
+        }
+      }
+      if (!found) edge = 0.5 * (time[k - 1] + std::max(time[k - 1], time[k] - window));
+    }
+    edge = std::min(edge, time[k]);
+    edge = std::max(edge, previous_edge);
+    edges.push_back({edge, phase[k]});
+    previous_change = k;
+  }
+  return edges;
+}
+
+ReplayPhase phase_at(const std::vector<PhaseEdge>& edges, double t) {
+  if (edges.empty()) return ReplayPhase::idle;
+  const auto it = std::upper_bound(edges.begin(), edges.end(), t,
+                                   [](double value, const PhaseEdge& e) { return value < e.time; });
+  if (it == edges.begin()) return edges.front().phase;
+  return std::prev(it)->phase;
 }
 
 namespace replay {
@@ -142,8 +261,19 @@ double ModelParameters::activity(ReplayPhase phase) const {
     case ReplayPhase::stall: return workload.job.stall_activity;
     case ReplayPhase::communication: return workload.job.communication_activity;
     case ReplayPhase::compute: return workload.job.compute_activity;
+    case ReplayPhase::power_capped: return workload.job.power_capped_activity;
   }
   return 0.0;
+}
+
+double ModelParameters::board_power(std::size_t gpu, ReplayPhase phase, double clock, double leakage_power) const {
+  // At its power cap the firmware holds the board power (NVML's 1-s mean) at the limit.
+  if (phase == ReplayPhase::power_capped) return workload.power.power_limit;
+  return phase_power(gpu, phase, clock) + leakage_power;
+}
+
+double ModelParameters::governor_activity(std::size_t gpu, ReplayPhase phase) const {
+  return activity(phase) * spread[gpu].power_scale;
 }
 
 double ModelParameters::phase_power(std::size_t gpu, ReplayPhase phase, double clock) const {
@@ -200,7 +330,8 @@ PreparedTrace prepare(const TelemetryTrace& trace, const ScenarioDocument& scena
   } else {
     for (std::size_t g = 0; g < n; ++g) p.model_gpu.push_back(g);
   }
-  if (!(options.averaging_window > 0.0)) throw TelemetryError("the power averaging window must be > 0");
+  if (!(options.averaging_window >= 0.0) || !std::isfinite(options.averaging_window))
+    throw TelemetryError("the power averaging window must be >= 0 s (0: the power is instantaneous)");
   if (!(options.step > 0.0)) throw TelemetryError("the replay's sampling step must be > 0");
 
   p.epoch = std::numeric_limits<double>::infinity();
@@ -211,6 +342,7 @@ PreparedTrace prepare(const TelemetryTrace& trace, const ScenarioDocument& scena
   const bool instant = trace.quantity_index("power_instant").has_value();
   p.has_temperature = trace.quantity_index("gpu_temperature").has_value();
   p.has_clock = trace.quantity_index("sm_clock").has_value();
+  p.has_reasons = trace.quantity_index("clock_event_reasons").has_value();
   std::vector<double> intervals;
   p.start = std::numeric_limits<double>::infinity();
   p.end = -std::numeric_limits<double>::infinity();
@@ -221,7 +353,7 @@ PreparedTrace prepare(const TelemetryTrace& trace, const ScenarioDocument& scena
     std::vector<double> t(s.time.size());
     for (std::size_t k = 0; k < t.size(); ++k) t[k] = s.time[k] - p.epoch;
     for (std::size_t k = 1; k < t.size(); ++k) intervals.push_back(t[k] - t[k - 1]);
-    const double first_interval = t.size() > 1 ? t[1] - t[0] : options.averaging_window;
+    const double first_interval = t.size() > 1 ? t[1] - t[0] : std::max(options.averaging_window, 1.0);
     p.start = std::min(p.start, t.front() - first_interval);
     p.end = std::max(p.end, t.back());
     p.power.push_back(quantity(trace, g, "power"));
@@ -237,11 +369,15 @@ PreparedTrace prepare(const TelemetryTrace& trace, const ScenarioDocument& scena
                                               : std::vector<double>(t.size(), not_a_number));
     p.temperature_filled.push_back(fill_gaps(p.temperature.back()));
     p.clock.push_back(p.has_clock ? quantity(trace, g, "sm_clock") : std::vector<double>(t.size(), not_a_number));
+    p.reasons.push_back(p.has_reasons ? quantity(trace, g, "clock_event_reasons")
+                                      : std::vector<double>(t.size(), not_a_number));
     p.time.push_back(std::move(t));
   }
   p.has_temperature = p.has_temperature && std::any_of(p.temperature.begin(), p.temperature.end(), any_finite);
   p.has_clock = p.has_clock && std::any_of(p.clock.begin(), p.clock.end(), any_finite);
-  p.interval = intervals.empty() ? options.averaging_window : median(intervals);
+  p.has_reasons = p.has_reasons && std::any_of(p.reasons.begin(), p.reasons.end(), any_finite);
+  p.drive_instant = drove_instant;
+  p.interval = intervals.empty() ? std::max(options.averaging_window, 1.0) : median(intervals);
   if (drove_instant)
     p.notes.push_back("temperatures are driven by the instantaneous power (power_instant)");
   else
@@ -250,6 +386,10 @@ PreparedTrace prepare(const TelemetryTrace& trace, const ScenarioDocument& scena
     p.notes.push_back("no GPU temperature: leakage is taken out of the measured power at the simulated junction "
                       "temperature of the first pass, and temperatures are not compared");
   if (!p.has_clock) p.notes.push_back("no SM clock: the power model runs at the governor's clock");
+  if (p.has_reasons)
+    p.notes.push_back("power-capped samples from the clock-event reasons (SwPowerCap, 0x4)");
+  else
+    p.notes.push_back("no clock-event reasons: power-capped samples are those nearest the power limit");
   if (n < p.model_count)
     p.notes.push_back("model GPUs without a trace GPU draw the static power (" +
                       std::to_string(p.model_count - n) + " of " + std::to_string(p.model_count) + ")");
@@ -336,8 +476,30 @@ ThermalReplay replay_thermal(const PreparedTrace& trace, const solver::Parameter
   return second;
 }
 
+namespace {
+
+/// Linear interpolation of (times, values) at t, held beyond the ends; NaN when `values` is empty.
+double interpolate(const std::vector<double>& times, const std::vector<double>& values, double t) {
+  if (values.empty() || times.empty()) return not_a_number;
+  if (t <= times.front()) return values.front();
+  if (t >= times.back()) return values.back();
+  const auto j = static_cast<std::size_t>(std::upper_bound(times.begin(), times.end(), t) - times.begin());
+  const double t0 = times[j - 1], t1 = times[j];
+  const double w = t1 > t0 ? (t - t0) / (t1 - t0) : 0.0;
+  return values[j - 1] + w * (values[j] - values[j - 1]);
+}
+
+/// Whether a clock-event reason mask has SwPowerCap (0x4) set (NVML nvmlClocksEventReasonSwPowerCap).
+bool power_capped(double reasons) {
+  if (!std::isfinite(reasons) || reasons < 0.0) return false;
+  return (static_cast<std::uint64_t>(reasons) & models::workload::throttle_reason::sw_power_cap) != 0;
+}
+
+}  // namespace
+
 PowerReplay replay_power(const PreparedTrace& trace, const ModelParameters& model, const ThermalReplay& thermal,
-                         const ValidationOptions& options, const std::vector<std::vector<ReplayPhase>>* given) {
+                         const ValidationOptions& options, const std::vector<std::vector<ReplayPhase>>* given,
+                         const std::vector<std::vector<PhaseEdge>>* given_timeline) {
   using models::workload::GovernorInputs;
   using models::workload::GovernorState;
   const models::workload::GpuPowerModel power_model(model.workload.power);
@@ -349,10 +511,21 @@ PowerReplay replay_power(const PreparedTrace& trace, const ModelParameters& mode
   const models::workload::DvfsGovernor governor(model.workload.governor, power_model, limits);
   const double max_clock = model.workload.power.max_clock;
   const double window = options.averaging_window;
+  // The power the phases are recognised from: the instantaneous one when the trace has it, else
+  // NVML's mean over the window before each sample.
+  const double phase_window = trace.drive_instant ? 0.0 : window;
+  auto level_at = [](const std::vector<double>& cuts, const std::vector<double>& level, double t) {
+    if (level.empty()) return not_a_number;
+    if (t <= cuts.front()) return level.front();
+    if (t >= cuts.back()) return level.back();
+    const auto i = static_cast<std::size_t>(std::upper_bound(cuts.begin(), cuts.end(), t) - cuts.begin()) - 1;
+    return level[std::min(i, level.size() - 1)];
+  };
 
   const std::size_t n = trace.time.size();
   PowerReplay out;
   out.phases.resize(n);
+  out.timeline.resize(n);
   out.power.resize(n);
   out.clock.resize(n);
   out.temperature.resize(n);
@@ -363,44 +536,73 @@ PowerReplay replay_power(const PreparedTrace& trace, const ModelParameters& mode
     const std::size_t samples = times.size();
     const auto& tj = thermal.junction[j];
     const auto& th = thermal.hbm[j];
+    const bool measured_temperature = !trace.temperature_filled[g].empty();
 
     // Simulated junction temperature at the samples.
     auto& temperature = out.temperature[g];
     temperature.resize(samples);
     for (std::size_t k = 0; k < samples; ++k) temperature[k] = thermal.at(tj, times[k]);
+    // The junction temperature the power model and the governor read: the measured one where the
+    // trace has it (so that power and clock are validated on their own), else the replay's.
+    auto junction_at = [&](double t) {
+      return measured_temperature ? interpolate(times, trace.temperature_filled[g], t) : thermal.at(tj, t);
+    };
 
-    // Phases from the measured power.
-    std::vector<std::array<double, replay_phase_count>> levels(samples);
+    // Levels of the phases at each sample. The power-capped level is the power limit; with
+    // clock-event reasons the capped samples are those with SwPowerCap (the phases are recognised
+    // from the power without that level), else the limit is one more level to recognise.
+    std::vector<std::array<double, replay_phase_count>> levels(samples), recognise(samples);
     for (std::size_t k = 0; k < samples; ++k) {
-      double t_level = trace.temperature_filled[g].empty() ? not_a_number : trace.temperature_filled[g][k];
-      if (std::isnan(t_level)) t_level = temperature[k];
+      const double t_level = measured_temperature ? trace.temperature_filled[g][k] : temperature[k];
       const double f = std::isfinite(trace.clock[g][k]) ? trace.clock[g][k] : max_clock;
       const double leak = model.leakage(j, t_level);
       for (std::size_t q = 0; q < replay_phase_count; ++q)
-        levels[k][q] = model.phase_power(j, static_cast<ReplayPhase>(q), f) + leak;
+        levels[k][q] = model.board_power(j, static_cast<ReplayPhase>(q), f, leak);
+      recognise[k] = levels[k];
+      if (trace.has_reasons) recognise[k][static_cast<std::size_t>(ReplayPhase::power_capped)] = not_a_number;
+    }
+    const auto& phase_power = trace.drive_instant ? trace.drive[g] : trace.power[g];
+    auto& timeline = out.timeline[g];
+    if (given_timeline != nullptr) {
+      timeline = (*given_timeline)[g];
+    } else {
+      std::vector<ReplayPhase> base =
+          given != nullptr ? (*given)[g] : derive_phases(phase_power, recognise, options.hysteresis);
+      // The reasons are read at the sample time: a working sample with SwPowerCap is capped.
+      if (given == nullptr && trace.has_reasons)
+        for (std::size_t k = 0; k < samples; ++k)
+          if (base[k] != ReplayPhase::idle && power_capped(trace.reasons[g][k])) base[k] = ReplayPhase::power_capped;
+      timeline = date_phase_changes(times, phase_power, base, levels, phase_window);
     }
     auto& phases = out.phases[g];
-    phases = given != nullptr ? (*given)[g] : derive_phases(trace.power[g], levels, options.hysteresis);
+    phases.resize(samples);
+    for (std::size_t k = 0; k < samples; ++k) phases[k] = phase_at(timeline, times[k]);
+    // Samples whose reading may straddle a change (its window, widened by a sampling interval
+    // either way for the uncertainty of the change's time).
     auto& transition = out.transition[g];
     transition.assign(samples, false);
-    for (std::size_t k = 0; k < samples; ++k)
-      transition[k] = (k > 0 && phases[k - 1] != phases[k]) || (k + 1 < samples && phases[k + 1] != phases[k]);
+    const double reach = std::max(phase_window, trace.interval) + trace.interval;
+    for (std::size_t i = 1; i < timeline.size(); ++i) {
+      const double e = timeline[i].time;
+      auto k = static_cast<std::size_t>(std::lower_bound(times.begin(), times.end(), e - trace.interval) - times.begin());
+      for (; k < samples && times[k] <= e + reach; ++k) transition[k] = true;
+    }
 
-    // The governor, updated every period from the start, on the replayed temperatures.
+    // The governor, updated every period from the start, on the junction temperature above and
+    // the replayed HBM temperature, with the activity of the phase in effect.
     const double period = model.workload.governor.update_period;
     std::vector<double> update_times, update_clock;
     GovernorState state = governor.initial_state();
     for (long m = 0;; ++m) {
       const double u = trace.start + static_cast<double>(m) * period;
       if (u > trace.end) break;
-      const auto k = std::min(static_cast<std::size_t>(std::upper_bound(times.begin(), times.end(), u) - times.begin()),
-                              samples - 1);
+      const ReplayPhase phase = phase_at(timeline, u);
       GovernorInputs in;
-      in.junction_temperature = thermal.at(tj, u);
+      in.junction_temperature = junction_at(u);
       in.hbm_temperature = thermal.at(th, u);
-      in.activity = model.activity(phases[k]);
+      in.activity = model.governor_activity(j, phase);
       in.leakage_power = model.leakage(j, in.junction_temperature);
-      in.working = phases[k] != ReplayPhase::idle;
+      in.working = phase != ReplayPhase::idle;
       state = governor.update(state, in);
       update_times.push_back(u);
       update_clock.push_back(state.clock);
@@ -416,31 +618,38 @@ PowerReplay replay_power(const PreparedTrace& trace, const ModelParameters& mode
     clock.resize(samples);
     for (std::size_t k = 0; k < samples; ++k) clock[k] = clock_before(times[k]);
 
-    // Board power on the replay grid (midpoint of each grid interval), then NVML's average over
-    // the window before each sample, from the running integral.
-    const auto& grid = thermal.grid;
-    std::vector<double> integral(grid.size(), 0.0), level(grid.size() > 0 ? grid.size() - 1 : 0, 0.0);
-    for (std::size_t i = 0; i + 1 < grid.size(); ++i) {
-      const double mid = 0.5 * (grid[i] + grid[i + 1]);
+    // Board power, piecewise constant between the replay's grid times and the phase changes
+    // (each piece at its midpoint's phase, clock and temperature), then NVML's average over the
+    // window before each sample, from the running integral.
+    std::vector<double> cuts = thermal.grid;
+    if (cuts.empty()) cuts.push_back(trace.start);
+    const double first_cut = cuts.front(), last_cut = cuts.back();
+    for (std::size_t i = 1; i < timeline.size(); ++i)
+      if (timeline[i].time > first_cut && timeline[i].time < last_cut) cuts.push_back(timeline[i].time);
+    std::sort(cuts.begin(), cuts.end());
+    cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
+    std::vector<double> integral(cuts.size(), 0.0), level(cuts.size() > 0 ? cuts.size() - 1 : 0, 0.0);
+    for (std::size_t i = 0; i + 1 < cuts.size(); ++i) {
+      const double mid = 0.5 * (cuts[i] + cuts[i + 1]);
       const std::size_t k = window_of(times, mid);
+      const ReplayPhase phase = phase_at(timeline, mid);
       const double f = std::isfinite(trace.clock[g][k]) ? trace.clock[g][k] : clock_before(mid);
-      const double tj_mid = 0.5 * (tj[i] + tj[i + 1]);
-      level[i] = model.phase_power(j, phases[k], f) + model.leakage(j, tj_mid);
-      integral[i + 1] = integral[i] + level[i] * (grid[i + 1] - grid[i]);
+      level[i] = model.board_power(j, phase, f, model.leakage(j, junction_at(mid)));
+      integral[i + 1] = integral[i] + level[i] * (cuts[i + 1] - cuts[i]);
     }
     auto integral_at = [&](double t) {
-      if (grid.size() < 2 || t <= grid.front()) return 0.0;
-      if (t >= grid.back()) return integral.back();
-      const auto i = static_cast<std::size_t>(std::upper_bound(grid.begin(), grid.end(), t) - grid.begin()) - 1;
-      return integral[i] + level[i] * (t - grid[i]);
+      if (cuts.size() < 2 || t <= cuts.front()) return 0.0;
+      if (t >= cuts.back()) return integral.back();
+      const auto i = static_cast<std::size_t>(std::upper_bound(cuts.begin(), cuts.end(), t) - cuts.begin()) - 1;
+      return integral[i] + level[i] * (t - cuts[i]);
     };
     auto& power = out.power[g];
     power.resize(samples);
     for (std::size_t k = 0; k < samples; ++k) {
       const double to = times[k];
-      const double from = std::max(grid.empty() ? to : grid.front(), to - window);
-      power[k] = to > from ? (integral_at(to) - integral_at(from)) / (to - from)
-                           : (level.empty() ? not_a_number : level.front());
+      const double from = std::max(cuts.front(), to - window);
+      // A window of 0: the power at the sample time (the piece ending at it).
+      power[k] = to > from ? (integral_at(to) - integral_at(from)) / (to - from) : level_at(cuts, level, to - 1e-9);
     }
   }
   return out;

@@ -109,6 +109,13 @@ ParameterTable TrainingJobParameters::table() {
                      "Estimate [E] for the GPU power model; measured 8xH100 training: checkpoint stalls ~140-155 W per GPU");
   at_least(p, 0.0);
   t.push_back(at_most(p, 1.0));
+  p = real_parameter("power_capped_activity", "1",
+                     "Switching activity of work held at the power limit (SwPowerCap samples of a replayed trace)",
+                     d.power_capped_activity,
+                     "Estimate [E]: a = 1 at f_max is about the 700 W limit; above 1 when dynamic_power_at_max is "
+                     "fitted to the compute phase of a trace");
+  at_least(p, 0.0);
+  t.push_back(at_most(p, 3.0));
   return t;
 }
 
@@ -136,6 +143,7 @@ TrainingJobParameters TrainingJobParameters::from(const solver::ParameterTree& s
   p.communication_activity = s.number("communication_activity");
   p.optimizer_activity = s.number("optimizer_activity");
   p.stall_activity = s.number("stall_activity");
+  p.power_capped_activity = s.number("power_capped_activity");
   return p;
 }
 

@@ -94,10 +94,11 @@ TEST_CASE("metrics: bad arguments are errors with exact messages", "[validation]
   CHECK(metric_unit("rmse", "K") == "K");
 }
 
-// Levels 100 / 200 / 300 / 500 W: a change needs the power past the midpoint by 10 % of the gap.
+// Levels 100 / 200 / 300 / 500 W (no power-capped level): a change needs the power past the
+// midpoint by 10 % of the gap.
 TEST_CASE("phases: nearest level with hysteresis", "[validation][phases]") {
   const std::vector<double> power{110, 240, 260, 480, 390, 420, 140, nan_value};
-  const std::vector<std::array<double, replay_phase_count>> levels(power.size(), {100, 200, 300, 500});
+  const std::vector<std::array<double, replay_phase_count>> levels(power.size(), {100, 200, 300, 500, nan_value});
   const auto phases = derive_phases(power, levels, 0.1);
   using P = ReplayPhase;
   // 260 W is only 10 W past the stall/communication midpoint (not more than 10 W): stays stall;
@@ -107,6 +108,11 @@ TEST_CASE("phases: nearest level with hysteresis", "[validation][phases]") {
   const auto no_hysteresis = derive_phases(power, levels, 0.0);
   CHECK(no_hysteresis[2] == P::communication);
   CHECK(no_hysteresis[4] == P::communication);
+  // With a power-capped level at 700 W, 690 W is capped.
+  const std::vector<double> capped_power{480, 690, 520};
+  const std::vector<std::array<double, replay_phase_count>> with_cap(3, {100, 200, 300, 500, 700});
+  const std::vector<P> capped_expected{P::compute, P::power_capped, P::compute};
+  CHECK(derive_phases(capped_power, with_cap, 0.1) == capped_expected);
 }
 
 TEST_CASE("trace power source: each sample holds over the interval before it", "[validation][trace_power]") {

@@ -113,8 +113,8 @@ TEST_CASE("dctwin validate: a sample trace gives a table and the HDF5 layout", "
     }
   }
   CHECK(dims(file, "/validation/gpu") == std::vector<hsize_t>{2});
-  CHECK(dims(file, "/validation/phases/share") == std::vector<hsize_t>{2, 4});
-  CHECK(dims(file, "/validation/phases/overall_share") == std::vector<hsize_t>{4});
+  CHECK(dims(file, "/validation/phases/share") == std::vector<hsize_t>{2, 5});
+  CHECK(dims(file, "/validation/phases/overall_share") == std::vector<hsize_t>{5});
   CHECK(dims(file, "/validation/phases/phase") == std::vector<hsize_t>{2, 40});
   H5Fclose(file);
 }

@@ -342,7 +342,7 @@ void check_table(const ParameterTable& table, const std::string& name) {
 TEST_CASE("job and checkpoint parameter tables are complete", "[workload][step_plan][parameters]") {
   check_table(TrainingJobParameters::table(), "job");
   check_table(CheckpointParameters::table(), "checkpoint");
-  CHECK(TrainingJobParameters::table().size() == 22);
+  CHECK(TrainingJobParameters::table().size() == 23);
   CHECK(CheckpointParameters::table().size() == 6);
 
   // Ranges the scenario checker enforces.
@@ -385,6 +385,7 @@ TEST_CASE("job and checkpoint parameter tables are complete", "[workload][step_p
   CHECK(job_params.communication_activity == d.communication_activity);
   CHECK(job_params.optimizer_activity == d.optimizer_activity);
   CHECK(job_params.stall_activity == d.stall_activity);
+  CHECK(job_params.power_capped_activity == d.power_capped_activity);
 
   const CheckpointParameters c{};
   const CheckpointParameters checkpoint =

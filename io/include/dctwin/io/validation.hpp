@@ -91,22 +91,51 @@ struct ErrorMetrics {
 
 // ---- phases -----------------------------------------------------------------------------------------
 
-/// Phases recognised from measured power.
-enum class ReplayPhase : int { idle = 0, stall = 1, communication = 2, compute = 3 };
-inline constexpr std::size_t replay_phase_count = 4;
-/// `idle`, `stall`, `communication`, `compute`.
+/// Phases recognised from measured power. `power_capped`: work held at the board power limit
+/// (NVML clock-event reason SwPowerCap, 0x4), which draws the limit whatever its activity.
+enum class ReplayPhase : int { idle = 0, stall = 1, communication = 2, compute = 3, power_capped = 4 };
+inline constexpr std::size_t replay_phase_count = 5;
+/// `idle`, `stall`, `communication`, `compute`, `power_capped`.
 [[nodiscard]] std::string_view replay_phase_name(ReplayPhase phase);
 
 /// The phase of each sample from its power and the power each phase would draw then.
 ///
-/// `levels[k][q]` is the board power of phase q at sample k (increasing in q). The first sample
-/// takes the phase whose level is nearest. Afterwards the phase changes from c to the nearest
+/// `levels[k][q]` is the board power of phase q at sample k; a NaN level leaves phase q out. The
+/// first sample takes the phase whose level is nearest. Afterwards the phase changes from c to the nearest
 /// phase n only when the power is past the midpoint of the two levels by more than `hysteresis`
 /// times their gap:  (P - (L_c + L_n) / 2) sign(L_n - L_c) > hysteresis |L_n - L_c|.
 /// A NaN power keeps the previous phase (idle at the start).
 [[nodiscard]] std::vector<ReplayPhase> derive_phases(std::span<const double> power,
                                                      const std::vector<std::array<double, replay_phase_count>>& levels,
                                                      double hysteresis);
+
+/// A change of phase: `phase` holds from `time` on (until the next edge).
+struct PhaseEdge {
+  double time = 0.0;  ///< [s], on the time axis of the samples
+  ReplayPhase phase = ReplayPhase::idle;
+};
+
+/// When each change of a phase sequence happened, from the samples it was derived from.
+///
+/// `phases` were derived (derive_phases) from `power` at sample times `time` with `levels`. For
+/// a reading that is the mean over the `window` seconds before its sample (NVML's power.draw), a
+/// step from level L_o to L_n at time e makes the reading ramp linearly from t = e to e + window:
+///     phi_k = (P_k - L_o) / (L_n - L_o) = (t_k - e) / window        0 < phi_k < 1
+/// so each change is dated e = t_m - window phi_m from the sample m of the ramp (within `window`
+/// before the change was recognised, since the previous change) whose phi is nearest 1/2. When no
+/// sample lies on the ramp (sampling at least as slow as the window), e is the middle of
+/// [t_(k-1), t_k - window]. `window` = 0 (instantaneous power): e is the middle of (t_(k-1), t_k].
+/// Edges never go back before the previous one. The first edge is the first sample's phase at
+/// -infinity. With window > 0, two changes at most a window apart that go the same way
+/// (L_A < L_B < L_C or L_A > L_B > L_C: the mean passing through the level of B on a step from A
+/// to C) are taken as one change from A to C.
+[[nodiscard]] std::vector<PhaseEdge> date_phase_changes(std::span<const double> time, std::span<const double> power,
+                                                        const std::vector<ReplayPhase>& phases,
+                                                        const std::vector<std::array<double, replay_phase_count>>& levels,
+                                                        double window);
+
+/// The phase in effect at time t of a sequence of edges (the last edge at or before t).
+[[nodiscard]] ReplayPhase phase_at(const std::vector<PhaseEdge>& edges, double t);
 
 // ---- replay -----------------------------------------------------------------------------------------
 

@@ -55,6 +55,10 @@ struct TrainingJobParameters {
   double communication_activity = 0.25;
   double optimizer_activity = 0.35;
   double stall_activity = 0.10;          ///< checkpoint writes and reloads
+  /// Work that holds a GPU at its power limit (NVML SwPowerCap): read by the replay of measured
+  /// telemetry (dctwin validate) for samples with that reason, where the measured power says only
+  /// that the GPU is capped, not how hard it works; the governor's clock follows from it.
+  double power_capped_activity = 1.0;
 
   static solver::ParameterTable table();
   /// Reads `job:`; `section` is kept for the key paths of later errors.
