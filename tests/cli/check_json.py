@@ -97,7 +97,7 @@ for path in scenarios:
     if name == "llama3-24k-air-diurnal.yaml":
         check(code == 0 and len(warnings) == 1 and warnings[0].startswith(
             "facility.plant cannot hold the 18.0 degC supply set-point at the design load: 24576 GPUs at their "
-            "700 W limit and 3072 servers' other heat of 2500 W (24.88 MW), in the weather at t = 14.00 h"),
+            "700 W limit and 3072 servers' other DC load of 2350 W (24.42 MW), in the weather at t = 14.00 h"),
             f"{name}: warnings {warnings}")
     else:
         check(code == 0 and warnings == [], f"{name}: warnings {warnings}")
@@ -116,7 +116,7 @@ with tempfile.TemporaryDirectory() as tmp:
     warnings = json.loads(out).get("warnings", [])
     check(code == 0 and len(warnings) == 1 and warnings[0].startswith(
         "facility.plant.dry_cooler is too small for the plant at the design load: 3072 GPUs at their 700 W limit "
-        "and 384 servers' other heat of 2500 W (3.11 MW)") and "above the 35.0 degC at which the chiller's "
+        "and 384 servers' other DC load of 2350 W (3.05 MW)") and "above the 35.0 degC at which the chiller's "
         "performance curves end" in warnings[0], f"small dry cooler: {warnings}")
     code, out, err = run("check", small)
     check(code == 0 and err.startswith("warning: facility.plant.dry_cooler is too small"), f"check text: {err!r}")

@@ -842,7 +842,7 @@ std::vector<std::string> FacilitySite::design_warnings() const {
            ", wet bulb " + degrees_celsius(w.wet_bulb) + ")";
   };
   const std::string design_load = std::to_string(design_gpus_) + " GPUs at their " + fixed(design_power_limit_, 0) +
-                                  " W limit and " + std::to_string(design_servers_) + " servers' other heat of " +
+                                  " W limit and " + std::to_string(design_servers_) + " servers' other DC load of " +
                                   fixed(design_air_heat_, 0) + " W (" + megawatts(load) + ")";
   std::vector<std::string> warnings;
 
