@@ -835,8 +835,8 @@ TEST_CASE("nvidia-smi CSV from -lms without index: ticks from the pauses between
       INFO(g);
       REQUIRE(trace.gpus[g].time.size() == 5);
       // Every GPU at its tick's first row: the time grid has 5 times, not 15.
-      for (std::size_t k = 0; k < 5; ++k) CHECK(trace.gpus[g].time[k] == Approx(t0 + 0.104 + 0.1 * k).margin(1e-9));
-      CHECK(value(trace, g, "power", 4) == Approx(100.0 * (g + 1) + 4.0));
+      for (std::size_t k = 0; k < 5; ++k) CHECK(trace.gpus[g].time[k] == Approx(t0 + 0.104 + 0.1 * static_cast<double>(k)).margin(1e-9));
+      CHECK(value(trace, g, "power", 4) == Approx(100.0 * static_cast<double>(g + 1) + 4.0));
     }
     CHECK(trace.provenance.notes.at(0) ==
           "no index, uuid or pci.bus_id column: rows are grouped into ticks by the pauses between them, GPUs "
