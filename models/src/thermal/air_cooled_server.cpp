@@ -4,6 +4,7 @@
 #include <cmath>
 #include <string>
 
+#include "dctwin/models/thermal/heatsink.hpp"
 #include "dctwin/solver/integrator.hpp"
 #include "message_text.hpp"
 
@@ -11,13 +12,9 @@ namespace dctwin::models::thermal {
 
 solver::ParameterTable AirCooledSlot::table() {
   using namespace solver;
-  ParameterTable t;
-  auto p = real_parameter("position_fraction", "1",
-                          "Share of the server's inlet-to-outlet air temperature rise taken up upstream of this GPU",
-                          0.0, "0 on fresh inlet air; ~0.45 behind another GPU on an 8-GPU baseboard (docs/models/air.md)");
-  at_least(p, 0.0);
-  t.push_back(at_most(p, 1.0));
-  p = real_parameter("inlet_offset", "K",
+  // The slot's place in the server's air path is the facility model's (position_fraction).
+  ParameterTable t = GpuAirSlot::table();
+  auto p = real_parameter("inlet_offset", "K",
                      "Local air at this GPU above the server inlet besides the position share (recirculation, "
                      "obstructed inlets, the inlet sensor's placement)",
                      0.0, "0 unless measured; fitted by dctwin calibrate");
