@@ -3,12 +3,13 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <sstream>
 
 #include "dctwin/solver/check.hpp"
+#include "dctwin/solver/number_text.hpp"
 
 namespace dctwin::models::hydraulic {
 
+using solver::format_general;
 using solver::Index;
 using solver::InputError;
 
@@ -17,13 +18,6 @@ namespace {
 std::size_t at(Index i) { return static_cast<std::size_t>(i); }
 
 std::string key(const std::string& path, const std::string& name) { return path.empty() ? name : path + "." + name; }
-
-std::string format_number(double value) {
-  std::ostringstream out;
-  out.precision(6);
-  out << value;
-  return out.str();
-}
 
 /// i as a decimal number padded with zeros to the width of `count - 1`.
 std::string padded(int i, int count) {
@@ -59,7 +53,7 @@ void check_openings(const std::vector<double>& openings, int count, const std::s
                      key(path, what));
   for (std::size_t i = 0; i < openings.size(); ++i) {
     if (!(openings[i] >= 0.0 && openings[i] <= 1.0))
-      throw InputError(key(path, what) + "[" + std::to_string(i) + "] = " + format_number(openings[i]) +
+      throw InputError(key(path, what) + "[" + std::to_string(i) + "] = " + format_general(openings[i]) +
                            " (must be in [0, 1])",
                        key(path, what));
   }
