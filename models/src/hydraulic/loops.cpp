@@ -230,7 +230,6 @@ solver::SectionSchema RackManifoldParameters::schema(const RackManifoldParameter
                                           "Return manifold leaves from the first (direct) or last (reverse) server",
                                           std::string(to_string(d.manifold))));
   const std::string hose = "Estimate: 1-inch hose, 3 m, two quick disconnects (K ~1.5 each) and bends";
-  s.sections["cold_plate"] = SectionSchema{"Cold plate (one per GPU)", thermal::ColdPlateParameters::table(), {}, {}, false};
   s.sections["supply_hose"] = SectionSchema{"Hose from the pod supply header to the rack valve",
                                             PipeParameters::table(d.supply_hose, hose), {}, {}, false};
   s.sections["return_hose"] = SectionSchema{"Hose from the rack return manifold to the pod return header",
@@ -257,7 +256,6 @@ RackManifoldParameters RackManifoldParameters::from(const solver::ParameterTree&
   p.plates = s.text("plates") == "series_pairs" ? PlateArrangement::series_pairs : PlateArrangement::parallel;
   p.manifold = s.text("manifold") == "reverse_return" ? HeaderArrangement::reverse_return
                                                        : HeaderArrangement::direct_return;
-  p.cold_plate = thermal::ColdPlateParameters::from(s.section("cold_plate"));
   p.supply_hose = PipeParameters::from(s.section("supply_hose"));
   p.return_hose = PipeParameters::from(s.section("return_hose"));
   p.valve = ValveParameters::from(s.section("valve"));
@@ -274,7 +272,7 @@ RackLaws RackLaws::make(const RackManifoldParameters& p, const fluid::Coolant::P
   laws.valve = std::make_shared<Valve>(p.valve, c.density);
   laws.manifold_segment = std::make_shared<Pipe>(p.manifold_segment, c.density, c.viscosity);
   laws.server_hose = std::make_shared<Pipe>(p.server_hose, c.density, c.viscosity);
-  laws.plate = std::make_shared<FixedResistance>(cold_plate_branch(p.cold_plate));
+  laws.plate = std::make_shared<FixedResistance>(p.plate);
   return laws;
 }
 

@@ -67,8 +67,4 @@ std::string FixedResistance::defect() const {
   return {};
 }
 
-FixedResistance cold_plate_branch(const thermal::ColdPlateParameters& plate) {
-  return FixedResistance({plate.nominal_flow, plate.pressure_drop_at_nominal_flow, plate.pressure_drop_flow_exponent});
-}
-
 }  // namespace dctwin::models::hydraulic

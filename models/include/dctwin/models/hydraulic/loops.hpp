@@ -47,7 +47,6 @@
 #include "dctwin/models/hydraulic/pump_group.hpp"
 #include "dctwin/models/hydraulic/resistance.hpp"
 #include "dctwin/models/hydraulic/valve.hpp"
-#include "dctwin/models/thermal/cold_plate.hpp"
 #include "dctwin/solver/network.hpp"
 #include "dctwin/solver/parameters.hpp"
 
@@ -144,7 +143,10 @@ struct RackManifoldParameters {
   int plates_per_server = 8;       ///< cold plates per server (one per GPU)
   PlateArrangement plates = PlateArrangement::parallel;
   HeaderArrangement manifold = HeaderArrangement::direct_return;
-  thermal::ColdPlateParameters cold_plate;
+  /// One cold plate's pressure drop, dp_nom (Q / Q_nom)^m. The cold plate's parameters (thermal and
+  /// hydraulic alike) are read by the facility (pod_loop.rack.cold_plate), which sets this from
+  /// them; the default is the default plate of thermal/cold_plate.hpp (1.5 L/min, 50 kPa, m = 1.85).
+  FixedResistanceParameters plate{2.5e-5, 50e3, 1.85};
   PipeParameters supply_hose{3.0, 0.025, 1.5e-6, 4.0};       ///< header tap to rack valve (2 QDs, bends)
   PipeParameters return_hose{3.0, 0.025, 1.5e-6, 4.0};       ///< rack manifold to header tap
   ValveParameters valve{6.3 / 3600.0, ValveCharacteristic::equal_percentage, 50.0, 1e-4, 1.0};  ///< balancing / isolation
