@@ -6,8 +6,8 @@
 #include <cmath>
 #include <limits>
 
-#include "dctwin/models/hx/checks.hpp"
 #include "dctwin/models/hx/fan_speed.hpp"
+#include "dctwin/models/parameter_check.hpp"
 #include "dctwin/solver/check.hpp"
 
 namespace dctwin::models::hx {
