@@ -14,6 +14,7 @@
 #include "dctwin/io/units.hpp"
 #include "dctwin/solver/printable.hpp"
 #include "exit_codes.hpp"
+#include "failures.hpp"
 
 namespace dctwin::cli {
 
@@ -110,29 +111,19 @@ int import_command(const ImportArguments& a) {
     return exit_cannot_create;
   }
 
+  // Input errors name their file and line themselves.
+  const FailureWording wording{"dctwin import: ", false};
   io::TelemetryTrace trace;
   try {
     trace = io::import_telemetry(a.trace, options);
-  } catch (const io::MissingInputError& e) {
-    std::fprintf(stderr, "%s\n", e.what());
-    return exit_no_input;
-  } catch (const solver::InputError& e) {
-    std::fprintf(stderr, "%s\n", e.what());
-    return exit_data_error;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "dctwin import: internal error: %s\n", e.what());
-    return exit_internal;
+  } catch (...) {
+    return exit_code_of_failure(wording);
   }
 
   try {
     io::write_telemetry_hdf5(trace, a.output, inputs);
-  } catch (const io::ReportError& e) {
-    std::fprintf(stderr, "dctwin import: %s\n", e.what());
-    const std::string message = e.what();
-    return message.find("cannot create") != std::string::npos ? exit_cannot_create : exit_io_error;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "dctwin import: internal error: %s\n", e.what());
-    return exit_internal;
+  } catch (...) {
+    return exit_code_of_failure(wording);
   }
 
   const auto& p = trace.provenance;

@@ -20,6 +20,7 @@
 #include "dctwin/solver/integrator.hpp"
 #include "dctwin/solver/printable.hpp"
 #include "exit_codes.hpp"
+#include "failures.hpp"
 
 namespace dctwin::cli {
 
@@ -142,15 +143,9 @@ std::optional<int> read_inputs(const char* command, const ReplayArguments& a, In
     in.scenario = io::load_scenario_file(a.scenario);
     io::check_replay_scenario(in.scenario);
     in.trace = io::import_telemetry(a.trace, options);
-  } catch (const io::MissingInputError& e) {
-    std::fprintf(stderr, "%s\n", e.what());
-    return exit_no_input;
-  } catch (const solver::InputError& e) {
-    std::fprintf(stderr, "%s\n", e.what());
-    return exit_data_error;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "dctwin %s: internal error: %s\n", command, solver::printable(e.what()).c_str());
-    return exit_internal;
+  } catch (...) {
+    // Input errors name their file and line themselves.
+    return exit_code_of_failure({"dctwin " + std::string(command) + ": ", false});
   }
   return std::nullopt;
 }
@@ -177,22 +172,8 @@ template <typename Work>
 std::optional<int> guarded(const char* command, Work&& work) {
   try {
     work();
-  } catch (const io::ReplayError& e) {
-    std::fprintf(stderr, "dctwin %s: %s\n", command, e.what());
-    return exit_run_ended_early;
-  } catch (const solver::SolverError& e) {
-    std::fprintf(stderr, "dctwin %s: %s\n", command, e.what());
-    return exit_run_ended_early;
-  } catch (const solver::InputError& e) {
-    std::fprintf(stderr, "dctwin %s: %s\n", command, e.what());
-    return exit_data_error;
-  } catch (const io::ReportError& e) {
-    std::fprintf(stderr, "dctwin %s: %s\n", command, e.what());
-    const std::string message = e.what();
-    return message.find("cannot create") != std::string::npos ? exit_cannot_create : exit_io_error;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "dctwin %s: internal error: %s\n", command, solver::printable(e.what()).c_str());
-    return exit_internal;
+  } catch (...) {
+    return exit_code_of_failure({"dctwin " + std::string(command) + ": ", true, true, true});
   }
   return std::nullopt;
 }
