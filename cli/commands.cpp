@@ -21,6 +21,7 @@
 #include "dctwin/solver/parallel.hpp"
 #include "dctwin/solver/printable.hpp"
 #include "exit_codes.hpp"
+#include "failures.hpp"
 #include "progress.hpp"
 
 namespace dctwin::cli {
@@ -125,19 +126,8 @@ int run_command(const RunArguments& arguments, const std::atomic<bool>& stop_req
     }
     std::fprintf(stderr, "dctwin run: %s\n", solver::printable(result.status.describe()).c_str());
     return exit_run_ended_early;
-  } catch (const io::MissingInputError& e) {
-    std::fprintf(stderr, "dctwin run: %s\n", e.what());
-    return exit_no_input;
-  } catch (const solver::InputError& e) {
-    std::fprintf(stderr, "%s\n", e.what());
-    return exit_data_error;
-  } catch (const io::ReportError& e) {
-    std::fprintf(stderr, "dctwin run: %s\n", e.what());
-    const std::string message = e.what();
-    return message.find("cannot create") != std::string::npos ? exit_cannot_create : exit_io_error;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "dctwin run: internal error: %s\n", solver::printable(e.what()).c_str());
-    return exit_internal;
+  } catch (...) {
+    return exit_code_of_failure({"dctwin run: "});
   }
 }
 

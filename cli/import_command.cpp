@@ -14,6 +14,7 @@
 #include "dctwin/io/units.hpp"
 #include "dctwin/solver/printable.hpp"
 #include "exit_codes.hpp"
+#include "failures.hpp"
 
 namespace dctwin::cli {
 
@@ -26,20 +27,10 @@ CLI::App* add_import_command(CLI::App& app, ImportArguments& a) {
       "73 cannot create the output, 74 output error.");
   cmd->add_option("trace", a.trace, "Telemetry file")->required();
   cmd->add_option("-o,--output", a.output, "HDF5 telemetry file to write")->capture_default_str();
-  cmd->add_option("--format", a.format,
-                  "auto, nvidia-smi-csv, nvidia-smi-dmon, dcgmi-dmon, prometheus, prometheus-json or csv")
-      ->capture_default_str();
-  cmd->add_option("--timezone", a.timezone, "Zone of timestamps written without one: UTC or an offset such as +02:00")
-      ->capture_default_str();
-  cmd->add_option("--columns", a.columns,
-                  "Fields of an nvidia-smi CSV file without header, in order, e.g. timestamp,index,power.draw");
-  cmd->add_option("--map", a.map, "Column map (YAML) of a generic CSV file; selects the csv format");
-  cmd->add_option("--interval", a.interval, "Sampling interval of sources without timestamps, e.g. 1, '500 ms'")
-      ->capture_default_str();
+  add_trace_reading_options(cmd, a.reading);
   cmd->add_option("--gpus", a.gpus,
                   "GPUs per host of an nvidia-smi CSV file without index, uuid or pci.bus_id column: every N\n"
                   "consecutive rows are one tick (default: found from the pauses between ticks)");
-  cmd->add_flag("--skip-bad-lines", a.skip_bad_lines, "Skip and count malformed lines instead of stopping");
   cmd->add_flag("-q,--quiet", a.quiet, "No summary");
   return cmd;
 }
@@ -58,51 +49,15 @@ std::string span_text(double seconds) {
 
 int import_command(const ImportArguments& a) {
   io::TelemetryImportOptions options;
-  try {
-    const auto format = io::parse_format_name(a.format);
-    if (!format) {
-      std::fprintf(stderr,
-                   "dctwin import: unknown format '%s' (auto, nvidia-smi-csv, nvidia-smi-dmon, dcgmi-dmon, "
-                   "prometheus, prometheus-json, csv)\n",
-                   solver::printable(a.format).c_str());
-      return exit_usage;
-    }
-    options.format = *format;
-    if (options.format == io::TelemetryFormat::generic_csv && a.map.empty()) {
-      std::fprintf(stderr, "dctwin import: the csv format needs a column map (--map map.yaml)\n");
-      return exit_usage;
-    }
-    options.timezone = a.timezone;
-    (void)io::parse_utc_offset(a.timezone);
-    options.interval = io::parse_duration(a.interval);
-    if (!(options.interval > 0.0)) {
-      std::fprintf(stderr, "dctwin import: invalid interval '%s' (must be > 0)\n", solver::printable(a.interval).c_str());
-      return exit_usage;
-    }
-    if (!a.columns.empty()) {
-      std::size_t start = 0;
-      while (true) {
-        const auto comma = a.columns.find(',', start);
-        options.columns.push_back(
-            a.columns.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
-        if (comma == std::string::npos) break;
-        start = comma + 1;
-      }
-    }
-    if (a.gpus < 0) {
-      std::fprintf(stderr, "dctwin import: invalid --gpus %d (a number of GPUs, or 0 to find it from the pauses between ticks)\n", a.gpus);
-      return exit_usage;
-    }
-    options.gpus = a.gpus;
-    options.skip_bad_lines = a.skip_bad_lines;
-    options.map_file = a.map;
-  } catch (const solver::InputError& e) {
-    std::fprintf(stderr, "dctwin import: %s\n", e.what());
+  if (const auto code = read_trace_options("import", a.reading, options)) return *code;
+  if (a.gpus < 0) {
+    std::fprintf(stderr, "dctwin import: invalid --gpus %d (a number of GPUs, or 0 to find it from the pauses between ticks)\n", a.gpus);
     return exit_usage;
   }
+  options.gpus = a.gpus;
 
   // The output is checked before the trace is read (a long trace takes a while).
-  const std::vector<io::InputFile> inputs{{a.trace, "trace"}, {a.map, "column map"}};
+  const std::vector<io::InputFile> inputs{{a.trace, "trace"}, {a.reading.map, "column map"}};
   try {
     io::check_output_path(a.output, "telemetry file", inputs);
   } catch (const io::ReportError& e) {
@@ -110,29 +65,19 @@ int import_command(const ImportArguments& a) {
     return exit_cannot_create;
   }
 
+  // Input errors name their file and line themselves.
+  const FailureWording wording{"dctwin import: ", false};
   io::TelemetryTrace trace;
   try {
     trace = io::import_telemetry(a.trace, options);
-  } catch (const io::MissingInputError& e) {
-    std::fprintf(stderr, "%s\n", e.what());
-    return exit_no_input;
-  } catch (const solver::InputError& e) {
-    std::fprintf(stderr, "%s\n", e.what());
-    return exit_data_error;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "dctwin import: internal error: %s\n", e.what());
-    return exit_internal;
+  } catch (...) {
+    return exit_code_of_failure(wording);
   }
 
   try {
     io::write_telemetry_hdf5(trace, a.output, inputs);
-  } catch (const io::ReportError& e) {
-    std::fprintf(stderr, "dctwin import: %s\n", e.what());
-    const std::string message = e.what();
-    return message.find("cannot create") != std::string::npos ? exit_cannot_create : exit_io_error;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "dctwin import: internal error: %s\n", e.what());
-    return exit_internal;
+  } catch (...) {
+    return exit_code_of_failure(wording);
   }
 
   const auto& p = trace.provenance;

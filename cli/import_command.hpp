@@ -5,6 +5,8 @@
 #include <optional>
 #include <string>
 
+#include "trace_options.hpp"
+
 namespace CLI {
 class App;
 }
@@ -14,13 +16,8 @@ namespace dctwin::cli {
 struct ImportArguments {
   std::string trace;  ///< input file
   std::string output = "telemetry.h5";
-  std::string format = "auto";
-  std::string timezone = "UTC";
-  std::string columns;         ///< comma-separated field list (nvidia-smi CSV without header)
-  std::string map;             ///< column map (YAML) of a generic CSV file
-  std::string interval = "1";  ///< duration text, e.g. `1`, `500 ms`, `2 s`
+  TraceReading reading;
   int gpus = 0;                ///< GPUs per host of an nvidia-smi CSV without index, uuid or pci.bus_id
-  bool skip_bad_lines = false;
   bool quiet = false;
 };
 

@@ -15,6 +15,7 @@
 #include "dctwin/solver/parallel.hpp"
 #include "dctwin/solver/printable.hpp"
 #include "exit_codes.hpp"
+#include "failures.hpp"
 
 namespace dctwin::cli {
 
@@ -60,11 +61,6 @@ std::optional<MemberRange> parse_range(const std::string& text) {
   return range;
 }
 
-int exit_code_for(const io::ReportError& error) {
-  const std::string message = error.what();
-  return message.rfind("cannot create", 0) == 0 ? exit_cannot_create : exit_io_error;
-}
-
 int collect_command(const std::string& directory, bool quiet) {
   try {
     const io::SweepPlan plan = io::load_stored_sweep(directory, models::facility::scenario_schema());
@@ -74,18 +70,8 @@ int collect_command(const std::string& directory, bool quiet) {
                   solver::printable(plan.name).c_str(), counts.total(), counts.complete, counts.incomplete,
                   counts.failed, counts.missing, solver::printable((fs::path(directory) / "index.h5").string()).c_str());
     return counts.complete == counts.total() ? exit_ok : exit_run_ended_early;
-  } catch (const io::MissingInputError& e) {
-    std::fprintf(stderr, "%s%s\n", prefix, e.what());
-    return exit_no_input;
-  } catch (const solver::InputError& e) {
-    std::fprintf(stderr, "%s\n", e.what());
-    return exit_data_error;
-  } catch (const io::ReportError& e) {
-    std::fprintf(stderr, "%s%s\n", prefix, e.what());
-    return exit_code_for(e);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "%sinternal error: %s\n", prefix, solver::printable(e.what()).c_str());
-    return exit_internal;
+  } catch (...) {
+    return exit_code_of_failure({prefix});
   }
 }
 
@@ -148,15 +134,8 @@ int SweepJob::load() {
   }
   try {
     plan_ = io::load_sweep(arguments_.sweep, models::facility::scenario_schema());
-  } catch (const io::MissingInputError& e) {
-    complain(std::string(prefix) + e.what());
-    return exit_no_input;
-  } catch (const solver::InputError& e) {
-    complain(e.what());
-    return exit_data_error;
-  } catch (const std::exception& e) {
-    complain(std::string(prefix) + "internal error: " + e.what());
-    return exit_internal;
+  } catch (...) {
+    return exit_code_of_failure({prefix}, [this](const std::string& line) { complain(line); });
   }
   const std::size_t count = plan_.members.size();
   first_ = 0;

@@ -20,6 +20,7 @@
 #include "dctwin/solver/integrator.hpp"
 #include "dctwin/solver/printable.hpp"
 #include "exit_codes.hpp"
+#include "failures.hpp"
 
 namespace dctwin::cli {
 
@@ -28,15 +29,7 @@ namespace {
 void add_replay_options(CLI::App* cmd, ReplayArguments& a) {
   cmd->add_option("trace", a.trace, "Telemetry file (any format dctwin import reads)")->required();
   cmd->add_option("--scenario", a.scenario, "Single-node scenario (YAML) whose server is replayed")->required();
-  cmd->add_option("--format", a.format,
-                  "auto, nvidia-smi-csv, nvidia-smi-dmon, dcgmi-dmon, prometheus, prometheus-json or csv")
-      ->capture_default_str();
-  cmd->add_option("--timezone", a.timezone, "Zone of timestamps written without one: UTC or an offset such as +02:00")
-      ->capture_default_str();
-  cmd->add_option("--columns", a.columns, "Fields of an nvidia-smi CSV file without header, in order");
-  cmd->add_option("--map", a.map, "Column map (YAML) of a generic CSV file; selects the csv format");
-  cmd->add_option("--interval", a.interval, "Sampling interval of sources without timestamps")->capture_default_str();
-  cmd->add_flag("--skip-bad-lines", a.skip_bad_lines, "Skip and count malformed lines instead of stopping");
+  add_trace_reading_options(cmd, a.reading);
   cmd->add_option("--gpu-map", a.gpu_map,
                   "Model GPU of each trace GPU, in trace order, e.g. 4,5 (default: trace GPU k -> model GPU k)");
   cmd->add_option("--initial-state", a.initial_state,
@@ -52,18 +45,6 @@ void add_replay_options(CLI::App* cmd, ReplayArguments& a) {
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   cmd->add_flag("-q,--quiet", a.quiet, "No table");
-}
-
-std::vector<std::string> split(const std::string& text) {
-  std::vector<std::string> parts;
-  std::size_t start = 0;
-  while (true) {
-    const auto comma = text.find(',', start);
-    parts.push_back(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  return parts;
 }
 
 /// What both commands read before they start: the trace, the scenario, the options.
@@ -88,51 +69,21 @@ void print_lines(const std::string& text) {
 /// Reads the inputs; returns an exit code when that failed.
 std::optional<int> read_inputs(const char* command, const ReplayArguments& a, Inputs& in) {
   io::TelemetryImportOptions options;
-  try {
-    const auto format = io::parse_format_name(a.format);
-    if (!format) {
-      std::fprintf(stderr,
-                   "dctwin %s: unknown format '%s' (auto, nvidia-smi-csv, nvidia-smi-dmon, dcgmi-dmon, prometheus, "
-                   "prometheus-json, csv)\n",
-                   command, solver::printable(a.format).c_str());
+  if (const auto code = read_trace_options(command, a.reading, options)) return *code;
+  for (const auto& part : a.gpu_map.empty() ? std::vector<std::string>{} : split_at_commas(a.gpu_map)) {
+    std::size_t used = 0;
+    long value = -1;
+    try {
+      value = std::stol(part, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != part.size() || part.empty() || value < 0) {
+      std::fprintf(stderr, "dctwin %s: invalid --gpu-map '%s' (model GPU indices separated by commas, e.g. 4,5)\n",
+                   command, solver::printable(a.gpu_map).c_str());
       return exit_usage;
     }
-    options.format = *format;
-    if (options.format == io::TelemetryFormat::generic_csv && a.map.empty()) {
-      std::fprintf(stderr, "dctwin %s: the csv format needs a column map (--map map.yaml)\n", command);
-      return exit_usage;
-    }
-    options.timezone = a.timezone;
-    (void)io::parse_utc_offset(a.timezone);
-    options.interval = io::parse_duration(a.interval);
-    if (!(options.interval > 0.0)) {
-      std::fprintf(stderr, "dctwin %s: invalid interval '%s' (must be > 0)\n", command,
-                   solver::printable(a.interval).c_str());
-      return exit_usage;
-    }
-    if (!a.columns.empty()) options.columns = split(a.columns);
-    options.skip_bad_lines = a.skip_bad_lines;
-    options.map_file = a.map;
-    if (!a.gpu_map.empty()) {
-      for (const auto& part : split(a.gpu_map)) {
-        std::size_t used = 0;
-        long value = -1;
-        try {
-          value = std::stol(part, &used);
-        } catch (const std::exception&) {
-          used = 0;
-        }
-        if (used != part.size() || part.empty() || value < 0) {
-          std::fprintf(stderr, "dctwin %s: invalid --gpu-map '%s' (model GPU indices separated by commas, e.g. 4,5)\n",
-                       command, solver::printable(a.gpu_map).c_str());
-          return exit_usage;
-        }
-        in.options.gpu_map.push_back(static_cast<std::size_t>(value));
-      }
-    }
-  } catch (const solver::InputError& e) {
-    std::fprintf(stderr, "dctwin %s: %s\n", command, e.what());
-    return exit_usage;
+    in.options.gpu_map.push_back(static_cast<std::size_t>(value));
   }
   in.options.initial_state = a.initial_state;
   in.options.max_lag = a.max_lag;
@@ -142,22 +93,16 @@ std::optional<int> read_inputs(const char* command, const ReplayArguments& a, In
     in.scenario = io::load_scenario_file(a.scenario);
     io::check_replay_scenario(in.scenario);
     in.trace = io::import_telemetry(a.trace, options);
-  } catch (const io::MissingInputError& e) {
-    std::fprintf(stderr, "%s\n", e.what());
-    return exit_no_input;
-  } catch (const solver::InputError& e) {
-    std::fprintf(stderr, "%s\n", e.what());
-    return exit_data_error;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "dctwin %s: internal error: %s\n", command, solver::printable(e.what()).c_str());
-    return exit_internal;
+  } catch (...) {
+    // Input errors name their file and line themselves.
+    return exit_code_of_failure({"dctwin " + std::string(command) + ": ", false});
   }
   return std::nullopt;
 }
 
 /// The files a replay reads, which its output must not replace.
 std::vector<io::InputFile> input_files(const ReplayArguments& a) {
-  return {{a.trace, "trace"}, {a.scenario, "scenario"}, {a.map, "column map"}};
+  return {{a.trace, "trace"}, {a.scenario, "scenario"}, {a.reading.map, "column map"}};
 }
 
 /// Checks the output before anything is read or simulated; returns an exit code when it is bad.
@@ -177,22 +122,8 @@ template <typename Work>
 std::optional<int> guarded(const char* command, Work&& work) {
   try {
     work();
-  } catch (const io::ReplayError& e) {
-    std::fprintf(stderr, "dctwin %s: %s\n", command, e.what());
-    return exit_run_ended_early;
-  } catch (const solver::SolverError& e) {
-    std::fprintf(stderr, "dctwin %s: %s\n", command, e.what());
-    return exit_run_ended_early;
-  } catch (const solver::InputError& e) {
-    std::fprintf(stderr, "dctwin %s: %s\n", command, e.what());
-    return exit_data_error;
-  } catch (const io::ReportError& e) {
-    std::fprintf(stderr, "dctwin %s: %s\n", command, e.what());
-    const std::string message = e.what();
-    return message.find("cannot create") != std::string::npos ? exit_cannot_create : exit_io_error;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "dctwin %s: internal error: %s\n", command, solver::printable(e.what()).c_str());
-    return exit_internal;
+  } catch (...) {
+    return exit_code_of_failure({"dctwin " + std::string(command) + ": ", true, true, true});
   }
   return std::nullopt;
 }

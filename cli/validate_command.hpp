@@ -4,6 +4,8 @@
 
 #include <string>
 
+#include "trace_options.hpp"
+
 namespace CLI {
 class App;
 }
@@ -14,12 +16,7 @@ namespace dctwin::cli {
 struct ReplayArguments {
   std::string trace;
   std::string scenario;
-  std::string format = "auto";
-  std::string timezone = "UTC";
-  std::string columns;
-  std::string map;
-  std::string interval = "1";
-  bool skip_bad_lines = false;
+  TraceReading reading;
   std::string gpu_map;  ///< `0,1,...`: trace GPU k drives model GPU gpu_map[k]
   std::string initial_state = "steady_state";
   double max_lag = 10.0;

@@ -145,4 +145,17 @@ std::string unknown_key_problem(const std::vector<std::string>& keys, const std:
   return what;
 }
 
+std::optional<std::int64_t> parse_integer_literal(const std::string& text) {
+  std::string_view digits = text;
+  if (!digits.empty() && digits.front() == '+') {
+    digits.remove_prefix(1);
+    if (!digits.empty() && digits.front() == '-') return std::nullopt;
+  }
+  if (digits.empty()) return std::nullopt;
+  std::int64_t value = 0;
+  const auto result = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+  if (result.ec != std::errc{} || result.ptr != digits.data() + digits.size()) return std::nullopt;
+  return value;
+}
+
 }  // namespace dctwin::io::rules

@@ -36,6 +36,9 @@ std::string trimmed(std::string_view text);
 /// "must be >= 0" or "must be <= 18446744073709551615"; nullopt, with `value` set, when it is one.
 /// Read as text (decimal digits, an optional `+`, blanks around), never through a double.
 std::optional<std::string> unsigned_problem(std::string_view text, std::uint64_t& value);
+/// A whole number written as `text` exactly: decimal digits with an optional sign (`+5`, `-5`;
+/// not `+-5`), nothing around them; nullopt otherwise or when it does not fit in 64 bits.
+std::optional<std::int64_t> parse_integer_literal(const std::string& text);
 /// Edit distance, for did-you-mean suggestions.
 std::size_t levenshtein(const std::string& a, const std::string& b);
 /// "unknown key (did you mean 'gpu_count'?)" when a key is within max(2, len/3) edits,

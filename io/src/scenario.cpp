@@ -26,6 +26,7 @@ using rules::format_location;
 using rules::in_range;
 using rules::is_dimensionless;
 using rules::join_words;
+using rules::parse_integer_literal;
 using rules::number_rule;
 using rules::range_rule;
 using rules::shown_unit;
@@ -49,17 +50,10 @@ std::string indexed_path(const std::string& path, std::size_t index) {
   return path + "[" + std::to_string(index) + "]";
 }
 
-
-
-
-
 /// The unit a real parameter is shown in: its display unit, else its SI unit.
-
 
 /// A bound (SI) in the spec's display unit: `0` if it is zero there, else the number; the unit
 /// is added by the caller. Falls back to the SI unit if the display unit cannot be used.
-
-
 
 /// What a missing parameter should have been: its unit, or its kind.
 std::string expected_detail(const ParameterSpec& spec) {
@@ -79,7 +73,6 @@ std::string expected_detail(const ParameterSpec& spec) {
   }
   return {};
 }
-
 
 /// The first control character in UTF-8 `text` other than tab and line feed, as `0xNN` (C0 controls
 /// and DEL) or `U+00NN` (C1 controls, U+0080-U+009F); nullopt when there is none. An escape in a
@@ -106,36 +99,10 @@ std::optional<std::string> first_control_character(const std::string& text) {
   return std::nullopt;
 }
 
-std::optional<std::int64_t> parse_integer_literal(const std::string& text) {
-  std::string_view digits = text;
-  if (!digits.empty() && digits.front() == '+') {
-    digits.remove_prefix(1);
-    if (!digits.empty() && digits.front() == '-') return std::nullopt;
-  }
-  if (digits.empty()) return std::nullopt;
-  std::int64_t value = 0;
-  const auto result = std::from_chars(digits.data(), digits.data() + digits.size(), value);
-  if (result.ec != std::errc{} || result.ptr != digits.data() + digits.size()) return std::nullopt;
-  return value;
-}
-
 std::optional<bool> parse_boolean(const std::string& text) {
   if (text == "true" || text == "True" || text == "TRUE") return true;
   if (text == "false" || text == "False" || text == "FALSE") return false;
   return std::nullopt;
-}
-
-const char* node_kind(const YAML::Node& node) {
-  switch (node.Type()) {
-    case YAML::NodeType::Map:
-      return "a mapping";
-    case YAML::NodeType::Sequence:
-      return "a list";
-    case YAML::NodeType::Scalar:
-      return "a single value";
-    default:
-      return "empty";
-  }
 }
 
 /// Checks one document against a schema and builds its tree. Throws ScenarioError.

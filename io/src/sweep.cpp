@@ -29,6 +29,7 @@ using rules::format_location;
 using rules::in_range;
 using rules::is_dimensionless;
 using rules::join_words;
+using rules::parse_integer_literal;
 using rules::number_rule;
 using rules::range_rule;
 using rules::shown_unit;
@@ -50,27 +51,8 @@ constexpr std::size_t max_member_values = 1'000'000;
 
 // ---- text helpers ----------------------------------------------------------------------------
 
-
-
-
-
 /// `unknown key (did you mean 'x'?)`, `unknown key (valid keys: ...)` or `unknown key`, with the
 /// scenario checker's rules for "close".
-
-const char* node_kind(const YAML::Node& node) {
-  switch (node.Type()) {
-    case YAML::NodeType::Map:
-      return "a mapping";
-    case YAML::NodeType::Sequence:
-      return "a list";
-    case YAML::NodeType::Scalar:
-      return "a single value";
-    default:
-      return "empty";
-  }
-}
-
-
 
 const char* kind_name(ParameterKind kind) {
   switch (kind) {
@@ -91,24 +73,6 @@ const char* kind_name(ParameterKind kind) {
 }
 
 // ---- ranges, as the scenario checker words them ------------------------------------------------
-
-
-
-
-
-
-std::optional<std::int64_t> parse_integer_literal(const std::string& text) {
-  std::string_view digits = text;
-  if (!digits.empty() && digits.front() == '+') {
-    digits.remove_prefix(1);
-    if (!digits.empty() && digits.front() == '-') return std::nullopt;
-  }
-  if (digits.empty()) return std::nullopt;
-  std::int64_t value = 0;
-  const auto result = std::from_chars(digits.data(), digits.data() + digits.size(), value);
-  if (result.ec != std::errc{} || result.ptr != digits.data() + digits.size()) return std::nullopt;
-  return value;
-}
 
 /// The SI value of a written scenario value, or NaN when it is not a number of the right kind.
 double numeric_value(const ParameterSpec& spec, const std::string& written) {

@@ -101,4 +101,17 @@ std::vector<YAML::Node> load_all_documents(const std::string& text) {
   return YAML::LoadAll(text);
 }
 
+const char* node_kind(const YAML::Node& node) {
+  switch (node.Type()) {
+    case YAML::NodeType::Map:
+      return "a mapping";
+    case YAML::NodeType::Sequence:
+      return "a list";
+    case YAML::NodeType::Scalar:
+      return "a single value";
+    default:
+      return "empty";
+  }
+}
+
 }  // namespace dctwin::io

@@ -23,4 +23,7 @@ namespace dctwin::io {
 /// (it decodes them to the single bytes 0x85 and 0xA0).
 [[nodiscard]] std::string scalar_text(const YAML::Node& node);
 
+/// What a node is, for messages: "a mapping", "a list", "a single value" or "empty".
+[[nodiscard]] const char* node_kind(const YAML::Node& node);
+
 }  // namespace dctwin::io

@@ -11,22 +11,15 @@
 #include <deque>
 #include <limits>
 #include <numeric>
-#include <sstream>
 #include <utility>
 
 #include "dctwin/solver/check.hpp"
+#include "dctwin/solver/number_text.hpp"
 #include "dctwin/solver/parameters.hpp"
 
 namespace dctwin::solver {
 
 namespace {
-
-std::string format_number(double value) {
-  std::ostringstream out;
-  out.precision(6);
-  out << value;
-  return out.str();
-}
 
 std::size_t as_size(Index i) { return static_cast<std::size_t>(i); }
 
@@ -91,9 +84,9 @@ void PowerLaw::evaluate(double flow, double& drop, double& slope) const {
 
 std::string PowerLaw::defect() const {
   if (!(k_ > 0.0) || !std::isfinite(k_))
-    return "non-positive resistance coefficient k = " + format_number(k_);
-  if (!(n_ >= 1.0 && n_ < 3.0)) return "flow exponent " + format_number(n_) + " is outside [1, 3)";
-  if (!(scale_ > 0.0) || !std::isfinite(scale_)) return "non-positive flow scale " + format_number(scale_);
+    return "non-positive resistance coefficient k = " + format_general(k_);
+  if (!(n_ >= 1.0 && n_ < 3.0)) return "flow exponent " + format_general(n_) + " is outside [1, 3)";
+  if (!(scale_ > 0.0) || !std::isfinite(scale_)) return "non-positive flow scale " + format_general(scale_);
   return {};
 }
 
@@ -179,10 +172,10 @@ void Network::check() const {
   if (nodes_.empty()) throw InputError("network '" + name_ + "' has no nodes");
   for (const Node& n : nodes_) {
     if (n.fixed && !std::isfinite(n.pressure))
-      throw InputError(prefix() + "node '" + n.label + "': fixed pressure " + format_number(n.pressure) +
+      throw InputError(prefix() + "node '" + n.label + "': fixed pressure " + format_general(n.pressure) +
                        " is not a finite number");
     if (!std::isfinite(n.inflow))
-      throw InputError(prefix() + "node '" + n.label + "': inflow " + format_number(n.inflow) +
+      throw InputError(prefix() + "node '" + n.label + "': inflow " + format_general(n.inflow) +
                        " is not a finite number");
   }
   for (const Branch& b : branches_) {
@@ -439,7 +432,7 @@ void NetworkSolver::Impl::build_structure() {
         }
       }
       if (inflow != 0.0)
-        throw InputError("network '" + nw.name() + "': an inflow of " + format_number(inflow) +
+        throw InputError("network '" + nw.name() + "': an inflow of " + format_general(inflow) +
                          " enters the part around node '" + nw.node_label(static_cast<Index>(inside)) +
                          "', which closed branches cut off from every fixed-pressure node");
       anchored[r] = 1;
@@ -785,7 +778,7 @@ NetworkSolution NetworkSolver::solve(const NetworkSettings& settings, const Netw
     for (std::size_t k = 0; k < mo; ++k) {
       if (!(s.slope[k] > 0.0) || !std::isfinite(s.slope[k])) {
         sol.message = "branch '" + nw.branch_label(s.open_branches[k]) + "' has a non-positive slope " +
-                      format_number(s.slope[k]) + " at flow " + format_number(q[as_size(s.open_branches[k])]);
+                      format_general(s.slope[k]) + " at flow " + format_general(q[as_size(s.open_branches[k])]);
         break;
       }
     }

@@ -6,7 +6,7 @@
 #include <Eigen/Core>
 #include <unsupported/Eigen/MatrixFunctions>
 
-#include "dctwin/models/hx/checks.hpp"
+#include "dctwin/models/parameter_check.hpp"
 #include "dctwin/solver/check.hpp"
 #include "dctwin/solver/parallel.hpp"
 
@@ -21,11 +21,11 @@ std::string section_name(const solver::ParameterTree& s, const char* fallback) {
   return s.path.empty() ? std::string(fallback) : s.path;
 }
 
-void finite(const hx::ParameterCheck& check, const char* key, double value) {
+void finite(const ParameterCheck& check, const char* key, double value) {
   if (!std::isfinite(value)) check.fail(std::string(key) + " must be a finite number");
 }
 
-void positive_finite(const hx::ParameterCheck& check, const char* key, double value, const char* unit) {
+void positive_finite(const ParameterCheck& check, const char* key, double value, const char* unit) {
   check.positive(key, value, unit);
   finite(check, key, value);
 }
@@ -51,7 +51,7 @@ std::string list_text(const std::vector<EfficiencyPoint>& points) {
   std::string text;
   for (const auto& point : points) {
     if (!text.empty()) text += ", ";
-    text += hx::format_number(point.load_fraction) + " -> " + hx::format_number(point.efficiency);
+    text += format_number(point.load_fraction) + " -> " + format_number(point.efficiency);
   }
   return text;
 }
@@ -82,10 +82,10 @@ EfficiencyPoint EfficiencyPoint::from(const solver::ParameterTree& s) {
 
 void check_efficiency_curve(const std::vector<EfficiencyPoint>& points, const std::string& list_path) {
   if (points.size() < 2)
-    hx::ParameterCheck(list_path).fail("an efficiency curve needs at least 2 points (" +
+    ParameterCheck(list_path).fail("an efficiency curve needs at least 2 points (" +
                                        std::to_string(points.size()) + " given)");
   for (std::size_t i = 0; i < points.size(); ++i) {
-    const hx::ParameterCheck check(list_path + "[" + std::to_string(i) + "]");
+    const ParameterCheck check(list_path + "[" + std::to_string(i) + "]");
     positive_finite(check, "load_fraction", points[i].load_fraction, "");
     check.in_half_open_range("efficiency", points[i].efficiency, 0.0, 1.0, "");
     if (i > 0) check.greater_than("load_fraction", points[i].load_fraction, points[i - 1].load_fraction, "");
@@ -212,7 +212,7 @@ PsuParameters PsuParameters::from(const solver::ParameterTree& s) {
 }
 
 void PsuParameters::check(const std::string& section) const {
-  const hx::ParameterCheck check(section);
+  const ParameterCheck check(section);
   check.at_least("supplies", supplies, 1.0, "");
   positive_finite(check, "supply_rated_power", supply_rated_power, "W");
   check.at_least("active_supplies", active_supplies, 1.0, "");
@@ -224,8 +224,8 @@ void PsuParameters::check(const std::string& section) const {
     check.fail("active_supplies " + std::to_string(active_supplies) + " is more than supplies " +
                std::to_string(supplies));
   if (bulk_voltage_min >= bulk_voltage_nominal)
-    check.fail("bulk_voltage_min " + hx::format_number(bulk_voltage_min) + " V must be below bulk_voltage_nominal " +
-               hx::format_number(bulk_voltage_nominal) + " V");
+    check.fail("bulk_voltage_min " + format_number(bulk_voltage_min) + " V must be below bulk_voltage_nominal " +
+               format_number(bulk_voltage_nominal) + " V");
   check_efficiency_curve(efficiency, section + ".efficiency");
 }
 
@@ -368,7 +368,7 @@ BbuParameters BbuParameters::from(const solver::ParameterTree& s) {
 }
 
 void BbuParameters::check(const std::string& section) const {
-  const hx::ParameterCheck check(section);
+  const ParameterCheck check(section);
   check.at_least("units_per_rack", units_per_rack, 0.0, "");
   positive_finite(check, "unit_rated_power", unit_rated_power, "W");
   check.at_least("standby_loss", standby_loss, 0.0, "W");
@@ -411,7 +411,7 @@ PduParameters PduParameters::from(const solver::ParameterTree& s) {
 }
 
 void PduParameters::check(const std::string& section) const {
-  const hx::ParameterCheck check(section);
+  const ParameterCheck check(section);
   positive_finite(check, "rated_power", rated_power, "W");
   check.at_least("loss_fraction_at_rated", loss_fraction_at_rated, 0.0, "");
   check.less_than("loss_fraction_at_rated", loss_fraction_at_rated, 1.0, "");
@@ -477,7 +477,7 @@ UpsParameters UpsParameters::from(const solver::ParameterTree& s) {
 }
 
 void UpsParameters::check(const std::string& section) const {
-  const hx::ParameterCheck check(section);
+  const ParameterCheck check(section);
   if (mode != "double_conversion" && mode != "eco")
     throw solver::InputError(check.path("mode") + " = " + mode + " (must be double_conversion or eco)",
                              check.path("mode"));
@@ -537,7 +537,7 @@ SwitchboardParameters SwitchboardParameters::from(const solver::ParameterTree& s
 }
 
 void SwitchboardParameters::check(const std::string& section) const {
-  const hx::ParameterCheck check(section);
+  const ParameterCheck check(section);
   positive_finite(check, "rated_power", rated_power, "W");
   check.at_least("loss_fraction_at_rated", loss_fraction_at_rated, 0.0, "");
   check.less_than("loss_fraction_at_rated", loss_fraction_at_rated, 1.0, "");

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "dctwin/models/hx/checks.hpp"
+#include "dctwin/models/parameter_check.hpp"
 #include "dctwin/solver/check.hpp"
 #include "dctwin/solver/parallel.hpp"
 
@@ -126,7 +126,7 @@ constexpr double minimum_time_step = 1e-4;
 
 /// The values of the `electrical:` section itself and their combinations.
 void check_top_level(const ElectricalParameters& p, const std::string& section) {
-  const hx::ParameterCheck check(section);
+  const ParameterCheck check(section);
   check.at_least("time_step", p.time_step, minimum_time_step, "s");
   check.at_most("time_step", p.time_step, 0.01, "s");
   check.greater_than("output_interval", p.output_interval, 0.0, "s");
@@ -135,11 +135,11 @@ void check_top_level(const ElectricalParameters& p, const std::string& section) 
   check.at_least("mechanical_transformer_units", p.mechanical_transformer_units, 0.0, "");
   const double ratio = p.output_interval / p.time_step;
   if (std::round(ratio) < 1.0 || std::fabs(ratio - std::round(ratio)) > 1e-9 * ratio)
-    check.fail("output_interval " + hx::format_number(p.output_interval) + " s is not a whole multiple of time_step " +
-               hx::format_number(p.time_step) + " s");
+    check.fail("output_interval " + format_number(p.output_interval) + " s is not a whole multiple of time_step " +
+               format_number(p.time_step) + " s");
   if (p.spectrum_interval < p.time_step)
-    check.fail("spectrum_interval " + hx::format_number(p.spectrum_interval) + " s is shorter than time_step " +
-               hx::format_number(p.time_step) + " s");
+    check.fail("spectrum_interval " + format_number(p.spectrum_interval) + " s is shorter than time_step " +
+               format_number(p.time_step) + " s");
 }
 
 /// The parameters after their checks (sections under "electrical").
@@ -388,11 +388,11 @@ struct ElectricalFeed::Impl {
     for (std::size_t l = 0; l < lineups; ++l)
       if (!std::isfinite(load_now.it[l]) || load_now.it[l] < 0.0)
         throw solver::InputError("electrical feed: IT load of lineup " + std::to_string(l) + " at t = " +
-                                 hx::format_number(t) + " s is " + hx::format_number(load_now.it[l]) +
+                                 format_number(t) + " s is " + format_number(load_now.it[l]) +
                                  " W (must be a finite number >= 0)");
     if (!std::isfinite(load_now.mechanical) || load_now.mechanical < 0.0)
-      throw solver::InputError("electrical feed: mechanical load at t = " + hx::format_number(t) + " s is " +
-                               hx::format_number(load_now.mechanical) + " W (must be a finite number >= 0)");
+      throw solver::InputError("electrical feed: mechanical load at t = " + format_number(t) + " s is " +
+                               format_number(load_now.mechanical) + " W (must be a finite number >= 0)");
   }
 
   struct Upstream {
@@ -531,8 +531,8 @@ struct ElectricalFeed::Impl {
     check_load(at_end, t1);
     const double tolerance = 1e-9 * dt;
     if (!(t1 >= ta - tolerance))
-      throw solver::InputError("electrical feed: advance to t = " + hx::format_number(t1) +
-                               " s, before the feed's time " + hx::format_number(ta) + " s");
+      throw solver::InputError("electrical feed: advance to t = " + format_number(t1) +
+                               " s, before the feed's time " + format_number(ta) + " s");
     const double span = t1 - ta;
     if (span <= tolerance) return;
     auto weight = [&](double t) { return std::clamp((t - ta) / span, 0.0, 1.0); };

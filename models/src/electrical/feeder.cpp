@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "dctwin/models/hx/checks.hpp"
+#include "dctwin/models/parameter_check.hpp"
 #include "dctwin/solver/check.hpp"
 
 namespace dctwin::models::electrical {
@@ -15,7 +15,7 @@ std::string section_name(const solver::ParameterTree& s, const char* fallback) {
   return s.path.empty() ? std::string(fallback) : s.path;
 }
 
-void finite(const hx::ParameterCheck& check, const char* key, double value) {
+void finite(const ParameterCheck& check, const char* key, double value) {
   if (!std::isfinite(value)) check.fail(std::string(key) + " must be a finite number");
 }
 
@@ -70,7 +70,7 @@ FeederParameters FeederParameters::from(const solver::ParameterTree& s) {
 }
 
 void FeederParameters::check(const std::string& section) const {
-  const hx::ParameterCheck check(section);
+  const ParameterCheck check(section);
   check.at_least("resistance", resistance, 0.0, "ohm");
   finite(check, "resistance", resistance);
   check.at_least("inductance", inductance, 0.0, "H");
@@ -90,9 +90,9 @@ Feeder::Feeder(const FeederParameters& p, const UtilityParameters& utility, doub
   utility.check("electrical.utility");
   DCTWIN_DEMAND(regular_step > 0.0, "feeder: regular step must be > 0");
   if (p.load_time_constant < 5.0 * regular_step)
-    hx::ParameterCheck("electrical.feeder")
-        .fail("load_time_constant " + hx::format_number(p.load_time_constant) + " s is shorter than 5 time steps (" +
-              hx::format_number(5.0 * regular_step) + " s); the constant-power load would undamp the feeder");
+    ParameterCheck("electrical.feeder")
+        .fail("load_time_constant " + format_number(p.load_time_constant) + " s is shorter than 5 time steps (" +
+              format_number(5.0 * regular_step) + " s); the constant-power load would undamp the feeder");
   load_time_constant_ = p.load_time_constant;
   w_ = utility.angular_frequency();
   const std::complex<double> source = utility.source_impedance();

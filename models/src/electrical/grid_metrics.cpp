@@ -9,7 +9,7 @@
 #include <memory>
 #include <mutex>
 
-#include "dctwin/models/hx/checks.hpp"
+#include "dctwin/models/parameter_check.hpp"
 #include "dctwin/solver/check.hpp"
 
 namespace dctwin::models::electrical {
@@ -183,7 +183,7 @@ GridLimits GridLimits::from(const solver::ParameterTree& s) {
 }
 
 void GridLimits::check(const std::string& section) const {
-  const hx::ParameterCheck check(section);
+  const ParameterCheck check(section);
   check.at_least("power_peak_to_peak_max", power_peak_to_peak_max, 0.0, "W");
   check.at_least("ramp_rate_max", ramp_rate_max, 0.0, "W/s");
   check.positive("ramp_window", ramp_window, "s");

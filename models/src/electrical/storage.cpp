@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "dctwin/models/hx/checks.hpp"
+#include "dctwin/models/parameter_check.hpp"
 #include "dctwin/solver/check.hpp"
 
 namespace dctwin::models::electrical {
@@ -20,7 +20,7 @@ std::string section_name(const solver::ParameterTree& s, const char* fallback) {
   return s.path.empty() ? std::string(fallback) : s.path;
 }
 
-void finite(const hx::ParameterCheck& check, const char* key, double value) {
+void finite(const ParameterCheck& check, const char* key, double value) {
   if (!std::isfinite(value)) check.fail(std::string(key) + " must be a finite number");
 }
 
@@ -107,7 +107,7 @@ CapacitorStorageParameters CapacitorStorageParameters::from(const solver::Parame
 }
 
 void CapacitorStorageParameters::check(const std::string& section) const {
-  const hx::ParameterCheck check(section);
+  const ParameterCheck check(section);
   check.positive("capacitance", capacitance, "F");
   finite(check, "capacitance", capacitance);
   check.positive("voltage_max", voltage_max, "V");
@@ -122,11 +122,11 @@ void CapacitorStorageParameters::check(const std::string& section) const {
   check.positive("filter_time_constant", filter_time_constant, "s");
   check.positive("recovery_time_constant", recovery_time_constant, "s");
   if (voltage_min >= voltage_max)
-    check.fail("voltage_min " + hx::format_number(voltage_min) + " V must be below voltage_max " +
-               hx::format_number(voltage_max) + " V");
+    check.fail("voltage_min " + format_number(voltage_min) + " V must be below voltage_max " +
+               format_number(voltage_max) + " V");
   if (initial_voltage != 0.0 && (initial_voltage < voltage_min || initial_voltage > voltage_max))
-    check.fail("initial_voltage " + hx::format_number(initial_voltage) + " V is not in [voltage_min, voltage_max] = [" +
-               hx::format_number(voltage_min) + ", " + hx::format_number(voltage_max) + "] V");
+    check.fail("initial_voltage " + format_number(initial_voltage) + " V is not in [voltage_min, voltage_max] = [" +
+               format_number(voltage_min) + ", " + format_number(voltage_max) + "] V");
 }
 
 CapacitorStorage::CapacitorStorage(const CapacitorStorageParameters& p, double initial_bus_demand) : p_(p) {
@@ -268,7 +268,7 @@ BatteryStorageParameters BatteryStorageParameters::from(const solver::ParameterT
 }
 
 void BatteryStorageParameters::check(const std::string& section) const {
-  const hx::ParameterCheck check(section);
+  const ParameterCheck check(section);
   check.positive("energy_capacity", energy_capacity, "J");
   finite(check, "energy_capacity", energy_capacity);
   check.positive("power_max", power_max, "W");
@@ -281,10 +281,10 @@ void BatteryStorageParameters::check(const std::string& section) const {
   check.positive("ramp_rate_max", ramp_rate_max, "W/s");
   check.positive("recovery_time_constant", recovery_time_constant, "s");
   if (soc_min >= soc_max)
-    check.fail("soc_min " + hx::format_number(soc_min) + " must be below soc_max " + hx::format_number(soc_max));
+    check.fail("soc_min " + format_number(soc_min) + " must be below soc_max " + format_number(soc_max));
   if (initial_soc < soc_min || initial_soc > soc_max)
-    check.fail("initial_soc " + hx::format_number(initial_soc) + " is not in [soc_min, soc_max] = [" +
-               hx::format_number(soc_min) + ", " + hx::format_number(soc_max) + "]");
+    check.fail("initial_soc " + format_number(initial_soc) + " is not in [soc_min, soc_max] = [" +
+               format_number(soc_min) + ", " + format_number(soc_max) + "]");
 }
 
 BatteryStorage::BatteryStorage(const BatteryStorageParameters& p, double initial_bus_demand) : p_(p) {

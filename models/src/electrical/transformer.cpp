@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "../vector_math.hpp"
-#include "dctwin/models/hx/checks.hpp"
+#include "dctwin/models/parameter_check.hpp"
 #include "dctwin/solver/check.hpp"
 #include "dctwin/solver/parallel.hpp"
 
@@ -21,7 +21,7 @@ std::string section_name(const solver::ParameterTree& s, const char* fallback) {
   return s.path.empty() ? std::string(fallback) : s.path;
 }
 
-void positive_finite(const hx::ParameterCheck& check, const char* key, double value, const char* unit) {
+void positive_finite(const ParameterCheck& check, const char* key, double value, const char* unit) {
   check.positive(key, value, unit);
   if (!std::isfinite(value)) check.fail(std::string(key) + " must be a finite number");
 }
@@ -112,7 +112,7 @@ TransformerParameters TransformerParameters::from(const solver::ParameterTree& s
 }
 
 void TransformerParameters::check(const std::string& section) const {
-  const hx::ParameterCheck check(section);
+  const ParameterCheck check(section);
   check.at_least("units_per_lineup", units_per_lineup, 1.0, "");
   positive_finite(check, "rated_power", rated_power, "VA");
   check.greater_than("impedance", impedance, 0.0, "");

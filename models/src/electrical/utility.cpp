@@ -6,7 +6,7 @@
 
 #include <unsupported/Eigen/MatrixFunctions>
 
-#include "dctwin/models/hx/checks.hpp"
+#include "dctwin/models/parameter_check.hpp"
 #include "dctwin/solver/check.hpp"
 
 namespace dctwin::models::electrical {
@@ -19,7 +19,7 @@ std::string section_name(const solver::ParameterTree& s, const char* fallback) {
   return s.path.empty() ? std::string(fallback) : s.path;
 }
 
-void positive_finite(const hx::ParameterCheck& check, const char* key, double value, const char* unit) {
+void positive_finite(const ParameterCheck& check, const char* key, double value, const char* unit) {
   check.positive(key, value, unit);
   if (!std::isfinite(value)) check.fail(std::string(key) + " must be a finite number");
 }
@@ -137,7 +137,7 @@ UtilityParameters UtilityParameters::from(const solver::ParameterTree& s) {
 }
 
 void UtilityParameters::check(const std::string& section) const {
-  const hx::ParameterCheck check(section);
+  const ParameterCheck check(section);
   positive_finite(check, "nominal_voltage", nominal_voltage, "V");
   positive_finite(check, "frequency", frequency, "Hz");
   positive_finite(check, "short_circuit_power", short_circuit_power, "VA");

@@ -12,6 +12,7 @@
 
 #include "dctwin/models/fluid/coolant.hpp"
 #include "dctwin/models/hydraulic/loops.hpp"
+#include "dctwin/models/thermal/cold_plate.hpp"
 #include "dctwin/solver/check.hpp"
 #include "dctwin/solver/parallel.hpp"
 
@@ -27,6 +28,12 @@ SectionSchema section(std::string doc, solver::ParameterTable table) {
   s.doc = std::move(doc);
   s.parameters = std::move(table);
   return s;
+}
+
+/// A cold plate's pressure drop as a flow-network branch law: dp_nom (Q / Q_nom)^m with the
+/// plate's own nominal point and exponent (m = 1.85, OCP data).
+hydraulic::FixedResistanceParameters cold_plate_resistance(const thermal::ColdPlateParameters& plate) {
+  return {plate.nominal_flow, plate.pressure_drop_at_nominal_flow, plate.pressure_drop_flow_exponent};
 }
 
 }  // namespace
@@ -94,6 +101,10 @@ SectionSchema facility_schema() {
   }
   f.sections["rear_door"] = section("Rear-door heat exchanger (liquid-to-air)", hx::RearDoorParameters::table());
   f.sections["pod_loop"] = hydraulic::PodLoopParameters::schema();
+  // The cold plates' parameters sit with the rack manifold they are part of; the hydraulic rack
+  // takes only their pressure drop from them (cold_plate_resistance).
+  f.sections["pod_loop"].sections["rack"].sections["cold_plate"] =
+      SectionSchema{"Cold plate (one per GPU)", thermal::ColdPlateParameters::table(), {}, {}, false};
   {
     SectionSchema pod;
     pod.doc = "Pod coolant headers and the CDU supply set-point";
@@ -337,6 +348,9 @@ FacilitySite::FacilitySite(const ParameterTree& scenario, std::optional<WeatherS
 
   // Hydraulics: the pod loop must match the layout.
   hydraulic::PodLoopParameters pod_loop = hydraulic::PodLoopParameters::from(f.section("pod_loop"));
+  const thermal::ColdPlateParameters cold_plate =
+      thermal::ColdPlateParameters::from(f.section("pod_loop").section("rack").section("cold_plate"));
+  pod_loop.rack.plate = cold_plate_resistance(cold_plate);
   if (static_cast<std::size_t>(pod_loop.rack_count) != layout.racks_per_pod())
     throw solver::InputError(f.section("pod_loop").key_path("rack_count") + " = " + std::to_string(pod_loop.rack_count) +
                                  " but " + f.section("layout").key_path("racks_per_pod") + " = " +
@@ -382,7 +396,7 @@ FacilitySite::FacilitySite(const ParameterTree& scenario, std::optional<WeatherS
                              loop_tree.key_path("coolant"));
   }
 
-  auto plates = std::make_unique<RackPlateCoolant>(layout, thermal::ColdPlate(pod_loop.rack.cold_plate), coolant,
+  auto plates = std::make_unique<RackPlateCoolant>(layout, thermal::ColdPlate(cold_plate), coolant,
                                                    *flows_, *gpus, initial_temperature_);
   gpus->connect(*plates);
 

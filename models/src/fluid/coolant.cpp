@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "dctwin/models/parameter_check.hpp"
 #include "dctwin/solver/check.hpp"
 #include "dctwin/solver/parameters.hpp"
 #include "embedded_table.hpp"
@@ -41,20 +42,6 @@ void hermite_slopes(const double* f, double* d, int first, int last) {
   d[first] = 0.5 * (-3.0 * f[first] + 4.0 * f[first + 1] - f[first + 2]);
   for (int i = first + 1; i < last; ++i) d[i] = 0.5 * (f[i + 1] - f[i - 1]);
   d[last] = 0.5 * (3.0 * f[last] - 4.0 * f[last - 1] + f[last - 2]);
-}
-
-/// Up to `decimals` decimals, trailing zeros and a trailing point dropped, no "-0".
-std::string format_number(double value, int decimals) {
-  if (!std::isfinite(value)) return std::isnan(value) ? "nan" : (value > 0 ? "inf" : "-inf");
-  std::array<char, 64> buffer{};
-  std::snprintf(buffer.data(), buffer.size(), "%.*f", decimals, value);
-  std::string text(buffer.data());
-  if (text.find('.') != std::string::npos) {
-    while (text.back() == '0') text.pop_back();
-    if (text.back() == '.') text.pop_back();
-  }
-  if (text == "-0") text = "0";
-  return text;
 }
 
 /// Exactly `decimals` decimals, no "-0.0".
@@ -288,26 +275,26 @@ Coolant::Coolant(Glycol glycol, double mass_fraction)
 
 std::string Coolant::name() const {
   if (glycol_ == Glycol::none) return "water";
-  return (glycol_ == Glycol::propylene ? "PG" : "EG") + format_number(100.0 * mass_fraction_, 3);
+  return (glycol_ == Glycol::propylene ? "PG" : "EG") + format_decimals(100.0 * mass_fraction_, 3);
 }
 
 Coolant::Cell Coolant::locate(double temperature) const {
   if (!std::isfinite(temperature)) {
-    throw solver::InputError(name() + ": temperature " + format_number(temperature, 3) +
+    throw solver::InputError(name() + ": temperature " + format_decimals(temperature, 3) +
                              " K is not a finite number");
   }
   if (temperature < freezing_point_ - temperature_slack) {
-    throw solver::InputError(name() + ": " + format_number(temperature, 3) +
+    throw solver::InputError(name() + ": " + format_decimals(temperature, 3) +
                              " K is below the freezing point (" +
                              format_fixed(freezing_point_ - kelvin_offset, 1) + " degC)");
   }
   if (temperature < min_temperature_ - temperature_slack ||
       temperature > max_temperature_ + temperature_slack) {
     throw solver::InputError(name() + ": temperature " +
-                             format_number(temperature - kelvin_offset, 3) +
+                             format_decimals(temperature - kelvin_offset, 3) +
                              " degC is outside the property table (" +
-                             format_number(min_temperature_ - kelvin_offset, 3) + " to " +
-                             format_number(max_temperature_ - kelvin_offset, 3) + " degC)");
+                             format_decimals(min_temperature_ - kelvin_offset, 3) + " to " +
+                             format_decimals(max_temperature_ - kelvin_offset, 3) + " degC)");
   }
   const PropertyGrid& grid = *grid_;
   const double position =

@@ -6,7 +6,8 @@
 #include <cmath>
 #include <limits>
 
-#include "dctwin/models/hx/checks.hpp"
+#include "dctwin/models/hx/fan_speed.hpp"
+#include "dctwin/models/parameter_check.hpp"
 #include "dctwin/solver/check.hpp"
 
 namespace dctwin::models::hx {
@@ -315,20 +316,9 @@ CoolingTowerOperatingPoint CoolingTower::evaluate_for_load(double wet_bulb, doub
 }
 
 double CoolingTower::fan_speed_for_outlet(double wet_bulb, double heat_flow, double water_flow, double target) const {
-  auto outlet = [&](double s) { return evaluate_for_load(wet_bulb, heat_flow, water_flow, s).water_outlet_temperature; };
-  double low = p_.minimum_air_flow_ratio;
-  double high = 1.0;
-  if (outlet(low) <= target) return low;
-  if (outlet(high) > target) return high;
-  for (int i = 0; i < 200 && high - low > 1e-12; ++i) {
-    const double middle = 0.5 * (low + high);
-    if (outlet(middle) <= target) {
-      high = middle;
-    } else {
-      low = middle;
-    }
-  }
-  return high;
+  return lowest_fan_speed_meeting(p_.minimum_air_flow_ratio, target, [&](double s) {
+    return evaluate_for_load(wet_bulb, heat_flow, water_flow, s).water_outlet_temperature;
+  });
 }
 
 double CoolingTower::fan_power(double fan_speed) const {

@@ -3,7 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "dctwin/models/hx/checks.hpp"
+#include "dctwin/models/hx/fan_speed.hpp"
+#include "dctwin/models/parameter_check.hpp"
 #include "dctwin/solver/check.hpp"
 
 namespace dctwin::models::hx {
@@ -185,22 +186,9 @@ DryCoolerOperatingPoint DryCooler::evaluate_for_load(double dry_bulb, double hea
 
 double DryCooler::fan_speed_for_outlet(double dry_bulb, double heat_flow, double fluid_flow, double target,
                                        double fluid_specific_heat) const {
-  auto outlet = [&](double s) {
+  return lowest_fan_speed_meeting(p_.minimum_fan_speed, target, [&](double s) {
     return evaluate_for_load(dry_bulb, heat_flow, fluid_flow, s, fluid_specific_heat).fluid_outlet_temperature;
-  };
-  double low = p_.minimum_fan_speed;
-  double high = 1.0;
-  if (outlet(low) <= target) return low;
-  if (outlet(high) > target) return high;
-  for (int i = 0; i < 200 && high - low > 1e-12; ++i) {
-    const double middle = 0.5 * (low + high);
-    if (outlet(middle) <= target) {
-      high = middle;
-    } else {
-      low = middle;
-    }
-  }
-  return high;
+  });
 }
 
 }  // namespace dctwin::models::hx

@@ -6,7 +6,7 @@
 #include <limits>
 #include <string>
 
-#include "dctwin/models/hx/checks.hpp"
+#include "dctwin/models/parameter_check.hpp"
 #include "dctwin/solver/check.hpp"
 #include "dctwin/solver/parameters.hpp"
 

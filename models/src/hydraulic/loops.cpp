@@ -3,12 +3,13 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <sstream>
 
 #include "dctwin/solver/check.hpp"
+#include "dctwin/solver/number_text.hpp"
 
 namespace dctwin::models::hydraulic {
 
+using solver::format_general;
 using solver::Index;
 using solver::InputError;
 
@@ -17,13 +18,6 @@ namespace {
 std::size_t at(Index i) { return static_cast<std::size_t>(i); }
 
 std::string key(const std::string& path, const std::string& name) { return path.empty() ? name : path + "." + name; }
-
-std::string format_number(double value) {
-  std::ostringstream out;
-  out.precision(6);
-  out << value;
-  return out.str();
-}
 
 /// i as a decimal number padded with zeros to the width of `count - 1`.
 std::string padded(int i, int count) {
@@ -59,7 +53,7 @@ void check_openings(const std::vector<double>& openings, int count, const std::s
                      key(path, what));
   for (std::size_t i = 0; i < openings.size(); ++i) {
     if (!(openings[i] >= 0.0 && openings[i] <= 1.0))
-      throw InputError(key(path, what) + "[" + std::to_string(i) + "] = " + format_number(openings[i]) +
+      throw InputError(key(path, what) + "[" + std::to_string(i) + "] = " + format_general(openings[i]) +
                            " (must be in [0, 1])",
                        key(path, what));
   }
@@ -108,6 +102,103 @@ HeaderPair add_header_pair(solver::Network& network, const std::string& prefix, 
   return h;
 }
 
+// ---- pump loop trunk ----------------------------------------------------------------------------
+
+PumpLoopNetwork::PumpLoopNetwork(const PumpLoopTrunk& t) {
+  properties_ = coolant_properties(t.coolant, t.coolant_temperature);
+  const double rho = properties_.density, mu = properties_.viscosity;
+  network_ = std::make_unique<solver::Network>(t.name);
+  solver::Network& net = *network_;
+  const Index tank = net.add_fixed_node("tank", t.tank_pressure);
+  const Index element_inlet = net.add_node(t.element + "/inlet");
+  const Index element_outlet = net.add_node(t.element + "/outlet");
+  pumps_ = std::make_unique<PumpGroup>(net, "pumps", tank, element_inlet, t.pumps);
+  element_ = net.add_branch(t.element_branch, element_inlet, element_outlet,
+                            std::make_shared<FixedResistance>(t.element_law));
+  auto segment = std::make_shared<Pipe>(t.header_segment, rho, mu);
+  headers_ = add_header_pair(net, "", t.taps, segment, segment, t.headers);
+  supply_main_ = net.add_branch("supply_main", element_outlet, headers_.supply_inlet,
+                                std::make_shared<Pipe>(t.supply_main, rho, mu));
+  return_main_ = net.add_branch("return_main", headers_.return_outlet, tank,
+                                std::make_shared<Pipe>(t.return_main, rho, mu));
+}
+
+void PumpLoopNetwork::set_valve(Index branch, ValveParameters valve, double opening) {
+  valve.opening = opening;
+  network_->set_law(branch, std::make_shared<Valve>(valve, properties_.density));
+}
+
+void PumpLoopNetwork::set_pumps(const PumpGroupParameters& pumps) { pumps_->update(*network_, pumps); }
+
+void PumpLoopNetwork::finish() { solver_ = std::make_unique<solver::NetworkSolver>(*network_); }
+
+const solver::NetworkSolution& PumpLoopNetwork::solve(const solver::NetworkSettings& settings) {
+  DCTWIN_DEMAND(solver_ != nullptr, "the loop is not finished");
+  const bool warm = solved_ && last_.converged && last_.largest_flow > 0.0;
+  last_ = solver_->solve(settings, warm ? &last_ : nullptr);
+  solved_ = true;
+  return last_;
+}
+
+PumpGroupResult PumpLoopNetwork::pumps_result() const { return pumps_->result(*network_, last_); }
+
+namespace {
+
+/// Records a valve opening in a per-tap list, filling the list with the common opening first.
+void record_opening(std::vector<double>& openings, std::size_t taps, double common, std::size_t i, double opening) {
+  if (openings.empty()) openings.assign(taps, common);
+  openings[i] = opening;
+}
+
+/// Reads what every pump loop has: headers, coolant, tank, pumps, mains and header segment.
+template <class Loop>
+void read_trunk(Loop& p, const solver::ParameterTree& s) {
+  p.headers = header_from(s.text("headers"));
+  p.coolant = s.text("coolant");
+  try {
+    (void)fluid::Coolant::parse(p.coolant);
+  } catch (const InputError& e) {
+    throw InputError(s.key_path("coolant") + ": " + e.what(), s.key_path("coolant"));
+  }
+  p.coolant_temperature = s.number("coolant_temperature");
+  p.tank_pressure = s.number("tank_pressure");
+  p.pumps = PumpGroupParameters::from(s.section("pumps"));
+  p.supply_main = PipeParameters::from(s.section("supply_main"));
+  p.return_main = PipeParameters::from(s.section("return_main"));
+  p.header_segment = PipeParameters::from(s.section("header_segment"));
+}
+
+/// Declares the coolant, its property temperature and the tank pressure of a pump loop.
+template <class Loop>
+void declare_coolant_and_tank(solver::SectionSchema& s, const Loop& d, const std::string& coolant_source,
+                              const std::string& temperature_source, const std::string& tank_source) {
+  using namespace solver;
+  s.parameters.push_back(text_parameter("coolant", "Coolant: water, PG<percent> or EG<percent>", d.coolant));
+  s.parameters.back().source = coolant_source;
+  auto p = real_parameter("coolant_temperature", "K", "Temperature at which the coolant properties are taken",
+                          d.coolant_temperature, temperature_source);
+  p.display_unit = "degC";
+  at_least(p, 253.15);
+  s.parameters.push_back(at_most(p, 353.15));
+  p = real_parameter("tank_pressure", "Pa", "Pressure held by the expansion tank at the pump suction",
+                     d.tank_pressure, tank_source);
+  p.display_unit = "kPa";
+  s.parameters.push_back(greater_than(p, 0.0));
+}
+
+/// Declares the supply and return mains and the header segment of a pump loop.
+template <class Loop>
+void declare_mains(solver::SectionSchema& s, const Loop& d, const std::string& supply_doc, const std::string& return_doc,
+                   const std::string& main_source, const std::string& segment_doc, const std::string& segment_source) {
+  using solver::SectionSchema;
+  s.sections["supply_main"] = SectionSchema{supply_doc, PipeParameters::table(d.supply_main, main_source), {}, {}, false};
+  s.sections["return_main"] = SectionSchema{return_doc, PipeParameters::table(d.return_main, main_source), {}, {}, false};
+  s.sections["header_segment"] =
+      SectionSchema{segment_doc, PipeParameters::table(d.header_segment, segment_source), {}, {}, false};
+}
+
+}  // namespace
+
 // ---- rack manifold ------------------------------------------------------------------------------
 
 void RackManifoldParameters::validate(const std::string& path) const {
@@ -139,7 +230,6 @@ solver::SectionSchema RackManifoldParameters::schema(const RackManifoldParameter
                                           "Return manifold leaves from the first (direct) or last (reverse) server",
                                           std::string(to_string(d.manifold))));
   const std::string hose = "Estimate: 1-inch hose, 3 m, two quick disconnects (K ~1.5 each) and bends";
-  s.sections["cold_plate"] = SectionSchema{"Cold plate (one per GPU)", thermal::ColdPlateParameters::table(), {}, {}, false};
   s.sections["supply_hose"] = SectionSchema{"Hose from the pod supply header to the rack valve",
                                             PipeParameters::table(d.supply_hose, hose), {}, {}, false};
   s.sections["return_hose"] = SectionSchema{"Hose from the rack return manifold to the pod return header",
@@ -166,7 +256,6 @@ RackManifoldParameters RackManifoldParameters::from(const solver::ParameterTree&
   p.plates = s.text("plates") == "series_pairs" ? PlateArrangement::series_pairs : PlateArrangement::parallel;
   p.manifold = s.text("manifold") == "reverse_return" ? HeaderArrangement::reverse_return
                                                        : HeaderArrangement::direct_return;
-  p.cold_plate = thermal::ColdPlateParameters::from(s.section("cold_plate"));
   p.supply_hose = PipeParameters::from(s.section("supply_hose"));
   p.return_hose = PipeParameters::from(s.section("return_hose"));
   p.valve = ValveParameters::from(s.section("valve"));
@@ -183,7 +272,7 @@ RackLaws RackLaws::make(const RackManifoldParameters& p, const fluid::Coolant::P
   laws.valve = std::make_shared<Valve>(p.valve, c.density);
   laws.manifold_segment = std::make_shared<Pipe>(p.manifold_segment, c.density, c.viscosity);
   laws.server_hose = std::make_shared<Pipe>(p.server_hose, c.density, c.viscosity);
-  laws.plate = std::make_shared<FixedResistance>(cold_plate_branch(p.cold_plate));
+  laws.plate = std::make_shared<FixedResistance>(p.plate);
   return laws;
 }
 
@@ -292,17 +381,9 @@ solver::SectionSchema PodLoopParameters::schema() {
                              "Llama 3 cluster: 192 racks per pod ([meta-llama3-2024])");
   s.parameters.push_back(at_least(p, 1.0));
   s.parameters.push_back(header_spec(d.headers, "Direct return (first rack nearest both ways) or reverse return"));
-  s.parameters.push_back(text_parameter("coolant", "Coolant: water, PG<percent> or EG<percent>", d.coolant));
-  s.parameters.back().source = "Secondary loops run PG25-30 ([liquid-loop-practice])";
-  p = real_parameter("coolant_temperature", "K", "Temperature at which the coolant properties are taken",
-                     d.coolant_temperature, "ASHRAE W32 supply ([ashrae-tc99-2021])");
-  p.display_unit = "degC";
-  at_least(p, 253.15);
-  s.parameters.push_back(at_most(p, 353.15));
-  p = real_parameter("tank_pressure", "Pa", "Pressure held by the expansion tank at the pump suction",
-                     d.tank_pressure, "Secondary loop pressure 2-6 bar ([liquid-loop-practice])");
-  p.display_unit = "kPa";
-  s.parameters.push_back(greater_than(p, 0.0));
+  declare_coolant_and_tank(s, d, "Secondary loops run PG25-30 ([liquid-loop-practice])",
+                           "ASHRAE W32 supply ([ashrae-tc99-2021])",
+                           "Secondary loop pressure 2-6 bar ([liquid-loop-practice])");
   const std::string sizing =
       "Sized here: 2 duty pumps deliver 192 x 16 x 1.5 L/min against ~140 kPa at their best point "
       "(docs/models/hydraulic.md)";
@@ -312,15 +393,10 @@ solver::SectionSchema PodLoopParameters::schema() {
       FixedResistanceParameters::table(d.cdu_secondary, "CDU secondary pass",
                                        "Estimate: plate heat exchanger, 0.5 bar at the pod's nominal flow"),
       {}, {}, false};
-  const std::string main = "Estimate: DN250 steel, 15 m with elbows and isolation valves";
-  s.sections["supply_main"] = SectionSchema{"Pipe from the CDU to the first supply tap",
-                                            PipeParameters::table(d.supply_main, main), {}, {}, false};
-  s.sections["return_main"] = SectionSchema{"Pipe from the return header's outlet to the CDU",
-                                            PipeParameters::table(d.return_main, main), {}, {}, false};
-  s.sections["header_segment"] = SectionSchema{
-      "Header pipe between two rack taps (supply and return alike)",
-      PipeParameters::table(d.header_segment, "Estimate: DN250 steel, 0.6 m rack pitch; a 1-inch tap on the run costs K ~0.05"), {}, {},
-      false};
+  declare_mains(s, d, "Pipe from the CDU to the first supply tap", "Pipe from the return header's outlet to the CDU",
+                "Estimate: DN250 steel, 15 m with elbows and isolation valves",
+                "Header pipe between two rack taps (supply and return alike)",
+                "Estimate: DN250 steel, 0.6 m rack pitch; a 1-inch tap on the run costs K ~0.05");
   s.sections["rack"] = RackManifoldParameters::schema(d.rack);
   return s;
 }
@@ -328,82 +404,61 @@ solver::SectionSchema PodLoopParameters::schema() {
 PodLoopParameters PodLoopParameters::from(const solver::ParameterTree& s) {
   PodLoopParameters p;
   p.rack_count = static_cast<int>(s.integer("rack_count"));
-  p.headers = header_from(s.text("headers"));
-  p.coolant = s.text("coolant");
-  try {
-    (void)fluid::Coolant::parse(p.coolant);
-  } catch (const InputError& e) {
-    throw InputError(s.key_path("coolant") + ": " + e.what(), s.key_path("coolant"));
-  }
-  p.coolant_temperature = s.number("coolant_temperature");
-  p.tank_pressure = s.number("tank_pressure");
-  p.pumps = PumpGroupParameters::from(s.section("pumps"));
+  read_trunk(p, s);
   p.cdu_secondary = FixedResistanceParameters::from(s.section("cdu_secondary"));
-  p.supply_main = PipeParameters::from(s.section("supply_main"));
-  p.return_main = PipeParameters::from(s.section("return_main"));
-  p.header_segment = PipeParameters::from(s.section("header_segment"));
   p.rack = RackManifoldParameters::from(s.section("rack"));
   p.validate(s.path);
   return p;
 }
 
-PodLoop::PodLoop(PodLoopParameters p) : p_(std::move(p)) {
-  p_.validate("");
-  properties_ = coolant_properties(p_.coolant, p_.coolant_temperature);
-  const double rho = properties_.density, mu = properties_.viscosity;
-  network_ = std::make_unique<solver::Network>(p_.name);
-  solver::Network& net = *network_;
-  const Index tank = net.add_fixed_node("tank", p_.tank_pressure);
-  const Index cdu_inlet = net.add_node("cdu/inlet");
-  const Index cdu_outlet = net.add_node("cdu/outlet");
-  pumps_ = std::make_unique<PumpGroup>(net, "pumps", tank, cdu_inlet, p_.pumps);
-  cdu_ = net.add_branch("cdu/secondary", cdu_inlet, cdu_outlet, std::make_shared<FixedResistance>(p_.cdu_secondary));
-  auto segment = std::make_shared<Pipe>(p_.header_segment, rho, mu);
-  headers_ = add_header_pair(net, "", p_.rack_count, segment, segment, p_.headers);
-  supply_main_ = net.add_branch("supply_main", cdu_outlet, headers_.supply_inlet,
-                                std::make_shared<Pipe>(p_.supply_main, rho, mu));
-  return_main_ = net.add_branch("return_main", headers_.return_outlet, tank,
-                                std::make_shared<Pipe>(p_.return_main, rho, mu));
-  const RackLaws laws = RackLaws::make(p_.rack, properties_);
+namespace {
+
+PumpLoopTrunk trunk_of(const PodLoopParameters& p) {
+  p.validate("");
+  return {p.name,       p.coolant,          p.coolant_temperature, p.tank_pressure, p.pumps,
+          "cdu",        "cdu/secondary",    p.cdu_secondary,       p.rack_count,    p.headers,
+          p.header_segment, p.supply_main, p.return_main};
+}
+
+}  // namespace
+
+PodLoop::PodLoop(PodLoopParameters p) : p_(std::move(p)), loop_(trunk_of(p_)) {
+  const RackLaws laws = RackLaws::make(p_.rack, loop_.properties());
+  const HeaderPair& headers = loop_.headers();
   for (int i = 0; i < p_.rack_count; ++i) {
     const auto k = static_cast<std::size_t>(i);
-    racks_.push_back(add_rack_manifold(net, "rack" + padded(i, std::max(p_.rack_count, 1000)),
-                                       headers_.supply_taps[k], headers_.return_taps[k], p_.rack, laws));
+    racks_.push_back(add_rack_manifold(loop_.network(), "rack" + padded(i, std::max(p_.rack_count, 1000)),
+                                       headers.supply_taps[k], headers.return_taps[k], p_.rack, laws));
   }
   for (std::size_t i = 0; i < p_.rack_valve_openings.size(); ++i) set_rack_valve_opening(i, p_.rack_valve_openings[i]);
-  solver_ = std::make_unique<solver::NetworkSolver>(net);
+  loop_.finish();
 }
 
 void PodLoop::set_pumps(const PumpGroupParameters& pumps) {
-  pumps_->update(*network_, pumps);
+  loop_.set_pumps(pumps);
   p_.pumps = pumps;
 }
 
 void PodLoop::set_rack_valve_opening(std::size_t rack, double opening) {
   DCTWIN_DEMAND(rack < racks_.size(), "no such rack");
-  ValveParameters v = p_.rack.valve;
-  v.opening = opening;
-  network_->set_law(racks_[rack].valve, std::make_shared<Valve>(v, properties_.density));
-  if (p_.rack_valve_openings.empty()) p_.rack_valve_openings.assign(racks_.size(), p_.rack.valve.opening);
-  p_.rack_valve_openings[rack] = opening;
+  loop_.set_valve(racks_[rack].valve, p_.rack.valve, opening);
+  record_opening(p_.rack_valve_openings, racks_.size(), p_.rack.valve.opening, rack, opening);
 }
 
 PodLoopResult PodLoop::solve(const solver::NetworkSettings& settings) {
-  const bool warm = solved_ && last_.converged && last_.largest_flow > 0.0;
-  last_ = solver_->solve(settings, warm ? &last_ : nullptr);
-  solved_ = true;
-  const solver::NetworkSolution& s = last_;
-  const solver::Network& net = *network_;
+  const solver::NetworkSolution& s = loop_.solve(settings);
+  const solver::Network& net = loop_.network();
+  const HeaderPair& headers = loop_.headers();
 
   PodLoopResult r;
-  const double rho = properties_.density, mu = properties_.viscosity;
+  const double rho = loop_.properties().density, mu = loop_.properties().viscosity;
   const double main_volume = Pipe(p_.supply_main, rho, mu).volume();
   const double segment_volume = Pipe(p_.header_segment, rho, mu).volume();
   const double hose_volume = Pipe(p_.rack.supply_hose, rho, mu).volume();
   auto delay = [](double volume, double flow) {
     return flow == 0.0 ? std::numeric_limits<double>::infinity() : volume / std::abs(flow);
   };
-  double along = delay(main_volume, s.flow[at(supply_main_)]);
+  double along = delay(main_volume, s.flow[at(loop_.supply_main())]);
   const std::size_t plates = static_cast<std::size_t>(p_.rack.servers * p_.rack.plates_per_server);
   r.plate_labels.reserve(racks_.size() * plates);
   r.plate_flow.reserve(racks_.size() * plates);
@@ -413,20 +468,21 @@ PodLoopResult PodLoop::solve(const solver::NetworkSettings& settings) {
     r.rack_flow.push_back(s.flow[at(rack.supply_hose)]);
     r.rack_pressure_drop.push_back(s.pressure[at(rack.supply_tap)] - s.pressure[at(rack.return_tap)]);
     r.rack_supply_delay.push_back(along + delay(hose_volume, s.flow[at(rack.supply_hose)]));
-    if (i < headers_.supply_segments.size()) along += delay(segment_volume, s.flow[at(headers_.supply_segments[i])]);
+    if (i < headers.supply_segments.size()) along += delay(segment_volume, s.flow[at(headers.supply_segments[i])]);
     for (Index b : rack.plates) {
       r.plate_labels.push_back(net.branch_label(b));
       r.plate_flow.push_back(s.flow[at(b)]);
     }
   }
-  r.pumps = pumps_->result(net, s);
-  r.flow = s.flow[at(cdu_)];
-  r.cdu_pressure_drop = s.pressure[at(net.from(cdu_))] - s.pressure[at(net.to(cdu_))];
+  r.pumps = loop_.pumps_result();
+  const Index cdu = loop_.element();
+  r.flow = s.flow[at(cdu)];
+  r.cdu_pressure_drop = s.pressure[at(net.from(cdu))] - s.pressure[at(net.to(cdu))];
   r.supply_header_pressure_drop =
-      s.pressure[at(headers_.supply_taps.front())] - s.pressure[at(headers_.supply_taps.back())];
-  const Index far = p_.headers == HeaderArrangement::reverse_return ? headers_.return_taps.front()
-                                                                      : headers_.return_taps.back();
-  r.return_header_pressure_drop = s.pressure[at(far)] - s.pressure[at(headers_.return_outlet)];
+      s.pressure[at(headers.supply_taps.front())] - s.pressure[at(headers.supply_taps.back())];
+  const Index far = p_.headers == HeaderArrangement::reverse_return ? headers.return_taps.front()
+                                                                     : headers.return_taps.back();
+  r.return_header_pressure_drop = s.pressure[at(far)] - s.pressure[at(headers.return_outlet)];
   r.solve = report(s);
   return r;
 }
@@ -463,17 +519,9 @@ solver::SectionSchema FacilityLoopParameters::schema() {
                              "Llama 3 cluster: 8 pods of 192 racks ([meta-llama3-2024])");
   s.parameters.push_back(at_least(p, 1.0));
   s.parameters.push_back(header_spec(d.headers, "Direct return or reverse return between the pods"));
-  s.parameters.push_back(text_parameter("coolant", "Coolant: water, PG<percent> or EG<percent>", d.coolant));
-  s.parameters.back().source = "Estimate: chilled/condenser water; use a glycol mix with dry coolers";
-  p = real_parameter("coolant_temperature", "K", "Temperature at which the coolant properties are taken",
-                     d.coolant_temperature, "Estimate: W32 secondary minus a 3-5 K CDU approach ([ashrae-tc99-2021], [liquid-loop-practice])");
-  p.display_unit = "degC";
-  at_least(p, 253.15);
-  s.parameters.push_back(at_most(p, 353.15));
-  p = real_parameter("tank_pressure", "Pa", "Pressure held by the expansion tank at the pump suction",
-                     d.tank_pressure, "Estimate");
-  p.display_unit = "kPa";
-  s.parameters.push_back(greater_than(p, 0.0));
+  declare_coolant_and_tank(
+      s, d, "Estimate: chilled/condenser water; use a glycol mix with dry coolers",
+      "Estimate: W32 secondary minus a 3-5 K CDU approach ([ashrae-tc99-2021], [liquid-loop-practice])", "Estimate");
   s.sections["pumps"] = PumpGroupParameters::schema(
       d.pumps, "Sized here: 3 duty pumps deliver 8 x 0.06 m3/s against ~220 kPa at their best point "
                "(docs/models/hydraulic.md)");
@@ -481,14 +529,9 @@ solver::SectionSchema FacilityLoopParameters::schema() {
       "Heat-rejection plant (chillers, dry coolers, cooling towers) as one resistance",
       FixedResistanceParameters::table(d.plant, "plant", "Estimate: 0.8 bar at the facility's nominal flow"), {}, {},
       false};
-  const std::string main = "Estimate: DN500 steel, 50 m with elbows and isolation valves";
-  s.sections["supply_main"] = SectionSchema{"Pipe from the plant to the first pod tap",
-                                            PipeParameters::table(d.supply_main, main), {}, {}, false};
-  s.sections["return_main"] = SectionSchema{"Pipe from the return header's outlet to the pumps",
-                                            PipeParameters::table(d.return_main, main), {}, {}, false};
-  s.sections["header_segment"] = SectionSchema{
-      "Header pipe between two pod taps (supply and return alike)",
-      PipeParameters::table(d.header_segment, "Estimate: DN450 steel, 30 m between pods"), {}, {}, false};
+  declare_mains(s, d, "Pipe from the plant to the first pod tap", "Pipe from the return header's outlet to the pumps",
+                "Estimate: DN500 steel, 50 m with elbows and isolation valves",
+                "Header pipe between two pod taps (supply and return alike)", "Estimate: DN450 steel, 30 m between pods");
   s.sections["cdu_pipe"] = SectionSchema{
       "Pipe from a header tap to a CDU and back",
       PipeParameters::table(d.cdu_pipe, "Estimate: DN200 steel, 10 m, elbows and isolation valves"), {}, {}, false};
@@ -506,20 +549,8 @@ solver::SectionSchema FacilityLoopParameters::schema() {
 FacilityLoopParameters FacilityLoopParameters::from(const solver::ParameterTree& s) {
   FacilityLoopParameters p;
   p.pod_count = static_cast<int>(s.integer("pod_count"));
-  p.headers = header_from(s.text("headers"));
-  p.coolant = s.text("coolant");
-  try {
-    (void)fluid::Coolant::parse(p.coolant);
-  } catch (const InputError& e) {
-    throw InputError(s.key_path("coolant") + ": " + e.what(), s.key_path("coolant"));
-  }
-  p.coolant_temperature = s.number("coolant_temperature");
-  p.tank_pressure = s.number("tank_pressure");
-  p.pumps = PumpGroupParameters::from(s.section("pumps"));
+  read_trunk(p, s);
   p.plant = FixedResistanceParameters::from(s.section("plant"));
-  p.supply_main = PipeParameters::from(s.section("supply_main"));
-  p.return_main = PipeParameters::from(s.section("return_main"));
-  p.header_segment = PipeParameters::from(s.section("header_segment"));
   p.cdu_pipe = PipeParameters::from(s.section("cdu_pipe"));
   p.cdu_valve = ValveParameters::from(s.section("cdu_valve"));
   p.cdu_primary = FixedResistanceParameters::from(s.section("cdu_primary"));
@@ -527,21 +558,21 @@ FacilityLoopParameters FacilityLoopParameters::from(const solver::ParameterTree&
   return p;
 }
 
-FacilityLoop::FacilityLoop(FacilityLoopParameters p) : p_(std::move(p)) {
-  p_.validate("");
-  properties_ = coolant_properties(p_.coolant, p_.coolant_temperature);
-  const double rho = properties_.density, mu = properties_.viscosity;
-  network_ = std::make_unique<solver::Network>(p_.name);
-  solver::Network& net = *network_;
-  const Index tank = net.add_fixed_node("tank", p_.tank_pressure);
-  const Index plant_inlet = net.add_node("plant/inlet");
-  const Index plant_outlet = net.add_node("plant/outlet");
-  pumps_ = std::make_unique<PumpGroup>(net, "pumps", tank, plant_inlet, p_.pumps);
-  plant_ = net.add_branch("plant", plant_inlet, plant_outlet, std::make_shared<FixedResistance>(p_.plant));
-  auto segment = std::make_shared<Pipe>(p_.header_segment, rho, mu);
-  headers_ = add_header_pair(net, "", p_.pod_count, segment, segment, p_.headers);
-  net.add_branch("supply_main", plant_outlet, headers_.supply_inlet, std::make_shared<Pipe>(p_.supply_main, rho, mu));
-  net.add_branch("return_main", headers_.return_outlet, tank, std::make_shared<Pipe>(p_.return_main, rho, mu));
+namespace {
+
+PumpLoopTrunk trunk_of(const FacilityLoopParameters& p) {
+  p.validate("");
+  return {p.name,  p.coolant, p.coolant_temperature, p.tank_pressure, p.pumps,         "plant",
+          "plant", p.plant,   p.pod_count,           p.headers,       p.header_segment, p.supply_main,
+          p.return_main};
+}
+
+}  // namespace
+
+FacilityLoop::FacilityLoop(FacilityLoopParameters p) : p_(std::move(p)), loop_(trunk_of(p_)) {
+  const double rho = loop_.properties().density, mu = loop_.properties().viscosity;
+  solver::Network& net = loop_.network();
+  const HeaderPair& headers = loop_.headers();
   auto pipe = std::make_shared<Pipe>(p_.cdu_pipe, rho, mu);
   auto valve = std::make_shared<Valve>(p_.cdu_valve, rho);
   auto hx = std::make_shared<FixedResistance>(p_.cdu_primary);
@@ -550,44 +581,40 @@ FacilityLoop::FacilityLoop(FacilityLoopParameters p) : p_(std::move(p)) {
     const std::string pod = "pod" + padded(j, p_.pod_count);
     const Index valve_inlet = net.add_node(pod + "/valve_inlet");
     const Index hx_inlet = net.add_node(pod + "/hx_inlet");
-    pod_supply_.push_back(net.add_branch(pod + "/pipe", headers_.supply_taps[k], valve_inlet, pipe));
+    pod_supply_.push_back(net.add_branch(pod + "/pipe", headers.supply_taps[k], valve_inlet, pipe));
     pod_valves_.push_back(net.add_branch(pod + "/valve", valve_inlet, hx_inlet, valve));
-    net.add_branch(pod + "/cdu_primary", hx_inlet, headers_.return_taps[k], hx);
+    net.add_branch(pod + "/cdu_primary", hx_inlet, headers.return_taps[k], hx);
   }
   for (std::size_t j = 0; j < p_.cdu_valve_openings.size(); ++j) set_cdu_valve_opening(j, p_.cdu_valve_openings[j]);
-  solver_ = std::make_unique<solver::NetworkSolver>(net);
+  loop_.finish();
 }
 
 void FacilityLoop::set_pumps(const PumpGroupParameters& pumps) {
-  pumps_->update(*network_, pumps);
+  loop_.set_pumps(pumps);
   p_.pumps = pumps;
 }
 
 void FacilityLoop::set_cdu_valve_opening(std::size_t pod, double opening) {
   DCTWIN_DEMAND(pod < pod_valves_.size(), "no such pod");
-  ValveParameters v = p_.cdu_valve;
-  v.opening = opening;
-  network_->set_law(pod_valves_[pod], std::make_shared<Valve>(v, properties_.density));
-  if (p_.cdu_valve_openings.empty()) p_.cdu_valve_openings.assign(pod_valves_.size(), p_.cdu_valve.opening);
-  p_.cdu_valve_openings[pod] = opening;
+  loop_.set_valve(pod_valves_[pod], p_.cdu_valve, opening);
+  record_opening(p_.cdu_valve_openings, pod_valves_.size(), p_.cdu_valve.opening, pod, opening);
 }
 
 FacilityLoopResult FacilityLoop::solve(const solver::NetworkSettings& settings) {
-  const bool warm = solved_ && last_.converged && last_.largest_flow > 0.0;
-  last_ = solver_->solve(settings, warm ? &last_ : nullptr);
-  solved_ = true;
-  const solver::NetworkSolution& s = last_;
-  const solver::Network& net = *network_;
+  const solver::NetworkSolution& s = loop_.solve(settings);
+  const solver::Network& net = loop_.network();
+  const HeaderPair& headers = loop_.headers();
   FacilityLoopResult r;
   for (std::size_t j = 0; j < pod_valves_.size(); ++j) {
     const std::string& label = net.branch_label(pod_valves_[j]);
     r.pod_labels.push_back(label.substr(0, label.find('/')));
     r.pod_flow.push_back(s.flow[at(pod_valves_[j])]);
-    r.pod_pressure_drop.push_back(s.pressure[at(headers_.supply_taps[j])] - s.pressure[at(headers_.return_taps[j])]);
+    r.pod_pressure_drop.push_back(s.pressure[at(headers.supply_taps[j])] - s.pressure[at(headers.return_taps[j])]);
   }
-  r.pumps = pumps_->result(net, s);
-  r.flow = s.flow[at(plant_)];
-  r.plant_pressure_drop = s.pressure[at(net.from(plant_))] - s.pressure[at(net.to(plant_))];
+  r.pumps = loop_.pumps_result();
+  const Index plant = loop_.element();
+  r.flow = s.flow[at(plant)];
+  r.plant_pressure_drop = s.pressure[at(net.from(plant))] - s.pressure[at(net.to(plant))];
   r.solve = report(s);
   return r;
 }

@@ -3,18 +3,14 @@
 #include <cmath>
 #include <limits>
 #include <numbers>
-#include <sstream>
+
+#include "dctwin/solver/number_text.hpp"
 
 namespace dctwin::models::hydraulic {
 
-namespace {
+using solver::format_general;
 
-std::string format_number(double value) {
-  std::ostringstream out;
-  out.precision(6);
-  out << value;
-  return out.str();
-}
+namespace {
 
 /// phi = f Re (Churchill) and Re dphi/dRe, for Re >= 0.
 void churchill_phi(double re, double relative_roughness, double& phi, double& re_dphi) {
@@ -147,15 +143,15 @@ double Pipe::derivative(double flow) const {
 
 std::string Pipe::defect() const {
   if (p_.diameter == 0.0) return "zero flow area (diameter 0 m)";
-  if (!(p_.diameter > 0.0)) return "non-positive diameter " + format_number(p_.diameter) + " m";
-  if (!(p_.length >= 0.0)) return "negative length " + format_number(p_.length) + " m";
-  if (!(p_.roughness >= 0.0)) return "negative roughness " + format_number(p_.roughness) + " m";
+  if (!(p_.diameter > 0.0)) return "non-positive diameter " + format_general(p_.diameter) + " m";
+  if (!(p_.length >= 0.0)) return "negative length " + format_general(p_.length) + " m";
+  if (!(p_.roughness >= 0.0)) return "negative roughness " + format_general(p_.roughness) + " m";
   if (!(p_.minor_loss_coefficient >= 0.0))
-    return "negative minor-loss coefficient " + format_number(p_.minor_loss_coefficient);
+    return "negative minor-loss coefficient " + format_general(p_.minor_loss_coefficient);
   if (p_.length == 0.0 && p_.minor_loss_coefficient == 0.0)
     return "non-positive resistance (length 0 m and minor-loss coefficient 0)";
-  if (!(density_ > 0.0)) return "non-positive density " + format_number(density_) + " kg/m3";
-  if (!(viscosity_ > 0.0)) return "non-positive viscosity " + format_number(viscosity_) + " Pa s";
+  if (!(density_ > 0.0)) return "non-positive density " + format_general(density_) + " kg/m3";
+  if (!(viscosity_ > 0.0)) return "non-positive viscosity " + format_general(viscosity_) + " Pa s";
   return {};
 }
 

@@ -2,20 +2,15 @@
 
 #include <algorithm>
 #include <cmath>
-#include <sstream>
 
 #include "dctwin/solver/check.hpp"
+#include "dctwin/solver/number_text.hpp"
 
 namespace dctwin::models::hydraulic {
 
-namespace {
+using solver::format_general;
 
-std::string format_number(double value) {
-  std::ostringstream out;
-  out.precision(6);
-  out << value;
-  return out.str();
-}
+namespace {
 
 solver::ParameterSpec shutoff_spec(double value, const std::string& source) {
   auto p = solver::real_parameter("shutoff_pressure", "Pa", "Pressure rise at zero flow and rated speed", value,
@@ -112,16 +107,16 @@ double Pump::shaft_power(double flow) const {
 
 std::string Pump::defect() const {
   if (!(p_.shutoff_pressure > 0.0))
-    return "non-positive shut-off pressure " + format_number(p_.shutoff_pressure) + " Pa";
-  if (!(p_.max_flow > 0.0)) return "non-positive free-delivery flow " + format_number(p_.max_flow) + " m3/s";
-  if (!(p_.speed >= 0.0)) return "negative speed " + format_number(p_.speed);
+    return "non-positive shut-off pressure " + format_general(p_.shutoff_pressure) + " Pa";
+  if (!(p_.max_flow > 0.0)) return "non-positive free-delivery flow " + format_general(p_.max_flow) + " m3/s";
+  if (!(p_.speed >= 0.0)) return "negative speed " + format_general(p_.speed);
   if (!(p_.best_efficiency_flow_fraction > 0.0 && p_.best_efficiency_flow_fraction < 1.0))
-    return "best-efficiency flow fraction " + format_number(p_.best_efficiency_flow_fraction) +
+    return "best-efficiency flow fraction " + format_general(p_.best_efficiency_flow_fraction) +
            " is outside (0, 1)";
   if (!(p_.best_efficiency > 0.0 && p_.best_efficiency <= 1.0))
-    return "best efficiency " + format_number(p_.best_efficiency) + " is outside (0, 1]";
+    return "best efficiency " + format_general(p_.best_efficiency) + " is outside (0, 1]";
   if (!(p_.drive_efficiency > 0.0 && p_.drive_efficiency <= 1.0))
-    return "drive efficiency " + format_number(p_.drive_efficiency) + " is outside (0, 1]";
+    return "drive efficiency " + format_general(p_.drive_efficiency) + " is outside (0, 1]";
   return {};
 }
 

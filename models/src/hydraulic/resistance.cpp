@@ -1,19 +1,14 @@
 #include "dctwin/models/hydraulic/resistance.hpp"
 
-#include <sstream>
+#include "dctwin/solver/number_text.hpp"
 
 namespace dctwin::models::hydraulic {
+
+using solver::format_general;
 
 namespace {
 
 constexpr double relative_transition = 1e-3;
-
-std::string format_number(double value) {
-  std::ostringstream out;
-  out.precision(6);
-  out << value;
-  return out.str();
-}
 
 }  // namespace
 
@@ -63,17 +58,13 @@ double FixedResistance::derivative(double flow) const {
 }
 
 std::string FixedResistance::defect() const {
-  if (!(p_.nominal_flow > 0.0)) return "non-positive nominal flow " + format_number(p_.nominal_flow) + " m3/s";
+  if (!(p_.nominal_flow > 0.0)) return "non-positive nominal flow " + format_general(p_.nominal_flow) + " m3/s";
   if (!(p_.pressure_drop_at_nominal_flow > 0.0))
-    return "non-positive resistance coefficient (pressure drop " + format_number(p_.pressure_drop_at_nominal_flow) +
+    return "non-positive resistance coefficient (pressure drop " + format_general(p_.pressure_drop_at_nominal_flow) +
            " Pa at the nominal flow)";
   if (!(p_.exponent >= 1.0 && p_.exponent < 3.0))
-    return "flow exponent " + format_number(p_.exponent) + " is outside [1, 3)";
+    return "flow exponent " + format_general(p_.exponent) + " is outside [1, 3)";
   return {};
-}
-
-FixedResistance cold_plate_branch(const thermal::ColdPlateParameters& plate) {
-  return FixedResistance({plate.nominal_flow, plate.pressure_drop_at_nominal_flow, plate.pressure_drop_flow_exponent});
 }
 
 }  // namespace dctwin::models::hydraulic

@@ -2,21 +2,17 @@
 
 #include <algorithm>
 #include <cmath>
-#include <sstream>
+
+#include "dctwin/solver/number_text.hpp"
 
 namespace dctwin::models::hydraulic {
+
+using solver::format_general;
 
 namespace {
 
 constexpr double reference_pressure_drop = 1e5;  // 1 bar
 constexpr double reference_density = 1000.0;     // water, kg/m3
-
-std::string format_number(double value) {
-  std::ostringstream out;
-  out.precision(6);
-  out << value;
-  return out.str();
-}
 
 }  // namespace
 
@@ -94,12 +90,12 @@ double Valve::derivative(double flow) const {
 
 std::string Valve::defect() const {
   if (!(p_.flow_coefficient > 0.0))
-    return "non-positive flow coefficient Kv = " + format_number(p_.flow_coefficient * 3600.0) + " m3/h";
-  if (!(p_.opening >= 0.0 && p_.opening <= 1.0)) return "opening " + format_number(p_.opening) + " is outside 0-1";
-  if (!(p_.leakage >= 0.0 && p_.leakage < 1.0)) return "leakage " + format_number(p_.leakage) + " is outside [0, 1)";
+    return "non-positive flow coefficient Kv = " + format_general(p_.flow_coefficient * 3600.0) + " m3/h";
+  if (!(p_.opening >= 0.0 && p_.opening <= 1.0)) return "opening " + format_general(p_.opening) + " is outside 0-1";
+  if (!(p_.leakage >= 0.0 && p_.leakage < 1.0)) return "leakage " + format_general(p_.leakage) + " is outside [0, 1)";
   if (p_.characteristic == ValveCharacteristic::equal_percentage && !(p_.rangeability > 1.0))
-    return "rangeability " + format_number(p_.rangeability) + " is not above 1";
-  if (!(density_ > 0.0)) return "non-positive density " + format_number(density_) + " kg/m3";
+    return "rangeability " + format_general(p_.rangeability) + " is not above 1";
+  if (!(density_ > 0.0)) return "non-positive density " + format_general(density_) + " kg/m3";
   return {};
 }
 

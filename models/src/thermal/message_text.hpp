@@ -6,24 +6,14 @@
 #include <cstdio>
 #include <string>
 
+#include "dctwin/models/parameter_check.hpp"
+
 namespace dctwin::models::detail {
 
 inline constexpr double kelvin_offset = 273.15;
 
-/// Up to `decimals` decimals, trailing zeros and a trailing point dropped, no "-0"; non-finite
-/// values as "nan", "inf", "-inf".
-inline std::string format_decimals(double value, int decimals = 3) {
-  if (!std::isfinite(value)) return std::isnan(value) ? "nan" : (value > 0 ? "inf" : "-inf");
-  std::array<char, 64> buffer{};
-  std::snprintf(buffer.data(), buffer.size(), "%.*f", decimals, value);
-  std::string text(buffer.data());
-  if (text.find('.') != std::string::npos) {
-    while (text.back() == '0') text.pop_back();
-    if (text.back() == '.') text.pop_back();
-  }
-  if (text == "-0") text = "0";
-  return text;
-}
+/// Up to 3 decimals by default (dctwin/models/parameter_check.hpp).
+using models::format_decimals;
 
 /// A temperature given in K written in degC with up to 3 decimals: 303.15 -> "30 degC". A
 /// non-finite value is written in K ("nan K"), since there is nothing to convert.

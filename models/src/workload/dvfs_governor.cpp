@@ -4,7 +4,7 @@
 #include <cmath>
 #include <string>
 
-#include "dctwin/models/hx/checks.hpp"
+#include "dctwin/models/parameter_check.hpp"
 #include "dctwin/solver/check.hpp"
 
 namespace dctwin::models::workload {
@@ -13,7 +13,7 @@ namespace {
 
 constexpr double hertz_per_megahertz = 1e6;
 
-void finite(const hx::ParameterCheck& check, const char* key, double value) {
+void finite(const ParameterCheck& check, const char* key, double value) {
   if (!std::isfinite(value)) check.fail(std::string(key) + " must be a finite number");
 }
 
@@ -84,7 +84,7 @@ DvfsGovernorParameters DvfsGovernorParameters::from(const solver::ParameterTree&
 
 DvfsGovernor::DvfsGovernor(DvfsGovernorParameters p, GpuPowerModel power, GpuThermalLimits limits)
     : p_(p), power_(power), limits_(limits) {
-  const hx::ParameterCheck check("dvfs_governor");
+  const ParameterCheck check("dvfs_governor");
   check.in_half_open_range("update_period", p_.update_period, 0.0, 10.0, "s");
   check.positive("thermal_gain", p_.thermal_gain / hertz_per_megahertz, "MHz/(K s)");
   finite(check, "thermal_gain", p_.thermal_gain);
@@ -104,11 +104,11 @@ DvfsGovernor::DvfsGovernor(DvfsGovernorParameters p, GpuPowerModel power, GpuThe
   for (const double t : {l.max_operating, l.hw_slowdown, l.shutdown, l.hbm_max_operating})
     if (!std::isfinite(t) || t <= 0.0) check.fail("temperature limits must be finite absolute temperatures");
   if (l.hw_slowdown <= l.max_operating)
-    check.fail("hardware slowdown temperature " + hx::format_celsius(l.hw_slowdown) +
-               " is not above the maximum operating temperature " + hx::format_celsius(l.max_operating));
+    check.fail("hardware slowdown temperature " + format_celsius(l.hw_slowdown) +
+               " is not above the maximum operating temperature " + format_celsius(l.max_operating));
   if (l.shutdown <= l.hw_slowdown)
-    check.fail("shutdown temperature " + hx::format_celsius(l.shutdown) +
-               " is not above the hardware slowdown temperature " + hx::format_celsius(l.hw_slowdown));
+    check.fail("shutdown temperature " + format_celsius(l.shutdown) +
+               " is not above the hardware slowdown temperature " + format_celsius(l.hw_slowdown));
 }
 
 GovernorState DvfsGovernor::initial_state() const {

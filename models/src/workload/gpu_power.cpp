@@ -4,7 +4,7 @@
 #include <cmath>
 #include <string>
 
-#include "dctwin/models/hx/checks.hpp"
+#include "dctwin/models/parameter_check.hpp"
 #include "dctwin/solver/check.hpp"
 
 namespace dctwin::models::workload {
@@ -14,13 +14,13 @@ namespace {
 constexpr double hertz_per_megahertz = 1e6;
 
 /// "1980 MHz".
-std::string megahertz(double hertz) { return hx::format_number(hertz / hertz_per_megahertz) + " MHz"; }
+std::string megahertz(double hertz) { return format_number(hertz / hertz_per_megahertz) + " MHz"; }
 
 /// "1 V".
-std::string volts(double value) { return hx::format_number(value) + " V"; }
+std::string volts(double value) { return format_number(value) + " V"; }
 
 /// value > 0 and finite; a clock is checked (and printed) in MHz, as the table displays it.
-void positive_finite(const hx::ParameterCheck& check, const char* key, double value, const char* unit) {
+void positive_finite(const ParameterCheck& check, const char* key, double value, const char* unit) {
   check.positive(key, value, unit);
   if (!std::isfinite(value)) check.fail(std::string(key) + " must be a finite number");
 }
@@ -89,7 +89,7 @@ GpuPowerParameters GpuPowerParameters::from(const solver::ParameterTree& s) {
 }
 
 GpuPowerModel::GpuPowerModel(GpuPowerParameters p) : p_(p) {
-  const hx::ParameterCheck check("gpu_power");
+  const ParameterCheck check("gpu_power");
   positive_finite(check, "max_clock", p_.max_clock / hertz_per_megahertz, "MHz");
   positive_finite(check, "min_clock", p_.min_clock / hertz_per_megahertz, "MHz");
   positive_finite(check, "idle_clock", p_.idle_clock / hertz_per_megahertz, "MHz");
@@ -107,12 +107,12 @@ GpuPowerModel::GpuPowerModel(GpuPowerParameters p) : p_(p) {
     check.fail("min_clock " + megahertz(p_.min_clock) + " equals max_clock; the governor needs a clock range");
   if (p_.voltage_knee_clock < p_.min_clock || p_.voltage_knee_clock >= p_.max_clock)
     check.fail("voltage_knee_clock " + megahertz(p_.voltage_knee_clock) + " is not in [min_clock, max_clock) = [" +
-               hx::format_number(p_.min_clock / hertz_per_megahertz) + ", " +
-               hx::format_number(p_.max_clock / hertz_per_megahertz) + ") MHz");
+               format_number(p_.min_clock / hertz_per_megahertz) + ", " +
+               format_number(p_.max_clock / hertz_per_megahertz) + ") MHz");
   if (p_.idle_clock < p_.min_clock || p_.idle_clock > p_.max_clock)
     check.fail("idle_clock " + megahertz(p_.idle_clock) + " is not in [min_clock, max_clock] = [" +
-               hx::format_number(p_.min_clock / hertz_per_megahertz) + ", " +
-               hx::format_number(p_.max_clock / hertz_per_megahertz) + "] MHz");
+               format_number(p_.min_clock / hertz_per_megahertz) + ", " +
+               format_number(p_.max_clock / hertz_per_megahertz) + "] MHz");
   if (p_.voltage_floor > p_.voltage_at_max_clock)
     check.fail("voltage_floor " + volts(p_.voltage_floor) + " is above voltage_at_max_clock " +
                volts(p_.voltage_at_max_clock));

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "dctwin/models/hx/checks.hpp"
+#include "dctwin/models/parameter_check.hpp"
 
 namespace dctwin::models::workload {
 
@@ -49,7 +49,7 @@ PowerSmoothingParameters PowerSmoothingParameters::from(const solver::ParameterT
 }
 
 void PowerSmoothingParameters::check(const std::string& section_path) const {
-  const hx::ParameterCheck check(section_path);
+  const ParameterCheck check(section_path);
   check.in_range("floor_fraction", floor_fraction, 0.0, 1.0, "");
   check.positive("ramp_up_rate", ramp_up_rate, "W/s");
   check.positive("ramp_down_rate", ramp_down_rate, "W/s");

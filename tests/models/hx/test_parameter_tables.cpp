@@ -7,15 +7,17 @@
 
 #include "dctwin/models/hx/cdu.hpp"
 #include "dctwin/models/hx/chiller.hpp"
-#include "dctwin/models/hx/checks.hpp"
 #include "dctwin/models/hx/cooling_tower.hpp"
 #include "dctwin/models/hx/dry_cooler.hpp"
 #include "dctwin/models/hx/economizer.hpp"
 #include "dctwin/models/hx/pi_controller.hpp"
 #include "dctwin/models/hx/rear_door.hpp"
+#include "dctwin/models/parameter_check.hpp"
 #include "helpers.hpp"
 
 using namespace dctwin::models::hx;
+using dctwin::models::format_celsius;
+using dctwin::models::format_number;
 using dctwin::solver::ParameterKind;
 using dctwin::solver::ParameterTable;
 using hx_test::defaults_tree;

@@ -14,6 +14,7 @@
 
 #include "dctwin/io/scenario.hpp"
 #include "dctwin/models/hydraulic/loops.hpp"
+#include "dctwin/models/thermal/cold_plate.hpp"
 #include "dctwin/solver/network.hpp"
 
 using namespace dctwin;
@@ -287,7 +288,11 @@ TEST_CASE("Loop parameters: scenario tables give the struct defaults, bad topolo
     CHECK(p.header_segment.diameter == d.header_segment.diameter);
     CHECK(p.rack.valve.flow_coefficient == d.rack.valve.flow_coefficient);
     CHECK(p.rack.server_hose.minor_loss_coefficient == d.rack.server_hose.minor_loss_coefficient);
-    CHECK(p.rack.cold_plate.pressure_drop_flow_exponent == d.rack.cold_plate.pressure_drop_flow_exponent);
+    // The rack's default plate law is the default cold plate's rated point.
+    const dctwin::models::thermal::ColdPlateParameters plate;
+    CHECK(d.rack.plate.nominal_flow == plate.nominal_flow);
+    CHECK(d.rack.plate.pressure_drop_at_nominal_flow == plate.pressure_drop_at_nominal_flow);
+    CHECK(d.rack.plate.exponent == plate.pressure_drop_flow_exponent);
     CHECK(p.cdu_secondary.pressure_drop_at_nominal_flow == d.cdu_secondary.pressure_drop_at_nominal_flow);
   }
   SECTION("facility defaults and written values with units") {

@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 
+#include "dctwin/models/hydraulic/loops.hpp"
 #include "dctwin/models/hydraulic/pipe.hpp"
 #include "dctwin/models/hydraulic/pump.hpp"
 #include "dctwin/models/hydraulic/resistance.hpp"
@@ -18,6 +19,7 @@
 
 using namespace dctwin;
 using models::hydraulic::FixedResistance;
+using models::hydraulic::FixedResistanceParameters;
 using models::hydraulic::Pipe;
 using models::hydraulic::PipeParameters;
 using models::hydraulic::PumpBranch;
@@ -195,20 +197,20 @@ TEST_CASE("Series and parallel branches equal their closed-form equivalents", "[
           Approx(flow_against(std::make_shared<Pipe>(whole, rho, mu), pump)).epsilon(1e-11));
   }
   SECTION("N identical cold plates in parallel equal one plate rated at N times the flow") {
-    models::thermal::ColdPlateParameters plate;
+    const FixedResistanceParameters plate = models::hydraulic::RackManifoldParameters{}.plate;
     Network net("plates");
     const Index tank = net.add_fixed_node("tank", 2e5);
     const Index a = net.add_node("a");
     const PumpParameters small{150e3, 3.0e-4, 1.0};
     const Index p = add_pump(net, tank, a, small);
-    auto law = std::make_shared<FixedResistance>(models::hydraulic::cold_plate_branch(plate));
+    auto law = std::make_shared<FixedResistance>(plate);
     for (int i = 0; i < 8; ++i) net.add_branch("plate" + std::to_string(i), a, tank, law);
     const NetworkSolution s = solver::solve_network(net);
     REQUIRE(s.converged);
-    models::thermal::ColdPlateParameters eight = plate;
+    FixedResistanceParameters eight = plate;
     eight.nominal_flow *= 8.0;
     CHECK(s.flow[static_cast<std::size_t>(p)] ==
-          Approx(flow_against(std::make_shared<FixedResistance>(models::hydraulic::cold_plate_branch(eight)), small))
+          Approx(flow_against(std::make_shared<FixedResistance>(eight), small))
               .epsilon(1e-11));
   }
 }

@@ -47,7 +47,6 @@
 #include "dctwin/models/hydraulic/pump_group.hpp"
 #include "dctwin/models/hydraulic/resistance.hpp"
 #include "dctwin/models/hydraulic/valve.hpp"
-#include "dctwin/models/thermal/cold_plate.hpp"
 #include "dctwin/solver/network.hpp"
 #include "dctwin/solver/parameters.hpp"
 
@@ -85,6 +84,58 @@ HeaderPair add_header_pair(solver::Network& network, const std::string& prefix, 
                            const std::shared_ptr<const solver::BranchLaw>& return_segment,
                            HeaderArrangement arrangement);
 
+/// The trunk a pod loop and the facility loop share, built in this order (node and branch indices
+/// follow it):
+///
+///   tank (fixed pressure) = pump suction --pumps/pumpK--> E/inlet --(element branch)--> E/outlet
+///   E/outlet --supply_main--> supply/0 ... (header pair, `taps` taps) ... --return_main--> tank
+///
+/// E is "cdu" (branch "cdu/secondary") in a pod loop and "plant" (branch "plant") in the facility
+/// loop. What hangs between the header taps is added by the owner through network(); finish()
+/// then orders the solver, and solve() starts each solve from the last converged solution.
+struct PumpLoopTrunk {
+  std::string name;            ///< network name (messages)
+  std::string coolant;         ///< "water", "PG25", ...
+  double coolant_temperature;  ///< properties taken here [K]
+  double tank_pressure;        ///< expansion tank at the pump suction [Pa]
+  PumpGroupParameters pumps;
+  std::string element;         ///< prefix of the element's inlet and outlet nodes
+  std::string element_branch;  ///< label of the element's branch
+  FixedResistanceParameters element_law;
+  int taps;                    ///< header taps (racks or pods)
+  HeaderArrangement headers;
+  PipeParameters header_segment, supply_main, return_main;
+};
+
+class PumpLoopNetwork {
+ public:
+  explicit PumpLoopNetwork(const PumpLoopTrunk& trunk);
+  [[nodiscard]] solver::Network& network() { return *network_; }
+  [[nodiscard]] const solver::Network& network() const { return *network_; }
+  [[nodiscard]] const fluid::Coolant::Properties& properties() const { return properties_; }
+  [[nodiscard]] const HeaderPair& headers() const { return headers_; }
+  [[nodiscard]] solver::Index element() const { return element_; }
+  [[nodiscard]] solver::Index supply_main() const { return supply_main_; }
+  /// Replaces the law of a valve branch by `valve` opened to `opening`.
+  void set_valve(solver::Index branch, ValveParameters valve, double opening);
+  void set_pumps(const PumpGroupParameters& pumps);
+  /// Orders the solver; call once every node and branch is in place.
+  void finish();
+  /// Solves the network, warm-started from the last solution when that one converged.
+  const solver::NetworkSolution& solve(const solver::NetworkSettings& settings);
+  [[nodiscard]] PumpGroupResult pumps_result() const;
+
+ private:
+  fluid::Coolant::Properties properties_{};
+  std::unique_ptr<solver::Network> network_;
+  std::unique_ptr<PumpGroup> pumps_;
+  HeaderPair headers_;
+  solver::Index element_ = -1, supply_main_ = -1, return_main_ = -1;
+  std::unique_ptr<solver::NetworkSolver> solver_;
+  solver::NetworkSolution last_;
+  bool solved_ = false;
+};
+
 // ---- rack manifold ------------------------------------------------------------------------------
 
 struct RackManifoldParameters {
@@ -92,7 +143,10 @@ struct RackManifoldParameters {
   int plates_per_server = 8;       ///< cold plates per server (one per GPU)
   PlateArrangement plates = PlateArrangement::parallel;
   HeaderArrangement manifold = HeaderArrangement::direct_return;
-  thermal::ColdPlateParameters cold_plate;
+  /// One cold plate's pressure drop, dp_nom (Q / Q_nom)^m. The cold plate's parameters (thermal and
+  /// hydraulic alike) are read by the facility (pod_loop.rack.cold_plate), which sets this from
+  /// them; the default is the default plate of thermal/cold_plate.hpp (1.5 L/min, 50 kPa, m = 1.85).
+  FixedResistanceParameters plate{2.5e-5, 50e3, 1.85};
   PipeParameters supply_hose{3.0, 0.025, 1.5e-6, 4.0};       ///< header tap to rack valve (2 QDs, bends)
   PipeParameters return_hose{3.0, 0.025, 1.5e-6, 4.0};       ///< rack manifold to header tap
   ValveParameters valve{6.3 / 3600.0, ValveCharacteristic::equal_percentage, 50.0, 1e-4, 1.0};  ///< balancing / isolation
@@ -185,7 +239,7 @@ struct PodLoopResult {
 class PodLoop {
  public:
   explicit PodLoop(PodLoopParameters p);
-  [[nodiscard]] const solver::Network& network() const { return *network_; }
+  [[nodiscard]] const solver::Network& network() const { return loop_.network(); }
   [[nodiscard]] const PodLoopParameters& parameters() const { return p_; }
   void set_pumps(const PumpGroupParameters& pumps);
   void set_rack_valve_opening(std::size_t rack, double opening);
@@ -193,15 +247,8 @@ class PodLoop {
 
  private:
   PodLoopParameters p_;
-  fluid::Coolant::Properties properties_{};
-  std::unique_ptr<solver::Network> network_;
-  std::unique_ptr<PumpGroup> pumps_;
-  HeaderPair headers_;
+  PumpLoopNetwork loop_;
   std::vector<RackBranches> racks_;
-  solver::Index cdu_ = -1, supply_main_ = -1, return_main_ = -1;
-  std::unique_ptr<solver::NetworkSolver> solver_;
-  solver::NetworkSolution last_;
-  bool solved_ = false;
 };
 
 PodLoopResult solve_pod_loop(const PodLoopParameters& p, const solver::NetworkSettings& settings = {});
@@ -244,7 +291,7 @@ struct FacilityLoopResult {
 class FacilityLoop {
  public:
   explicit FacilityLoop(FacilityLoopParameters p);
-  [[nodiscard]] const solver::Network& network() const { return *network_; }
+  [[nodiscard]] const solver::Network& network() const { return loop_.network(); }
   [[nodiscard]] const FacilityLoopParameters& parameters() const { return p_; }
   void set_pumps(const PumpGroupParameters& pumps);
   void set_cdu_valve_opening(std::size_t pod, double opening);
@@ -252,15 +299,8 @@ class FacilityLoop {
 
  private:
   FacilityLoopParameters p_;
-  fluid::Coolant::Properties properties_{};
-  std::unique_ptr<solver::Network> network_;
-  std::unique_ptr<PumpGroup> pumps_;
-  HeaderPair headers_;
+  PumpLoopNetwork loop_;
   std::vector<solver::Index> pod_valves_, pod_supply_;
-  solver::Index plant_ = -1;
-  std::unique_ptr<solver::NetworkSolver> solver_;
-  solver::NetworkSolution last_;
-  bool solved_ = false;
 };
 
 FacilityLoopResult solve_facility_loop(const FacilityLoopParameters& p, const solver::NetworkSettings& settings = {});

@@ -1,5 +1,5 @@
 // Lumped flow resistances given by one rated point: heat-exchanger passes, a plant's pressure
-// drop, and the cold plate.
+// drop, and the cold plate (its own nominal point and exponent, thermal/cold_plate.hpp).
 //
 //   dp(Q) = dp_nom signed_power(Q / Q_nom, n, 1e-3)        (= dp_nom (Q / Q_nom)^n for Q >= 1e-3 Q_nom)
 //
@@ -9,7 +9,6 @@
 
 #include <string>
 
-#include "dctwin/models/thermal/cold_plate.hpp"
 #include "dctwin/solver/network.hpp"
 #include "dctwin/solver/parameters.hpp"
 
@@ -39,9 +38,5 @@ class FixedResistance final : public solver::BranchLaw {
  private:
   FixedResistanceParameters p_;
 };
-
-/// The cold plate's pressure drop as a branch: dp_nom (Q / Q_nom)^m with the plate's own nominal
-/// point and exponent (m = 1.85, OCP data), regularised as above.
-[[nodiscard]] FixedResistance cold_plate_branch(const thermal::ColdPlateParameters& plate);
 
 }  // namespace dctwin::models::hydraulic

@@ -1,4 +1,4 @@
-#include "dctwin/models/hx/checks.hpp"
+#include "dctwin/models/parameter_check.hpp"
 
 #include <array>
 #include <cmath>
@@ -6,7 +6,7 @@
 
 #include "dctwin/solver/parameters.hpp"
 
-namespace dctwin::models::hx {
+namespace dctwin::models {
 
 namespace {
 
@@ -32,19 +32,10 @@ std::string bound_text(double bound, const char* unit) { return bound == 0.0 ? "
 
 }  // namespace
 
-std::string format_number(double value) {
+std::string format_decimals(double value, int decimals) {
   if (std::isnan(value)) return "nan";
   if (std::isinf(value)) return value > 0.0 ? "inf" : "-inf";
   std::array<char, 64> buffer{};
-  const double magnitude = std::fabs(value);
-  if (magnitude != 0.0 && (magnitude < 1e-4 || magnitude >= 1e12)) {
-    std::snprintf(buffer.data(), buffer.size(), "%.*g", significant_digits, value);
-    return buffer.data();
-  }
-  // Decimals so that six significant digits are shown: 1234.56, 3.88889, 0.000123457, 2000000.
-  int decimals = significant_digits - 1;
-  if (magnitude != 0.0) decimals -= static_cast<int>(std::floor(std::log10(magnitude)));
-  if (decimals < 0) decimals = 0;
   std::snprintf(buffer.data(), buffer.size(), "%.*f", decimals, value);
   std::string text(buffer.data());
   if (text.find('.') != std::string::npos) {
@@ -53,6 +44,22 @@ std::string format_number(double value) {
   }
   if (text == "-0") text = "0";
   return text;
+}
+
+std::string format_number(double value) {
+  if (std::isnan(value)) return "nan";
+  if (std::isinf(value)) return value > 0.0 ? "inf" : "-inf";
+  const double magnitude = std::fabs(value);
+  if (magnitude != 0.0 && (magnitude < 1e-4 || magnitude >= 1e12)) {
+    std::array<char, 64> buffer{};
+    std::snprintf(buffer.data(), buffer.size(), "%.*g", significant_digits, value);
+    return buffer.data();
+  }
+  // Decimals so that six significant digits are shown: 1234.56, 3.88889, 0.000123457, 2000000.
+  int decimals = significant_digits - 1;
+  if (magnitude != 0.0) decimals -= static_cast<int>(std::floor(std::log10(magnitude)));
+  if (decimals < 0) decimals = 0;
+  return format_decimals(value, decimals);
 }
 
 std::string format_celsius(double kelvin) { return format_number(kelvin - kelvin_offset) + " degC"; }
@@ -104,4 +111,4 @@ void ParameterCheck::fail(const std::string& sentence) const {
   throw solver::InputError(section_ + ": " + sentence, section_);
 }
 
-}  // namespace dctwin::models::hx
+}  // namespace dctwin::models

@@ -1,6 +1,7 @@
-// Parameter checks and number formatting shared by the heat-exchanger and plant models (hx/).
+// Parameter checks and number formatting shared by the models of every domain (heat exchangers and
+// plant, electrical feed, workload), beneath all of them.
 //
-// Every hx model validates its parameters when it is constructed, so that a model built directly
+// A model validates its parameters when it is constructed, so that a model built directly
 // in C++ (not only one read from a scenario, whose ranges io/ checks from the parameter tables)
 // refuses values that make no physical sense. A refused value throws solver::InputError with
 //
@@ -18,10 +19,14 @@
 
 #include <string>
 
-namespace dctwin::models::hx {
+namespace dctwin::models {
+
+/// Up to `decimals` decimals (3 by default), trailing zeros and a trailing point dropped, no "-0";
+/// "nan" / "inf" / "-inf" for non-finite values: format_decimals(2.50001) == "2.5".
+[[nodiscard]] std::string format_decimals(double value, int decimals = 3);
 
 /// Up to six significant digits, trailing zeros and a trailing point dropped, no "-0";
-/// "nan" / "inf" / "-inf" for non-finite values.
+/// "nan" / "inf" / "-inf" for non-finite values; %g notation below 1e-4 and from 1e12 on.
 [[nodiscard]] std::string format_number(double value);
 
 /// A temperature given in K, printed in degC: format_celsius(298.15) == "25 degC".
@@ -61,4 +66,4 @@ class ParameterCheck {
   std::string section_;
 };
 
-}  // namespace dctwin::models::hx
+}  // namespace dctwin::models
