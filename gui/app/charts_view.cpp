@@ -550,9 +550,9 @@ void ChartsView::draw() {
         for (const auto& limit : self.study->limits_for(id)) {
           const double si = limit.relative_to_first ? first + limit.value : limit.value;
           if (!std::isfinite(si)) continue;
-          std::string text = "limit: " + limit.label + " " + format_value(unit.from_si(si), unit.unit);
+          std::string text = limit.label + " " + format_value(unit.from_si(si), unit.unit);
           if (limit.relative_to_first) {
-            text = "limit: " + limit.label + " (first sample " + (limit.value >= 0.0 ? "+ " : "- ") +
+            text = limit.label + " (first sample " + (limit.value >= 0.0 ? "+ " : "- ") +
                    format_value(unit.difference_from_si(std::fabs(limit.value)), unit.unit == "degC" ? "K" : unit.unit) + ")";
           }
           limits.push_back({self.shown.size(), unit.from_si(si), text});

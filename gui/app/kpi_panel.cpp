@@ -35,9 +35,13 @@ KpiPanel::KpiPanel(QWidget* parent) : QWidget(parent), impl_(std::make_unique<Im
   self.tree->setColumnCount(2);
   self.tree->setHeaderLabels({tr("Figure"), tr("Value")});
   self.tree->setRootIsDecorated(false);
-  self.tree->header()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
+  // Names are long sentences for some series: the name column keeps a fixed share (elided, the
+  // whole name in the tooltip) and the values get the rest.
+  self.tree->header()->setSectionResizeMode(0, QHeaderView::Interactive);
   self.tree->header()->setStretchLastSection(true);
-  self.tree->setWordWrap(true);
+  self.tree->setColumnWidth(0, 190);
+  self.tree->setTextElideMode(Qt::ElideRight);
+  setMinimumWidth(380);
   layout->addWidget(self.tree, 1);
 }
 
@@ -102,7 +106,7 @@ void KpiPanel::fill() {
       section->setExpanded(true);
     }
     auto* item = new QTreeWidgetItem(section, {QString::fromStdString(row.name), QString::fromStdString(row.value)});
-    item->setToolTip(0, QString::fromStdString(row.tooltip));
+    item->setToolTip(0, QString::fromStdString(row.name + " (" + row.tooltip + ")"));
     item->setToolTip(1, QString::fromStdString(row.value));
     if (row.state != KpiRow::State::none) {
       const QColor colour = row.state == KpiRow::State::pass ? QColor(200, 240, 200) : QColor(255, 200, 200);

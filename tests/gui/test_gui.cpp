@@ -1606,7 +1606,7 @@ TEST_CASE("study: events, limits and key figures are read from the report", "[mo
   CHECK(study.limits_for("mean:/gpu/junction_temperature").size() == 3);
   std::string label;
   CHECK(study.lowest_upper_limit("/gpu/junction_temperature", &label) == 355.15);
-  CHECK(label == "GPU max operating temperature (software thermal slowdown)");
+  CHECK(label == "GPU max operating temperature");
   CHECK(std::isnan(study.lowest_upper_limit("/gpu/power")));
   CHECK(study.limits_for("/gpu/hbm_temperature").size() == 1);
   const auto ramp = study.limits_for("ramp:/grid/power");
@@ -1754,7 +1754,7 @@ TEST_CASE("hall: racks over the limit are framed in red, and a click on an event
   CHECK(hall->scene().alarm_count() == expected.size());
   const auto gpus = report.entity_row(*field, end);
   const auto over = std::count_if(gpus.begin(), gpus.end(), [](double v) { return v > 355.15; });
-  CHECK(hall->alarm_text() == QString("Over GPU max operating temperature (software thermal slowdown), 82 degC: %1 racks, %2 GPUs (framed in red)")
+  CHECK(hall->alarm_text() == QString("Over GPU max operating temperature, 82 degC: %1 racks, %2 GPUs (framed in red)")
                                   .arg(expected.size())
                                   .arg(over));
   // The largest values over the limit are marked in the table.

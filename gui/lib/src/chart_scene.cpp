@@ -98,6 +98,7 @@ struct ChartScene::Impl {
     std::size_t limit_lines = 0, event_lines = 0;
     std::vector<std::string> extra_labels;  // legend entries of limits and events
     vtkSmartPointer<vtkTable> cursor_table;
+    vtkPlot* cursor_plot = nullptr;  // owned by the chart; hidden while there is no cursor
     int legend_corner = 0;        // 0 top right, 1 top left, 2 bottom right, 3 bottom left
     std::size_t legend_hides = 0; // drawn points under the legend (estimated)
   };
@@ -401,8 +402,12 @@ void ChartScene::set_cursor(std::optional<double> x) {
     if (!panel.cursor_table) continue;
     XySeries points;
     if (x && std::isfinite(*x) && !(self.options.log_x && *x <= 0.0)) points = {{*x, *x}, {panel.axis_lo, panel.axis_hi}};
-    panel.cursor_table->ShallowCopy(make_table(self.x_title, "cursor", points));
-    panel.cursor_table->Modified();
+    // A line of fewer than two points is not drawn (VTK refuses it): the plot is hidden instead.
+    if (!points.x.empty()) {
+      panel.cursor_table->ShallowCopy(make_table(self.x_title, "cursor", points));
+      panel.cursor_table->Modified();
+    }
+    panel.cursor_plot->SetVisible(!points.x.empty());
   }
   self.mark_dirty();
 }
@@ -562,16 +567,20 @@ void ChartScene::set_series(const std::vector<double>& x, const std::string& x_t
         plot->SetColor(kind.colour[0], kind.colour[1], kind.colour[2], 255);
         plot->SetWidth(1.5);
         plot->GetPen()->SetLineType(vtkPen::DASH_DOT_LINE);
+        // The kinds are named once, in the lowest panel's legend (the colours are the same in all).
+        const bool lowest = p + 1 == self.panels.size();
+        plot->SetLegendVisibility(lowest);
         self.marker_tables.push_back(table);
-        panel.extra_labels.push_back(kind.label);
+        if (lowest) panel.extra_labels.push_back(kind.label);
         panel.event_lines += points.x.size() / 2;
       }
     }
     // The time cursor's line (filled by set_cursor()).
     if (panel.has_data) {
-      panel.cursor_table = make_table(x_title, "cursor", {});
+      panel.cursor_table = make_table(x_title, "cursor", {{0.0, 0.0}, {panel.axis_lo, panel.axis_hi}});
       vtkPlot* plot = panel.chart->AddPlot(vtkChart::LINE);
       plot->SetInputData(panel.cursor_table, 0, 1);
+      panel.cursor_plot = plot;
       plot->SetColor(20, 20, 20, 255);
       plot->SetWidth(1.5);
       plot->SetLegendVisibility(false);

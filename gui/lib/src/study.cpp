@@ -215,7 +215,7 @@ Study read_study(const ReportModel& report) {
         const char* label;
       };
       for (const Key& k : {Key{"max_operating_temperature", "/gpu/junction_temperature",
-                               "GPU max operating temperature (software thermal slowdown)"},
+                               "GPU max operating temperature"},
                            Key{"hw_slowdown_temperature", "/gpu/junction_temperature", "GPU hardware slowdown"},
                            Key{"shutdown_temperature", "/gpu/junction_temperature", "GPU shutdown"},
                            Key{"hbm_max_operating_temperature", "/gpu/hbm_temperature", "HBM max operating temperature"}}) {
@@ -314,7 +314,11 @@ KpiModel::KpiModel(const ReportModel& report) : report_(report) {
   // The series on /time, by group; [time x pod] fields.
   auto section_of = [](const std::string& path) {
     std::string group = path.substr(1, path.find('/', 1) == std::string::npos ? std::string::npos : path.find('/', 1) - 1);
-    if (!group.empty()) group[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(group[0])));
+    // Group names are lower case; the acronyms among them are shown in capitals.
+    const bool acronym = group == "gpu" || group == "cdu" || group == "crah" || group == "hbm";
+    for (std::size_t k = 0; k < group.size(); ++k) {
+      if (k == 0 || acronym) group[k] = static_cast<char>(std::toupper(static_cast<unsigned char>(group[k])));
+    }
     return group;
   };
   for (const auto& s : report.series()) {

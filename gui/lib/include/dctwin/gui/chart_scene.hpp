@@ -41,10 +41,11 @@ struct ChartSeries {
 struct ChartLimit {
   std::size_t series = 0;  ///< index into the series: the line goes into that series' panel
   double value = 0.0;      ///< display units
-  std::string label;       ///< legend entry, "limit: GPU max operating temperature 87 degC"
+  std::string label;       ///< legend entry, "GPU max operating temperature 87 degC"
 };
 
-/// Vertical event lines of one kind (pump failures, throttling starting), in every panel.
+/// Vertical event lines of one kind (pump failures, throttling starting), in every panel; the
+/// kind is named in the lowest panel's legend.
 struct ChartEvents {
   std::string label;           ///< legend entry, "pump failure"
   std::vector<double> x;       ///< x values of the events

@@ -44,7 +44,7 @@ struct StudyLimit {
   bool upper = true;   ///< exceeded above the value (false: below)
   /// The limit is the series' first sample +- value (frequency and voltage at the grid connection).
   bool relative_to_first = false;
-  std::string label;   ///< "GPU max operating temperature (software thermal slowdown)"
+  std::string label;   ///< "GPU max operating temperature" (where software thermal slowdown holds it)
   std::string source;  ///< the resolved scenario's key, "facility.gpu.max_operating_temperature"
 };
 
