@@ -146,12 +146,13 @@ int run_application(int argc, char** argv) {
   const QCommandLineOption difference_option("difference", "In the compare view, show A - B instead of side by side.");
   const QCommandLineOption size_option("size", "Window size for screenshots and the benchmark (default 1400x900).", "WxH", "1400x900");
   const QCommandLineOption browser_option("browser", "Keep the scenario browser in screenshots.");
+  const QCommandLineOption kpi_option("kpi", "Keep the key figures panel in screenshots.");
   const QCommandLineOption range_option("range", "Colour range of the hall: run (the whole run, default), frame (the time shown) or LO:HI in display units.", "RANGE");
   const QCommandLineOption fly_option("fly-to", "Fly the camera to the rack of row N (1 = largest) of the hall's table of largest values.", "N");
   const QCommandLineOption hover_option("hover", "Show the tooltip of a rack (label or index) in the screenshot, as when the mouse rests on it.", "RACK");
   const QCommandLineOption benchmark_option("benchmark", "Time N frames of the data hall and print the figures.", "N");
   parser.addOptions({screenshot, view_option, field_option, time_option, reduction_option, rack_option,
-                     camera_option, compare_option, difference_option, size_option, browser_option,
+                     camera_option, compare_option, difference_option, size_option, browser_option, kpi_option,
                      benchmark_option, spectrum_option, gpu_option, range_option, fly_option, hover_option});
   if (!parser.parse(arguments)) {
     fail(parser.errorText());
@@ -205,6 +206,7 @@ int run_application(int argc, char** argv) {
   MainWindow window;
   window.set_interactive(!batch);
   if (batch && !parser.isSet(browser_option)) window.set_browser_visible(false);
+  if (batch && !parser.isSet(kpi_option)) window.set_kpi_visible(false);
   window.resize(width, height);
   if (!files.isEmpty()) {
     const QString& file = files.front();

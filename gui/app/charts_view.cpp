@@ -9,6 +9,7 @@
 #include <QListWidget>
 #include <QLocale>
 #include <QMessageBox>
+#include <QMouseEvent>
 #include <QPushButton>
 #include <QSplitter>
 #include <QTimer>
@@ -17,6 +18,7 @@
 #include <vtkContextView.h>
 #include <vtkGenericOpenGLRenderWindow.h>
 
+#include <array>
 #include <cmath>
 #include <exception>
 #include <cstdint>
@@ -86,6 +88,10 @@ struct ChartsView::Impl {
   bool updating = false;
   bool keep_zoom = false;  ///< set while a live refresh rebuilds the chart
   std::map<std::string, SeriesSpectrum> spectra;  // by id, for the report shown
+  std::shared_ptr<const Study> study;
+  double cursor = std::nan("");  ///< [s]
+  double x_seconds = 1.0;        ///< seconds per unit of the time axis shown
+  QString limit_note;            ///< limits too far from the data to draw
 };
 
 ChartsView::ChartsView(QWidget* parent) : QWidget(parent), impl_(std::make_unique<Impl>()) {
@@ -130,6 +136,7 @@ ChartsView::ChartsView(QWidget* parent) : QWidget(parent), impl_(std::make_uniqu
   side_layout->addWidget(new QLabel(tr("Wheel: zoom. Left drag: pan.\nRight drag: zoom to a box."), side));
   self.view = new VtkView(splitter);
   self.view->setObjectName("chartView");
+  self.view->installEventFilter(this);
   self.chart.view()->SetRenderWindow(self.view->render_window());
   self.chart.view()->SetInteractor(self.view->interactor());
   splitter->addWidget(side);
@@ -181,6 +188,40 @@ ChartsView::ChartsView(QWidget* parent) : QWidget(parent), impl_(std::make_uniqu
 }
 
 ChartsView::~ChartsView() = default;
+
+void ChartsView::set_study(std::shared_ptr<const Study> study) { impl_->study = std::move(study); }
+
+double ChartsView::time_cursor() const { return impl_->cursor; }
+
+void ChartsView::set_time_cursor(double t) {
+  auto& self = *impl_;
+  self.cursor = t;
+  if (mode() == Mode::spectrum || !std::isfinite(t)) {
+    self.chart.set_cursor(std::nullopt);
+  } else {
+    self.chart.set_cursor(t / self.x_seconds);
+  }
+  self.view->update();
+}
+
+bool ChartsView::pick_time_at(QPoint position) {
+  auto& self = *impl_;
+  if (mode() == Mode::spectrum) return false;
+  const double ratio = self.view->devicePixelRatioF();
+  const auto x = self.chart.x_at_display(position.x() * ratio);
+  if (!x) return false;
+  set_time_cursor(*x * self.x_seconds);
+  Q_EMIT time_picked(*x * self.x_seconds);
+  return true;
+}
+
+bool ChartsView::eventFilter(QObject* watched, QEvent* event) {
+  if (watched == impl_->view && event->type() == QEvent::MouseButtonDblClick) {
+    auto* mouse = static_cast<QMouseEvent*>(event);
+    if (mouse->button() == Qt::LeftButton && pick_time_at(mouse->position().toPoint())) return true;
+  }
+  return QWidget::eventFilter(watched, event);
+}
 
 ChartScene& ChartsView::chart() const { return impl_->chart; }
 VtkView* ChartsView::vtk_view() const { return impl_->view; }
@@ -459,6 +500,9 @@ void ChartsView::draw() {
   };
 
   const TimeUnit time_unit = time_unit_for(duration);
+  self.x_seconds = spectrum ? 1.0 : time_unit.seconds;
+  std::vector<ChartLimit> limits;
+  self.limit_note.clear();
   self.x.resize(time.size());
   for (std::size_t t = 0; t < time.size(); ++t) self.x[t] = time[t] / time_unit.seconds;
   self.x_title = spectrum ? "frequency [Hz]" : "time [" + time_unit.unit + "]";
@@ -494,6 +538,26 @@ void ChartsView::draw() {
     } else {
       s.values.reserve(r.si.size());
       for (const double v : r.si) s.values.push_back(unit.from_si(v));
+      // The limits this series is held to (relative ones about its first sample).
+      if (self.study && !live) {
+        double first = std::nan("");
+        for (const double v : r.si) {
+          if (std::isfinite(v)) {
+            first = v;
+            break;
+          }
+        }
+        for (const auto& limit : self.study->limits_for(id)) {
+          const double si = limit.relative_to_first ? first + limit.value : limit.value;
+          if (!std::isfinite(si)) continue;
+          std::string text = limit.label + " " + format_value(unit.from_si(si), unit.unit);
+          if (limit.relative_to_first) {
+            text = limit.label + " (first sample " + (limit.value >= 0.0 ? "+ " : "- ") +
+                   format_value(unit.difference_from_si(std::fabs(limit.value)), unit.unit == "degC" ? "K" : unit.unit) + ")";
+          }
+          limits.push_back({self.shown.size(), unit.from_si(si), text});
+        }
+      }
       if (r.own_time) {
         s.x.reserve(r.time.size());
         for (const double t : r.time) s.x.push_back(t / time_unit.seconds);
@@ -503,6 +567,29 @@ void ChartsView::draw() {
   }
   ChartOptions options;
   options.keep_zoom = live && self.keep_zoom;
+  if (!spectrum && !live) {
+    options.limits = std::move(limits);
+    if (self.study) {
+      // One line style per kind of event.
+      struct Style {
+        StudyEvent::Kind kind;
+        std::array<unsigned char, 3> colour;
+      };
+      for (const Style& style : {Style{StudyEvent::Kind::pump_failure, {140, 0, 160}},
+                                 Style{StudyEvent::Kind::recorded, {0, 0, 0}},
+                                 Style{StudyEvent::Kind::throttling_start, {235, 120, 0}},
+                                 Style{StudyEvent::Kind::throttling_end, {60, 150, 60}},
+                                 Style{StudyEvent::Kind::envelope_left, {200, 0, 90}}}) {
+        ChartEvents events{study_event_kind_name(style.kind), {}, style.colour};
+        for (const auto& e : self.study->events) {
+          if (e.kind == style.kind) events.x.push_back(e.time / time_unit.seconds);
+        }
+        if (!events.x.empty()) options.events.push_back(std::move(events));
+      }
+    }
+  }
+  self.chart.set_cursor(spectrum || !std::isfinite(self.cursor) ? std::nullopt
+                                                                  : std::optional<double>(self.cursor / self.x_seconds));
   std::string title = live ? "Live: the run so far, " + format_time(self.live->last_time(), duration)
                            : self.report->path().filename().string();
   if (spectrum) {
@@ -512,13 +599,16 @@ void ChartsView::draw() {
     title = (live ? std::string("Live spectrum. ") : std::string("Spectrum, 0.1-20 Hz band marked. ")) + band_text;
   }
   self.chart.set_series(self.x, self.x_title, self.shown, title, options);
+  for (const auto& text : self.chart.off_scale_limits()) {
+    self.limit_note += tr("Off the scale, not drawn: %1. ").arg(QString::fromStdString(text));
+  }
   update_note();
   self.view->update();
 }
 
 void ChartsView::update_note() {
   auto& self = *impl_;
-  QString text = self.problems;
+  QString text = self.problems + self.limit_note;
   const std::size_t input = self.chart.input_points();
   const std::size_t drawn = self.chart.drawn_points();
   if (input > drawn) {

@@ -6,6 +6,10 @@
 // for display (min/max per x interval) and decimated again over the visible range after a zoom.
 // While a run started from the editor is going, the view can follow it (set_live): the samples the
 // run's thread produced so far, redrawn every second.
+// Against time, the study's limits are drawn in the panels of the series they hold (a limit far
+// from the data is named in the note instead), its events as vertical lines in every panel, and
+// the time cursor (the time shown in the data hall) as a solid vertical line; a double click in
+// the chart moves the cursor there and is passed on (time_picked) to the hall.
 #pragma once
 
 #include <QWidget>
@@ -13,6 +17,7 @@
 #include <memory>
 
 #include "dctwin/gui/report_model.hpp"
+#include "dctwin/gui/study.hpp"
 
 namespace dctwin::gui {
 
@@ -29,6 +34,15 @@ class ChartsView : public QWidget {
   explicit ChartsView(QWidget* parent = nullptr);
   ~ChartsView() override;
 
+  /// The events and limits drawn with the report's series (set before set_report(); null: none).
+  void set_study(std::shared_ptr<const Study> study);
+  /// The time cursor at `t` [s] (NaN: none). Kept across redraws.
+  void set_time_cursor(double t);
+  /// The cursor's time [s] (NaN: none).
+  [[nodiscard]] double time_cursor() const;
+  /// Moves the cursor to the time under a position of the chart (widget pixels) and emits
+  /// time_picked; false outside the plot area or in spectrum mode.
+  bool pick_time_at(QPoint position);
   /// Charts a report (and stops following a live run).
   void set_report(std::shared_ptr<const ReportModel> report);
   /// Follows a run in progress: the series it has produced so far, redrawn every second while
@@ -60,6 +74,8 @@ class ChartsView : public QWidget {
  Q_SIGNALS:
   /// Reading the report failed (a damaged part of it); the chart shows nothing.
   void read_failed(const QString& message);
+  /// A time [s] was picked in the chart (double click).
+  void time_picked(double t);
 
  private:
   /// Redraws; a read failure empties the chart and is passed on as read_failed.
@@ -67,6 +83,7 @@ class ChartsView : public QWidget {
   void draw();
   void populate_live();
   void update_note();
+  bool eventFilter(QObject* watched, QEvent* event) override;
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

@@ -1,11 +1,13 @@
 #include "hall_view.hpp"
 
+#include <QColor>
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QListWidget>
 #include <QSlider>
 #include <QSplitter>
 #include <QTimer>
@@ -45,6 +47,30 @@ struct HallView::Impl {
   QLabel* spread_label = nullptr;
   QLabel* top_label = nullptr;
   QTableWidget* top_table = nullptr;
+  QLabel* alarm_label = nullptr;
+  QListWidget* events = nullptr;
+  QLabel* events_label = nullptr;
+  std::shared_ptr<const Study> study;
+  std::vector<std::size_t> alarms;
+  double alarm_limit = std::numeric_limits<double>::quiet_NaN();  // display units, for the table
+  std::string alarm_unit;
+
+  /// Lists the study's events, times in the unit of the report's duration.
+  void fill_events() {
+    events->clear();
+    const bool any = study && !study->events.empty();
+    events->setVisible(any);
+    events_label->setVisible(any);
+    if (!any) return;
+    const double duration = report && !report->time().empty() ? report->time().back() : 0.0;
+    for (const auto& e : study->events) {
+      auto* item = new QListWidgetItem(QString::fromStdString(format_time(e.time, duration) + "  " +
+                                                              study_event_kind_name(e.kind) + ": " + e.text),
+                                       events);
+      item->setData(Qt::UserRole, e.time);
+      item->setToolTip(item->text());
+    }
+  }
   std::vector<double> shown;
   std::pair<double, double> range{0.0, 1.0};
   std::vector<TopEntry> top;
@@ -135,6 +161,20 @@ HallView::HallView(QWidget* parent) : QWidget(parent), impl_(std::make_unique<Im
   self.top_table->horizontalHeader()->setSectionResizeMode(1, QHeaderView::ResizeToContents);
   self.top_table->setToolTip(tr("Click a row to fly to its rack."));
   side_layout->addWidget(self.top_table, 1);
+  self.alarm_label = new QLabel(side);
+  self.alarm_label->setObjectName("alarmLabel");
+  self.alarm_label->setWordWrap(true);
+  self.alarm_label->setStyleSheet("color: #b00000;");
+  self.alarm_label->hide();
+  side_layout->addWidget(self.alarm_label);
+  self.events_label = new QLabel(tr("Events (click to go to the time):"), side);
+  side_layout->addWidget(self.events_label);
+  self.events = new QListWidget(side);
+  self.events->setObjectName("eventsList");
+  self.events->setMaximumHeight(150);
+  self.events->hide();
+  self.events_label->hide();
+  side_layout->addWidget(self.events);
   side->setMinimumWidth(230);
   self.view = new VtkView(splitter);
   self.view->setObjectName("hallView");
@@ -211,7 +251,20 @@ HallView::HallView(QWidget* parent) : QWidget(parent), impl_(std::make_unique<Im
     });
   }
   connect(self.top_table, &QTableWidget::cellClicked, this, [this](int row, int) { fly_to_top(row); });
+  connect(self.events, &QListWidget::itemClicked, this, [this](QListWidgetItem* item) {
+    set_time(item->data(Qt::UserRole).toDouble());
+  });
 }
+
+void HallView::set_study(std::shared_ptr<const Study> study) {
+  auto& self = *impl_;
+  self.study = std::move(study);
+  self.fill_events();
+}
+
+const std::vector<std::size_t>& HallView::alarm_racks() const { return impl_->alarms; }
+QString HallView::alarm_text() const { return impl_->alarm_label->isHidden() ? QString() : impl_->alarm_label->text(); }
+QListWidget* HallView::events_list() const { return impl_->events; }
 
 HallView::~HallView() = default;
 
@@ -234,6 +287,7 @@ void HallView::set_report(std::shared_ptr<const ReportModel> report) {
     self.scene.set_layout(self.report->layout());
   }
   self.updating = false;
+  self.fill_events();
   select_rack(std::nullopt);
   refresh();
 }
@@ -396,7 +450,42 @@ void HallView::draw() {
     self.range = {middle - 0.5, middle + 0.5};
   }
   self.scene.set_values(self.shown, self.range.first, self.range.second, presentation.title);
+  // Alarms: the racks holding a value over the field's lowest upper limit (a GPU field's racks
+  // by their hottest GPU, whatever the reduction shown).
+  self.alarms.clear();
+  self.alarm_limit = std::numeric_limits<double>::quiet_NaN();
+  std::string limit_label;
+  const double limit = self.study ? self.study->lowest_upper_limit(info->path, &limit_label)
+                                  : std::numeric_limits<double>::quiet_NaN();
+  if (std::isfinite(limit) && !info->bitmask) {
+    const auto& rack_max = report->rack_values(*info, Reduction::max, t);
+    for (std::size_t r = 0; r < rack_max.size(); ++r) {
+      if (std::isfinite(rack_max[r]) && rack_max[r] > limit) self.alarms.push_back(r);
+    }
+  }
+  self.scene.set_alarms(self.alarms);
+  const DisplayUnit limit_unit = display_unit_for(info->units, std::fabs(limit));
+  if (std::isfinite(limit) && !info->bitmask) {
+    self.alarm_limit = limit_unit.from_si(limit);
+    self.alarm_unit = limit_unit.unit;
+  }
   fill_top(*info, presentation, t);
+  if (std::isfinite(self.alarm_limit)) {
+    QString text = tr("Over %1, %2: %3 racks")
+                       .arg(QString::fromStdString(limit_label),
+                            QString::fromStdString(format_value(self.alarm_limit, limit_unit.unit)))
+                       .arg(self.alarms.size());
+    if (self.gpu_field && presentation.unit.unit == self.alarm_unit) {
+      const auto over = std::count_if(self.gpu_values.begin(), self.gpu_values.end(),
+                                      [&](double v) { return std::isfinite(v) && v > self.alarm_limit; });
+      text += tr(", %1 GPUs").arg(over);
+    }
+    text += tr(" (framed in red)");
+    self.alarm_label->setText(text);
+    self.alarm_label->show();
+  } else {
+    self.alarm_label->hide();
+  }
   const double duration = report->time().back();
   const std::string when = format_time(report->time()[t], duration);
   // Three short lines, so that the caption and the legend's title share the top of a narrow view.
@@ -474,6 +563,13 @@ void HallView::fill_top(const FieldInfo& info, const FieldPresentation& presenta
     auto* name = new QTableWidgetItem(QString::fromStdString(self.top[k].label));
     auto* value = new QTableWidgetItem(QString::number(self.top[k].value, 'f', std::fabs(self.top[k].value) >= 1000.0 ? 0 : 2));
     value->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    if (std::isfinite(self.alarm_limit) && presentation.unit.unit == self.alarm_unit &&
+        self.top[k].value > self.alarm_limit) {
+      for (auto* item : {name, value}) {
+        item->setBackground(QColor(255, 205, 205));
+        item->setToolTip(tr("over the limit, %1").arg(QString::fromStdString(format_value(self.alarm_limit, presentation.unit.unit))));
+      }
+    }
     self.top_table->setItem(row, 0, name);
     self.top_table->setItem(row, 1, value);
   }

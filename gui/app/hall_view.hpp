@@ -3,7 +3,10 @@
 // Beside the hall: the colour range (over the whole run, of the time shown, or limits typed in),
 // the spread of the values at the time shown, and the table of the largest values (GPUs for a GPU
 // field, racks otherwise) whose rows fly the camera to their rack. Hovering over a rack shows its
-// name and value (and its hottest GPU) in a tooltip.
+// name and value (and its hottest GPU) in a tooltip. With the study's limits, the racks over the
+// limit of the field shown (a GPU field's racks holding a GPU over it) are framed in red and the
+// table's rows over it are marked; the study's events are listed, and a click on one moves to
+// its time.
 #pragma once
 
 #include <QWidget>
@@ -13,10 +16,12 @@
 
 #include "dctwin/gui/hall_scene.hpp"
 #include "dctwin/gui/report_model.hpp"
+#include "dctwin/gui/study.hpp"
 
 class QComboBox;
 class QDoubleSpinBox;
 class QLabel;
+class QListWidget;
 class QSlider;
 class QTableWidget;
 class QToolButton;
@@ -49,6 +54,16 @@ class HallView : public QWidget {
 
   void set_report(std::shared_ptr<const ReportModel> report);
   [[nodiscard]] const ReportModel* report() const;
+  /// The events and limits of the report (set before set_report(); null: none).
+  void set_study(std::shared_ptr<const Study> study);
+
+  /// Racks over the limit of the field shown at the time shown (empty without a limit).
+  [[nodiscard]] const std::vector<std::size_t>& alarm_racks() const;
+  /// "Over GPU max operating temperature (software thermal slowdown), 87 degC: 12 racks, 31 GPUs"
+  /// ("" when the field has no limit).
+  [[nodiscard]] QString alarm_text() const;
+  /// The list of the study's events (row k: event k); a click moves the time to the event.
+  [[nodiscard]] QListWidget* events_list() const;
 
   /// Path of the field shown ("" when none).
   [[nodiscard]] QString field() const;

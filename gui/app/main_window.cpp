@@ -31,7 +31,9 @@
 #include "compare_view.hpp"
 #include "dctwin/gui/report_check.hpp"
 #include "dctwin/gui/report_model.hpp"
+#include "dctwin/gui/study.hpp"
 #include "hall_view.hpp"
+#include "kpi_panel.hpp"
 #include "dctwin/gui/validation_model.hpp"
 #include "scenario_editor.hpp"
 #include "validation_view.hpp"
@@ -49,6 +51,8 @@ struct MainWindow::Impl {
   ValidationView* validation = nullptr;
   QTreeWidget* browser = nullptr;
   QDockWidget* dock = nullptr;
+  KpiPanel* kpi = nullptr;
+  QDockWidget* kpi_dock = nullptr;
   QMenu* recent_menu = nullptr;
   QLabel* status = nullptr;
   QProgressBar* progress = nullptr;
@@ -96,6 +100,20 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), impl_(std::make_u
     if (!file.isEmpty()) open_file(file);
   });
 
+  // Key figures.
+  self.kpi_dock = new QDockWidget(tr("Key figures"), this);
+  self.kpi_dock->setObjectName("kpiDock");
+  self.kpi = new KpiPanel(self.kpi_dock);
+  self.kpi->setObjectName("kpiPanel");
+  self.kpi_dock->setWidget(self.kpi);
+  addDockWidget(Qt::RightDockWidgetArea, self.kpi_dock);
+  // One time everywhere: the hall's time is the charts' cursor and the key figures' time.
+  connect(self.hall, &HallView::time_changed, this, [this](double t) {
+    impl_->charts->set_time_cursor(t);
+    impl_->kpi->set_time(t);
+  });
+  connect(self.charts, &ChartsView::time_picked, this, [this](double t) { impl_->hall->set_time(t); });
+
   // Menus.
   auto* file_menu = menuBar()->addMenu(tr("&File"));
   file_menu->addAction(tr("&Open report or scenario..."), QKeySequence::Open, this, [this] {
@@ -116,6 +134,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), impl_(std::make_u
   file_menu->addAction(tr("&Quit"), QKeySequence::Quit, qApp, &QApplication::quit);
   auto* view_menu = menuBar()->addMenu(tr("&View"));
   view_menu->addAction(dock->toggleViewAction());
+  view_menu->addAction(self.kpi_dock->toggleViewAction());
   auto* help_menu = menuBar()->addMenu(tr("&Help"));
   help_menu->addAction(tr("&About dctwin-gui"), this, [this] {
     QMessageBox::about(this, tr("About dctwin-gui"),
@@ -152,6 +171,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), impl_(std::make_u
   // and the application goes on with the rest of the report.
   connect(self.hall, &HallView::read_failed, this, &MainWindow::report_error);
   connect(self.charts, &ChartsView::read_failed, this, &MainWindow::report_error);
+  connect(self.kpi, &KpiPanel::read_failed, this, &MainWindow::report_error);
   connect(self.compare, &CompareView::read_failed, this, &MainWindow::report_error);
 
   const QString source_scenarios = QStringLiteral(DCTWIN_SOURCE_DIR "/scenarios");
@@ -169,6 +189,8 @@ ValidationView* MainWindow::validation() const { return impl_->validation; }
 QString MainWindow::last_error() const { return impl_->last_error; }
 void MainWindow::set_interactive(bool interactive) { impl_->interactive = interactive; }
 void MainWindow::set_browser_visible(bool visible) { impl_->dock->setVisible(visible); }
+void MainWindow::set_kpi_visible(bool visible) { impl_->kpi_dock->setVisible(visible); }
+KpiPanel* MainWindow::kpi() const { return impl_->kpi; }
 
 void MainWindow::set_scenarios_directory(const QString& directory) {
   impl_->scenarios = directory;
@@ -203,6 +225,8 @@ bool MainWindow::open_file(const QString& file) {
 /// What the worker thread read: a report, a validation report, or why neither.
 struct MainWindow::Loaded {
   std::shared_ptr<const ReportModel> report;
+  std::shared_ptr<const Study> study;
+  QString study_error;  ///< why the events and limits could not be read (the report still opens)
   bool validation = false;
   QString damage;  ///< the check's message (a file that crashes or hangs libhdf5)
   QString error;   ///< the reader's message
@@ -270,6 +294,11 @@ MainWindow::Loaded MainWindow::load_in_background(const QString& file) {
           (void)report->rack_values(*field, Reduction::max, 0);
         }
       } catch (const std::exception&) {
+      }
+      try {
+        loaded.study = std::make_shared<const Study>(read_study(*report));
+      } catch (const std::exception& e) {
+        loaded.study_error = QString::fromStdString(e.what());
       }
       loaded.report = std::move(report);
     } catch (const std::exception& e) {
@@ -350,8 +379,14 @@ bool MainWindow::apply_report(const QString& file, Loaded loaded, bool reload) {
   self.report = std::move(loaded.report);
   self.last_error.clear();
   self.waiting = false;
+  self.hall->set_study(loaded.study);
+  self.charts->set_study(loaded.study);
   self.hall->set_report(self.report);
   self.charts->set_report(self.report);
+  self.kpi->set_report(self.report);
+  self.kpi->set_time(self.hall->time());
+  self.charts->set_time_cursor(self.hall->time());
+  if (!loaded.study_error.isEmpty()) report_error(tr("%1: the events and limits cannot be read: %2").arg(QFileInfo(file).fileName(), loaded.study_error));
   if (reload) {
     if (!field.isEmpty()) self.hall->set_field(field);
     self.hall->set_reduction(reduction);

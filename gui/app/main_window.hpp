@@ -10,6 +10,10 @@
 // the last). A report still being written (a run's temporary `.NAME.TAG.part`, or a file that
 // changed while it was read) that cannot be read yet gives a status line, not an error, and is
 // opened as soon as it can be.
+//
+// The study's events and limits (read with the report) go to the hall and the charts; the key
+// figures panel sits beside the views. One time is shown everywhere: moving the hall's time moves
+// the charts' cursor and the key figures, and a time picked in the charts moves the hall.
 #pragma once
 
 #include <QMainWindow>
@@ -21,6 +25,7 @@ namespace dctwin::gui {
 class ChartsView;
 class CompareView;
 class HallView;
+class KpiPanel;
 class ScenarioEditor;
 class ValidationView;
 
@@ -62,12 +67,15 @@ class MainWindow : public QMainWindow {
   void set_scenarios_directory(const QString& directory);
   /// Shows or hides the scenario browser (hidden in screenshots unless asked for).
   void set_browser_visible(bool visible);
+  /// Shows or hides the key figures beside the views (hidden in screenshots unless asked for).
+  void set_kpi_visible(bool visible);
 
   [[nodiscard]] HallView* hall() const;
   [[nodiscard]] ChartsView* charts() const;
   [[nodiscard]] ScenarioEditor* editor() const;
   [[nodiscard]] CompareView* compare() const;
   [[nodiscard]] ValidationView* validation() const;
+  [[nodiscard]] KpiPanel* kpi() const;
 
  Q_SIGNALS:
   /// Every error shown to the user (also when not interactive), e.g. a damaged report.

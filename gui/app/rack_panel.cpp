@@ -157,6 +157,11 @@ void RackPanel::show_rack(const ReportModel* report, const FieldInfo* field, Red
       self.chart.set_series(x, "time [" + time_unit.unit + "]", series, field->long_name);
       self.view->update();
     }
+    // The time shown in the hall, as the chart's cursor.
+    if (time_index < report->time().size()) {
+      self.chart.set_cursor(report->time()[time_index] / time_unit_for(report->time().back()).seconds);
+      self.view->update();
+    }
   }
   self.details->setText(details);
 }

@@ -50,6 +50,34 @@ void write_facility_report(const std::filesystem::path& path, const FacilityRepo
     }
   }
   layout.entities = {gpu_table, rack_table};
+  if (options.study) {
+    solver::EntityTable pod_table{"pod", {}};
+    for (int p = 0; p < options.pods; ++p) pod_table.labels.push_back(label("pod%d", p));
+    layout.entities.push_back(pod_table);
+    char resolved[1024];
+    std::snprintf(resolved, sizeof resolved,
+                  "name: synthetic-facility\n"
+                  "site: facility\n"
+                  "electrical:\n"
+                  "  enabled: true\n"
+                  "  limits:\n"
+                  "    power_peak_to_peak_max: 0 W\n"
+                  "    ramp_rate_max: 1000000 W/s\n"
+                  "    ramp_window: 1 s\n"
+                  "    frequency_deviation_max: 0.05 Hz\n"
+                  "    voltage_change_max: 0.03\n"
+                  "    transformer_hot_spot_max: 383.15 K\n"
+                  "facility:\n"
+                  "  gpu:\n"
+                  "    max_operating_temperature: %.17g K\n"
+                  "    hbm_max_operating_temperature: 368.15 K\n"
+                  "    hw_slowdown_temperature: 362.15 K\n"
+                  "    shutdown_temperature: 365.15 K\n"
+                  "  pump_failures:\n"
+                  "    - {time: 60 s, pod: 0, failed: 2}\n",
+                  options.gpu_limit);
+    layout.resolved_scenario = resolved;
+  }
 
   // Pods in a grid of 4 columns; in a pod, rows of racks 0.6 m wide, 1.2 m deep, rows 2.4 m apart.
   const double width = 0.6, depth = 1.2, height = 2.2, row_pitch = 2.4;
@@ -97,6 +125,12 @@ void write_facility_report(const std::filesystem::path& path, const FacilityRepo
                                    {"grid", "frequency", "Hz", "grid frequency", "", 1}}});
   }
   add("job", "mfu", "1", "Model FLOPs utilisation", "", 1);
+  const auto pod_count = static_cast<solver::Index>(options.pods);
+  const std::size_t pod_fields = offset;
+  if (options.study) {
+    add("pod", "cold_aisle_temperature", "K", "Pod cold aisle temperature", "pod", pod_count);
+    add("pod", "pump_power", "W", "Pod pump power", "pod", pod_count);
+  }
 
   io::ReportWriter writer(path, layout);
   std::vector<double> values(offset);
@@ -139,6 +173,12 @@ void write_facility_report(const std::filesystem::path& path, const FacilityRepo
     values[scalars + 1] = total_power;
     values[scalars + 2] = 50.0 - 0.02 * std::sin(t / 40.0) * load;
     values[scalars + 3] = 0.38 + 0.05 * load - 0.04 * phase;
+    if (options.study) {
+      for (int p = 0; p < options.pods; ++p) {
+        values[pod_fields + std::size_t(p)] = 295.15 + 0.5 * p + 2.0 * load;
+        values[pod_fields + std::size_t(options.pods + p)] = p == 0 && t >= 60.0 ? 10e3 : 20e3;
+      }
+    }
     writer.append_sample(t, values);
   }
   if (options.grid_samples > 0) {
@@ -153,9 +193,31 @@ void write_facility_report(const std::filesystem::path& path, const FacilityRepo
       writer.append_fine_sample(0, t, row);
     }
   }
+  if (options.study) {
+    writer.add_event(90.0, "gpu", "shutdown", "pod0/rack001/server0/gpu0 reached the shutdown temperature 92.00 degC");
+  }
   io::RunInfo run;
   run.status.time = (options.samples - 1) * options.interval;
-  writer.finish(run, {{"gpu_junction_temperature_max", 360.0, "K", "hottest GPU junction"}});
+  std::vector<solver::SummaryFigure> summary = {{"gpu_junction_temperature_max", 360.0, "K", "hottest GPU junction"}};
+  if (options.study) {
+    const std::vector<solver::SummaryFigure> figures = {
+        {"pue", 1.25, "1", "Power usage effectiveness"},
+        {"mfu_mean", 0.41, "1", "Mean model FLOPs utilisation"},
+        {"mfu_planned", 0.43, "1", "Planned model FLOPs utilisation"},
+        {"lost_gpu_hours_throttling", 1.5, "h", "GPU-hours lost to throttling"},
+        {"lost_gpu_hours_checkpoints", 0.25, "h", "GPU-hours lost to checkpoints"},
+        {"lost_gpu_hours_failures", 0.0, "h", "GPU-hours lost to failures"},
+        {"throttled_gpu_seconds", 5400.0, "s", "GPU-seconds throttled"},
+        {"grid_limit_violations", 1.0, "1", "Grid limits exceeded"},
+        {"grid_limit_ramp_rate", 0.0, "1", "Grid limit ramp rate kept (1) or exceeded (0)"},
+        {"grid_limit_frequency_deviation", 1.0, "1", "Grid limit frequency deviation kept (1) or exceeded (0)"},
+        {"limit_violations", 2.0, "1", "Limits exceeded"},
+        {"envelope_cold_aisle_ashrae_a1_first", 30.0, "s", "First sample outside"},
+        {"envelope_cold_aisle_ashrae_a1_worst", 306.15, "K", "Worst value"},
+    };
+    summary.insert(summary.end(), figures.begin(), figures.end());
+  }
+  writer.finish(run, summary);
 }
 
 }  // namespace dctwin::gui::testing

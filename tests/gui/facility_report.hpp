@@ -27,6 +27,15 @@ struct FacilityReportOptions {
   double grid_tone_hz = 0.0;      ///< frequency of a sinusoidal power swing [Hz] (0: none)
   double grid_tone_amplitude = 5e6;  ///< its amplitude [W]
   double grid_step = 0.0;         ///< a power step [W] at the middle of the record (a ramp to see)
+  /// What a study reads beside the fields: a resolved scenario with the GPU's temperature limits
+  /// (max operating temperature `gpu_limit`, hardware slowdown 362.15 K, shutdown 365.15 K), the
+  /// grid limits and a pump failure at 60 s (pod 0, 2 pumps); a recorded event at 90 s; summary
+  /// figures (PUE 1.25, MFU 41 % of 43 % planned, lost GPU-hours 1.5 + 0.25 + 0, the grid's ramp
+  /// rate limit exceeded, the cold-aisle envelope left at 30 s); and [time x pod] fields
+  /// /pod/cold_aisle_temperature = 295.15 K + 0.5 K x pod + 2 K x load, /pod/pump_power =
+  /// 20 kW (10 kW in pod 0 from 60 s on).
+  bool study = false;
+  double gpu_limit = 355.15;      ///< [K]
 };
 
 /// Writes the report (replacing `path`).

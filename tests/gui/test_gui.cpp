@@ -8,6 +8,8 @@
 #include <QDir>
 #include <QFile>
 #include <QImage>
+#include <QListWidget>
+#include <QTreeWidget>
 #include <QMessageBox>
 #include <QProcess>
 #include <QSignalSpy>
@@ -47,6 +49,7 @@
 #include "dctwin/gui/report_model.hpp"
 #include "dctwin/gui/scenario_form.hpp"
 #include "dctwin/gui/series_tools.hpp"
+#include "dctwin/gui/study.hpp"
 #include "dctwin/gui/validation_model.hpp"
 #include "dctwin/io/report.hpp"
 #include "dctwin/io/validation.hpp"
@@ -55,6 +58,7 @@
 #include "facility_report.hpp"
 #include "gui_test.hpp"
 #include "hall_view.hpp"
+#include "kpi_panel.hpp"
 #include "main_window.hpp"
 #include "rack_panel.hpp"
 #include "scenario_editor.hpp"
@@ -88,12 +92,13 @@ fs::path fixture(const std::string& name) {
   fs::create_directories(work_dir);
   const fs::path path = work_dir / (name + ".h5");
   dctwin::gui::testing::FacilityReportOptions options;
-  if (name == "small" || name == "small-hot") {
+  if (name == "small" || name == "small-hot" || name == "study") {
     options.pods = 3;
     options.racks_per_pod = 24;
     options.racks_per_row = 8;
     options.samples = 11;
-    options.pod2_offset = name == "small-hot" ? 5.0 : 0.0;
+    options.pod2_offset = name == "small-hot" || name == "study" ? 5.0 : 0.0;
+    options.study = name == "study";
   }
   if (name == "grid-tone") {  // 20 s of 1-ms grid power with a 2.5-Hz swing of 5 MW on 100 MW
     options.pods = 1;
@@ -1554,4 +1559,266 @@ TEST_CASE("main window: a report still being written gives a status, then opens 
   CHECK(window.hall()->report()->path().filename() == "live.h5");
   CHECK(window.followed_file().endsWith("/live.h5"));
   CHECK(errors.isEmpty());
+}
+
+TEST_CASE("study: events, limits and key figures are read from the report", "[model]") {
+  const ReportModel report(fixture("study"));
+  const Study study = read_study(report);
+  CHECK(study.notes.empty());
+  REQUIRE(std::is_sorted(study.events.begin(), study.events.end(),
+                         [](const StudyEvent& a, const StudyEvent& b) { return a.time < b.time; }));
+  auto first_of = [&](StudyEvent::Kind kind) -> const StudyEvent* {
+    for (const auto& e : study.events) {
+      if (e.kind == kind) return &e;
+    }
+    return nullptr;
+  };
+  const auto* pump = first_of(StudyEvent::Kind::pump_failure);
+  REQUIRE(pump != nullptr);
+  CHECK(pump->time == 60.0);
+  CHECK(pump->text == "pod 0: 2 pumps failed");
+  const auto* recorded = first_of(StudyEvent::Kind::recorded);
+  REQUIRE(recorded != nullptr);
+  CHECK(recorded->time == 90.0);
+  CHECK(recorded->text == "gpu shutdown: pod0/rack001/server0/gpu0 reached the shutdown temperature 92.00 degC");
+  const auto* envelope = first_of(StudyEvent::Kind::envelope_left);
+  REQUIRE(envelope != nullptr);
+  CHECK(envelope->time == 30.0);
+  CHECK(envelope->text == "outside the cold_aisle_ashrae_a1 envelope (worst 33 degC)");
+  // Throttling: the intervals of the flagged GPUs, all of them among the events.
+  const auto* throttle = report.find_field("/gpu/throttle_reasons");
+  REQUIRE(throttle != nullptr);
+  const auto throttling = throttling_events(report.time(), report.aggregate_series(*throttle, Reduction::count_nonzero));
+  REQUIRE(!throttling.empty());
+  for (const auto& t : throttling) {
+    CHECK(std::any_of(study.events.begin(), study.events.end(),
+                      [&](const StudyEvent& e) { return e.kind == t.kind && e.time == t.time && e.text == t.text; }));
+  }
+  CHECK(study.events.size() == 3 + throttling.size());
+
+  // Limits from the resolved scenario.
+  const auto junction = study.limits_for("max:/gpu/junction_temperature");
+  REQUIRE(junction.size() == 3);
+  CHECK(junction[0].value == 355.15);
+  CHECK(junction[0].source == "facility.gpu.max_operating_temperature");
+  CHECK(junction[1].value == 362.15);
+  CHECK(junction[2].value == 365.15);
+  CHECK(study.limits_for("mean:/gpu/junction_temperature").size() == 3);
+  std::string label;
+  CHECK(study.lowest_upper_limit("/gpu/junction_temperature", &label) == 355.15);
+  CHECK(label == "GPU max operating temperature");
+  CHECK(std::isnan(study.lowest_upper_limit("/gpu/power")));
+  CHECK(study.limits_for("/gpu/hbm_temperature").size() == 1);
+  const auto ramp = study.limits_for("ramp:/grid/power");
+  REQUIRE(ramp.size() == 2);
+  CHECK(ramp[0].value == 1e6);
+  CHECK(ramp[1].value == -1e6);
+  CHECK_FALSE(ramp[1].upper);
+  const auto frequency = study.limits_for("/grid/frequency");
+  REQUIRE(frequency.size() == 2);
+  CHECK(frequency[0].relative_to_first);
+  CHECK(frequency[0].value == 0.05);
+  CHECK(study.limits_for("/grid/voltage").size() == 2);
+  REQUIRE(study.limits_for("/grid/transformer_hot_spot").size() == 1);
+  CHECK(study.limits_for("/grid/transformer_hot_spot")[0].value == 383.15);
+  CHECK(study.limits_for("/grid/power").empty());
+
+  // A report without a study's data has neither events (but its throttling) nor limits.
+  const ReportModel plain(fixture("small"));
+  const Study none = read_study(plain);
+  CHECK(none.limits.empty());
+  for (const auto& e : none.events) {
+    CHECK((e.kind == StudyEvent::Kind::throttling_start || e.kind == StudyEvent::Kind::throttling_end));
+  }
+
+  // Throttling intervals by hand, and quantities of the resolved scenario.
+  const auto by_hand = throttling_events({0, 10, 20, 30, 40, 50}, {0, 2, 5, 0, 0, 1});
+  REQUIRE(by_hand.size() == 3);
+  CHECK(by_hand[0].kind == StudyEvent::Kind::throttling_start);
+  CHECK(by_hand[0].time == 10.0);
+  CHECK(by_hand[0].text == "GPUs throttled (up to 5 at once)");
+  CHECK(by_hand[1].kind == StudyEvent::Kind::throttling_end);
+  CHECK(by_hand[1].time == 30.0);
+  CHECK(by_hand[2].time == 50.0);
+  CHECK(by_hand[2].text == "GPUs throttled (up to 1 at once)");
+  CHECK(scenario_quantity("360.15 K", "K") == 360.15);
+  CHECK(scenario_quantity("0.03", "1") == 0.03);
+  CHECK(std::isnan(scenario_quantity("60 s", "K")));
+  CHECK(std::isnan(scenario_quantity("hot", "K")));
+
+  // Key figures: the run's (summary), then the state at t = 120 s (sample 4: load 0.91).
+  const KpiModel kpi(report);
+  const auto rows = kpi.rows(4);
+  auto value = [&](const std::string& name) {
+    for (const auto& row : rows) {
+      if (row.name == name) return row;
+    }
+    return KpiRow{};
+  };
+  CHECK(value("PUE").value == "1.250");
+  CHECK(value("MFU, mean").value == "41.0 % (planned 43.0 %)");
+  CHECK(value("Lost GPU-hours").value == "1.75 h (throttling 1.5, checkpoints 0.25, failures 0)");
+  CHECK(value("Grid limits").value == "fail: ramp_rate");
+  CHECK(value("Grid limits").state == KpiRow::State::fail);
+  CHECK(value("Limits exceeded").value == "2");
+  CHECK(value("Pod cold aisle temperature").value == "23.82 to 24.82 degC over 3 pods");
+  CHECK(value("Pod pump power").value == "10 to 20 kW over 3 pods");
+  CHECK(value("Model FLOPs utilisation").value == "0.4095");
+  CHECK(value("Model FLOPs utilisation").section == "Job");
+  CHECK(kpi.rows(0).size() == rows.size());
+}
+
+TEST_CASE("charts: limit lines, event lines and a time cursor linked with the hall", "[gl]") {
+  app();
+  const fs::path path = fixture("study");
+  const ReportModel report(path);
+  const Study study = read_study(report);
+  MainWindow window;
+  window.set_interactive(false);
+  window.resize(1400, 900);
+  REQUIRE(window.open_report(QString::fromStdString(path.string())));
+  window.show_view(MainWindow::View::charts);
+  ChartsView* charts = window.charts();
+  show_and_wait(window, charts->vtk_view());
+  REQUIRE(charts->set_checked({"max:/gpu/junction_temperature"}) == 1);
+  ChartScene& chart = charts->chart();
+  REQUIRE(chart.panel_count() == 1);
+  // The 82, 89 and 92 degC limits: each drawn, or named in the note as off the scale.
+  CHECK(chart.panel_limit_lines(0) + chart.off_scale_limits().size() == 3);
+  CHECK(chart.panel_limit_lines(0) >= 1);
+  CHECK(chart.panel_y_axis(0).second >= 82.0);
+  for (const auto& text : chart.off_scale_limits()) CHECK(charts->note().contains(QString::fromStdString(text)));
+  // One dashed line per event in the panel.
+  CHECK(chart.panel_event_lines(0) == study.events.size());
+  const QImage with = render(charts->vtk_view());
+  charts->set_study(nullptr);
+  charts->set_checked({"max:/gpu/junction_temperature"});
+  CHECK(chart.panel_limit_lines(0) == 0);
+  CHECK(chart.panel_event_lines(0) == 0);
+  CHECK(fraction_changed(with, render(charts->vtk_view())) > 0.001);
+
+  // The hall's time is the charts' cursor.
+  window.hall()->set_time(120.0);
+  CHECK(charts->time_cursor() == 120.0);
+  REQUIRE(chart.cursor().has_value());
+  CHECK(*chart.cursor() * time_unit_for(report.time().back()).seconds == Approx(120.0));
+  // A double click in the chart moves the hall (and the key figures) to the sample nearest to it.
+  QApplication::processEvents();
+  const QPoint where(charts->vtk_view()->width() / 3, charts->vtk_view()->height() / 2);
+  const auto x = chart.x_at_display(where.x() * charts->vtk_view()->devicePixelRatioF());
+  REQUIRE(x.has_value());
+  const double picked = *x * time_unit_for(report.time().back()).seconds;
+  QSignalSpy picks(charts, &ChartsView::time_picked);
+  QTest::mouseDClick(charts->vtk_view(), Qt::LeftButton, {}, where);
+  REQUIRE(picks.count() == 1);
+  CHECK(picks.front().front().toDouble() == Approx(picked));
+  const double sample = report.time()[report.time_index(picked)];
+  CHECK(window.hall()->time() == sample);
+  CHECK(charts->time_cursor() == sample);
+  CHECK(window.kpi()->heading().contains(QString::fromStdString(format_time(sample, report.time().back()))));
+}
+
+TEST_CASE("hall: racks over the limit are framed in red, and a click on an event moves the time", "[gl]") {
+  app();
+  const fs::path path = fixture("study");
+  const ReportModel report(path);
+  MainWindow window;
+  window.set_interactive(false);
+  window.resize(1400, 900);
+  REQUIRE(window.open_report(QString::fromStdString(path.string())));
+  HallView* hall = window.hall();
+  show_and_wait(window, hall->vtk_view());
+  // The sample with the most racks holding a GPU over the 82 degC limit.
+  const auto* field = report.find_field("/gpu/junction_temperature");
+  REQUIRE(field != nullptr);
+  std::size_t end = 0;
+  std::vector<std::size_t> expected;
+  for (std::size_t t = 0; t < report.time().size(); ++t) {
+    std::vector<std::size_t> over;
+    const auto& hottest = report.rack_values(*field, Reduction::max, t);
+    for (std::size_t r = 0; r < hottest.size(); ++r) {
+      if (hottest[r] > 355.15) over.push_back(r);
+    }
+    if (over.size() > expected.size()) {
+      expected = over;
+      end = t;
+    }
+  }
+  REQUIRE(end > 0);
+  hall->set_time_index(end);
+  const auto& hottest = report.rack_values(*field, Reduction::max, end);
+  REQUIRE(!expected.empty());
+  REQUIRE(expected.size() < hottest.size());
+  hall->set_reduction(Reduction::mean);
+  CHECK(hall->alarm_racks() == expected);
+  CHECK(hall->scene().alarm_count() == expected.size());
+  const auto gpus = report.entity_row(*field, end);
+  const auto over = std::count_if(gpus.begin(), gpus.end(), [](double v) { return v > 355.15; });
+  CHECK(hall->alarm_text() == QString("Over GPU max operating temperature, 82 degC: %1 racks, %2 GPUs (framed in red)")
+                                  .arg(expected.size())
+                                  .arg(over));
+  // The largest values over the limit are marked in the table.
+  REQUIRE(!hall->top_entries().empty());
+  CHECK(hall->top_entries().front().value > 82.0);
+  CHECK(hall->top_table()->item(0, 0)->background().color() == QColor(255, 205, 205));
+  // The frames are drawn: red pixels that are not there without the limits.
+  const std::array<double, 3> red{1.0, 0.1, 0.1};
+  const int framed = pixels_near(render(hall->vtk_view()), QRect(0, 0, 100000, 100000), red, 20);
+  hall->set_study(nullptr);
+  hall->set_time_index(end - 1);
+  hall->set_time_index(end);
+  CHECK(hall->alarm_racks().empty());
+  CHECK(hall->alarm_text().isEmpty());
+  CHECK(hall->scene().alarm_count() == 0);
+  const int plain = pixels_near(render(hall->vtk_view()), QRect(0, 0, 100000, 100000), red, 20);
+  CHECK(framed > plain + 50);
+
+  // The events list: a click moves the hall, the charts' cursor and the key figures to its time.
+  hall->set_study(std::make_shared<const Study>(read_study(report)));
+  QListWidget* events = hall->events_list();
+  REQUIRE(events->isVisible());
+  int pump_row = -1;
+  for (int k = 0; k < events->count(); ++k) {
+    if (events->item(k)->text().contains("pump failure: pod 0: 2 pumps failed")) pump_row = k;
+  }
+  REQUIRE(pump_row >= 0);
+  CHECK(events->item(pump_row)->text() == "t = 60 s  pump failure: pod 0: 2 pumps failed");
+  events->scrollToItem(events->item(pump_row));
+  QTest::mouseClick(events->viewport(), Qt::LeftButton, {}, events->visualItemRect(events->item(pump_row)).center());
+  CHECK(hall->time() == 60.0);
+  CHECK(window.charts()->time_cursor() == 60.0);
+  CHECK(window.kpi()->heading().contains("t = 60 s"));
+  // The rack panel's chart has the cursor too (the time axis is in s for this 300-s run).
+  hall->select_rack(expected.front());
+  REQUIRE(hall->rack_panel()->chart().cursor().has_value());
+  CHECK(*hall->rack_panel()->chart().cursor() == Approx(60.0));
+}
+
+TEST_CASE("key figures: the run's summary and the pods at the time shown in the hall", "[gl]") {
+  app();
+  MainWindow window;
+  window.set_interactive(false);
+  window.resize(1400, 900);
+  REQUIRE(window.open_report(QString::fromStdString(fixture("study").string())));
+  KpiPanel* kpi = window.kpi();
+  REQUIRE(kpi != nullptr);
+  show_and_wait(window, window.hall()->vtk_view());
+  REQUIRE(kpi->isVisible());
+  CHECK(kpi->value_of("PUE") == "1.250");
+  CHECK(kpi->value_of("Grid limits") == "fail: ramp_rate");
+  CHECK(kpi->value_of("Limits exceeded") == "2");
+  window.hall()->set_time(0.0);
+  CHECK(kpi->heading() == "Key figures of the run; the state at t = 0 s");
+  CHECK(kpi->value_of("Pod pump power") == "20 kW");
+  window.hall()->set_time(120.0);
+  CHECK(kpi->value_of("Pod cold aisle temperature") == "23.82 to 24.82 degC over 3 pods");
+  CHECK(kpi->value_of("Pod pump power") == "10 to 20 kW over 3 pods");
+  // Pass and fail are coloured.
+  const auto found = kpi->tree()->findItems("Grid limits", Qt::MatchExactly | Qt::MatchRecursive, 0);
+  REQUIRE(found.size() == 1);
+  CHECK(found.front()->background(1).color() == QColor(255, 200, 200));
+  // A report without a summary shows the state at the time only.
+  REQUIRE(window.open_report(QString::fromStdString(fixture("small").string())));
+  CHECK(kpi->value_of("PUE").isEmpty());
+  CHECK_FALSE(kpi->value_of("Model FLOPs utilisation").isEmpty());
 }

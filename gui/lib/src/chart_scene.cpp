@@ -12,6 +12,7 @@
 #include <vtkNew.h>
 #include <vtkPen.h>
 #include <vtkPlot.h>
+#include <vtkPlotLine.h>
 #include <vtkRenderer.h>
 #include <vtkSmartPointer.h>
 #include <vtkTable.h>
@@ -92,7 +93,12 @@ struct ChartScene::Impl {
     std::string unit;
     std::vector<std::size_t> members;  // indices into lines
     double y_lo = 0.0, y_hi = 1.0;
+    double axis_lo = 0.0, axis_hi = 1.0;  // the data and the limit lines drawn
     bool has_data = false;
+    std::size_t limit_lines = 0, event_lines = 0;
+    std::vector<std::string> extra_labels;  // legend entries of limits and events
+    vtkSmartPointer<vtkTable> cursor_table;
+    vtkPlot* cursor_plot = nullptr;  // owned by the chart; hidden while there is no cursor
     int legend_corner = 0;        // 0 top right, 1 top left, 2 bottom right, 3 bottom left
     std::size_t legend_hides = 0; // drawn points under the legend (estimated)
   };
@@ -100,6 +106,8 @@ struct ChartScene::Impl {
   std::vector<Panel> panels;
   std::vector<std::size_t> panel_of_series;
   std::vector<vtkSmartPointer<vtkTable>> marker_tables;
+  std::vector<std::string> off_scale;
+  std::optional<double> cursor;
   ChartOptions options;
   std::string x_title;
   double full_lo = 0.0, full_hi = 1.0;         // x range of the data
@@ -164,8 +172,9 @@ struct ChartScene::Impl {
   [[nodiscard]] std::pair<double, double> legend_fraction(const Panel& panel, double width, double height) const {
     std::size_t widest = 0;
     for (const std::size_t k : panel.members) widest = std::max(widest, lines[k].column.size());
+    for (const auto& label : panel.extra_labels) widest = std::max(widest, label.size());
     const double w = 44.0 + 7.6 * static_cast<double>(widest);
-    const double h = 12.0 + 19.0 * static_cast<double>(panel.members.size());
+    const double h = 12.0 + 19.0 * static_cast<double>(panel.members.size() + panel.extra_labels.size());
     return {std::min(1.0, w / std::max(width, 1.0)), std::min(1.0, h / std::max(height, 1.0))};
   }
 
@@ -220,7 +229,7 @@ struct ChartScene::Impl {
       }
       vtkAxis* y_axis = panel.chart->GetAxis(vtkAxis::LEFT);
       double y_lo = y_axis->GetUnscaledMinimum(), y_hi = y_axis->GetUnscaledMaximum();
-      if (!zoomed && panel.has_data) std::tie(y_lo, y_hi) = padded(panel.y_lo, panel.y_hi);
+      if (!zoomed && panel.has_data) std::tie(y_lo, y_hi) = padded(panel.axis_lo, panel.axis_hi);
       int best = 0;
       std::size_t fewest = std::numeric_limits<std::size_t>::max();
       for (int corner = 0; corner < 4 && fewest > 0; ++corner) {
@@ -381,6 +390,39 @@ int ChartScene::legend_corner(std::size_t panel) const { return impl_->panels.at
 
 std::size_t ChartScene::points_under_legend(std::size_t panel) const { return impl_->panels.at(panel).legend_hides; }
 
+std::size_t ChartScene::panel_limit_lines(std::size_t panel) const { return impl_->panels.at(panel).limit_lines; }
+std::size_t ChartScene::panel_event_lines(std::size_t panel) const { return impl_->panels.at(panel).event_lines; }
+const std::vector<std::string>& ChartScene::off_scale_limits() const { return impl_->off_scale; }
+std::optional<double> ChartScene::cursor() const { return impl_->cursor; }
+
+void ChartScene::set_cursor(std::optional<double> x) {
+  auto& self = *impl_;
+  self.cursor = x;
+  for (auto& panel : self.panels) {
+    if (!panel.cursor_table) continue;
+    XySeries points;
+    if (x && std::isfinite(*x) && !(self.options.log_x && *x <= 0.0)) points = {{*x, *x}, {panel.axis_lo, panel.axis_hi}};
+    // A line of fewer than two points is not drawn (VTK refuses it): the plot is hidden instead.
+    if (!points.x.empty()) {
+      panel.cursor_table->ShallowCopy(make_table(self.x_title, "cursor", points));
+      panel.cursor_table->Modified();
+    }
+    panel.cursor_plot->SetVisible(!points.x.empty());
+  }
+  self.mark_dirty();
+}
+
+std::optional<double> ChartScene::x_at_display(double display_x) const {
+  const auto& panel = impl_->panels.back();
+  vtkAxis* axis = panel.chart->GetAxis(vtkAxis::BOTTOM);
+  const double p1 = axis->GetPoint1()[0], p2 = axis->GetPoint2()[0];
+  if (!(p2 > p1) || display_x < p1 || display_x > p2) return std::nullopt;
+  const double f = (display_x - p1) / (p2 - p1);
+  const double lo = axis->GetUnscaledMinimum(), hi = axis->GetUnscaledMaximum();
+  if (impl_->options.log_x) return std::pow(10.0, std::log10(lo) + f * (std::log10(hi) - std::log10(lo)));
+  return lo + f * (hi - lo);
+}
+
 std::size_t ChartScene::input_points() const {
   std::size_t total = 0;
   for (const auto& line : impl_->lines) total += line.x.size();
@@ -417,6 +459,7 @@ void ChartScene::set_series(const std::vector<double>& x, const std::string& x_t
   }
   self.lines.clear();
   self.marker_tables.clear();
+  self.off_scale.clear();
   self.options = options;
   self.x_title = x_title;
   // Panels: one per display unit, in the order of the units' first appearance.
@@ -474,6 +517,74 @@ void ChartScene::set_series(const std::vector<double>& x, const std::string& x_t
     panel.has_data = y_hi[p] >= y_lo[p];
     panel.y_lo = panel.has_data ? y_lo[p] : 0.0;
     panel.y_hi = panel.has_data ? y_hi[p] : 1.0;
+    panel.axis_lo = panel.y_lo;
+    panel.axis_hi = panel.y_hi;
+    // Limits: drawn when within one data span of the data (then the axis shows the margin).
+    if (panel.has_data) {
+      std::vector<double> drawn;
+      for (const auto& limit : options.limits) {
+        if (limit.series >= series.size() || self.panel_of_series[limit.series] != p) continue;
+        if (std::find(drawn.begin(), drawn.end(), limit.value) != drawn.end()) continue;
+        const double span = std::max(panel.y_hi - panel.y_lo, 1e-3 * std::max(std::fabs(panel.y_hi), 1e-300));
+        const double distance = limit.value > panel.y_hi ? limit.value - panel.y_hi
+                                : limit.value < panel.y_lo ? panel.y_lo - limit.value : 0.0;
+        if (!std::isfinite(limit.value) || distance > span || (options.log_y && limit.value <= 0.0)) {
+          char text[64];
+          const std::string unit = panel.unit == "degC" ? "K" : panel.unit == "1" ? "" : panel.unit;
+          std::snprintf(text, sizeof text, ": %.4g%s%s %s the data", distance, unit.empty() ? "" : " ", unit.c_str(),
+                        limit.value > panel.y_hi ? "above" : "below");
+          self.off_scale.push_back(limit.label + text);
+          continue;
+        }
+        drawn.push_back(limit.value);
+        panel.axis_lo = std::min(panel.axis_lo, limit.value);
+        panel.axis_hi = std::max(panel.axis_hi, limit.value);
+        auto table = make_table(x_title, limit.label, {{lo, hi}, {limit.value, limit.value}});
+        vtkPlot* line = panel.chart->AddPlot(vtkChart::LINE);
+        line->SetInputData(table, 0, 1);
+        line->SetColor(200, 20, 20, 255);
+        line->SetWidth(2.0);
+        line->GetPen()->SetLineType(vtkPen::DASH_LINE);
+        self.marker_tables.push_back(table);
+        panel.extra_labels.push_back(limit.label);
+        ++panel.limit_lines;
+      }
+    }
+    // Events: dashed verticals over the panel's axis range, one plot (one legend entry) per kind.
+    if (panel.has_data) {
+      for (const auto& kind : options.events) {
+        XySeries points;
+        for (const double x_event : kind.x) {
+          if (!std::isfinite(x_event) || (options.log_x && x_event <= 0.0)) continue;
+          points.x.insert(points.x.end(), {x_event, x_event});
+          points.y.insert(points.y.end(), {panel.axis_lo, panel.axis_hi});
+        }
+        if (points.x.empty()) continue;
+        auto table = make_table(x_title, kind.label, points);
+        vtkPlot* plot = panel.chart->AddPlot(vtkChart::LINE);
+        if (auto* segments = vtkPlotLine::SafeDownCast(plot)) segments->SetPolyLine(false);  // pairs: one per event
+        plot->SetInputData(table, 0, 1);
+        plot->SetColor(kind.colour[0], kind.colour[1], kind.colour[2], 255);
+        plot->SetWidth(1.5);
+        plot->GetPen()->SetLineType(vtkPen::DASH_DOT_LINE);
+        // The kinds are named once, in the lowest panel's legend (the colours are the same in all).
+        const bool lowest = p + 1 == self.panels.size();
+        plot->SetLegendVisibility(lowest);
+        self.marker_tables.push_back(table);
+        if (lowest) panel.extra_labels.push_back(kind.label);
+        panel.event_lines += points.x.size() / 2;
+      }
+    }
+    // The time cursor's line (filled by set_cursor()).
+    if (panel.has_data) {
+      panel.cursor_table = make_table(x_title, "cursor", {{0.0, 0.0}, {panel.axis_lo, panel.axis_hi}});
+      vtkPlot* plot = panel.chart->AddPlot(vtkChart::LINE);
+      plot->SetInputData(panel.cursor_table, 0, 1);
+      panel.cursor_plot = plot;
+      plot->SetColor(20, 20, 20, 255);
+      plot->SetWidth(1.5);
+      plot->SetLegendVisibility(false);
+    }
     // Markers: dashed grey verticals over exactly the panel's data range, so that they never
     // widen its y axis (a marker drawn over another panel's range would flatten this one's data).
     if (panel.has_data) {
@@ -500,6 +611,7 @@ void ChartScene::set_series(const std::vector<double>& x, const std::string& x_t
     panel.chart->SetTitle(p == 0 ? title : std::string());
   }
   self.count = series.size();
+  set_cursor(self.cursor);
   reset_zoom();
   if (kept_x) {
     self.sync_x(kept_x->first, kept_x->second);
@@ -529,7 +641,7 @@ void ChartScene::reset_zoom() {
   for (auto& panel : self.panels) {
     vtkAxis* axis = panel.chart->GetAxis(vtkAxis::LEFT);
     if (panel.has_data) {
-      const auto [lo, hi] = self.padded(panel.y_lo, panel.y_hi);
+      const auto [lo, hi] = self.padded(panel.axis_lo, panel.axis_hi);
       axis->SetBehavior(vtkAxis::FIXED);
       axis->SetUnscaledRange(lo, hi);
     } else {

@@ -122,6 +122,10 @@ struct HallScene::Impl {
   vtkNew<vtkOutlineSource> outline;
   vtkNew<vtkPolyDataMapper> outline_mapper;
   vtkNew<vtkActor> outline_actor;
+  vtkNew<vtkPolyData> alarms;  // red frames (12 edges each) around the racks in alarm
+  vtkNew<vtkPolyDataMapper> alarm_mapper;
+  vtkNew<vtkActor> alarm_actor;
+  std::size_t alarm_count = 0;
   vtkNew<vtkTextActor> caption;
   vtkNew<vtkTextActor> legend_title;
   std::vector<vtkSmartPointer<vtkBillboardTextActor3D>> pod_labels;
@@ -180,6 +184,15 @@ struct HallScene::Impl {
     outline_actor->VisibilityOff();
     outline_actor->PickableOff();
     renderer->AddActor(outline_actor);
+
+    alarm_mapper->SetInputData(alarms);
+    alarm_actor->SetMapper(alarm_mapper);
+    alarm_actor->GetProperty()->SetColor(1.0, 0.1, 0.1);
+    alarm_actor->GetProperty()->SetLineWidth(3.0);
+    alarm_actor->GetProperty()->LightingOff();
+    alarm_actor->PickableOff();
+    alarm_actor->VisibilityOff();
+    renderer->AddActor(alarm_actor);
 
     // The bar in its strip with its labels on its left; the title is a separate text, right-aligned
     // at the top of the hall's viewport beside the strip, so that long titles are not clipped.
@@ -458,6 +471,7 @@ void HallScene::set_layout(const HallLayout& layout) {
   auto& self = *impl_;
   self.layout = layout;
   self.selected.reset();
+  set_alarms({});
   self.outline_actor->VisibilityOff();
   // Racks drawn slightly narrower than their pitch so that neighbours stay distinguishable.
   self.drawn_size = {layout.rack_size.x * 0.9, layout.rack_size.y * 0.95, layout.rack_size.z};
@@ -532,6 +546,40 @@ void HallScene::set_selected(std::optional<std::size_t> rack) {
 }
 
 std::optional<std::size_t> HallScene::selected() const { return impl_->selected; }
+
+void HallScene::set_alarms(std::span<const std::size_t> racks) {
+  auto& self = *impl_;
+  vtkNew<vtkPoints> points;
+  vtkNew<vtkCellArray> edges;
+  std::size_t count = 0;
+  // Corner k of a box: bit 0 x, bit 1 y, bit 2 z; the 12 edges join corners differing in one bit.
+  static constexpr int edge_corners[12][2] = {{0, 1}, {2, 3}, {4, 5}, {6, 7}, {0, 2}, {1, 3},
+                                              {4, 6}, {5, 7}, {0, 4}, {1, 5}, {2, 6}, {3, 7}};
+  for (const std::size_t rack : racks) {
+    if (rack >= self.layout.rack_count()) continue;
+    const auto lo = self.lo_corner(rack);
+    const auto hi = self.hi_corner(rack);
+    const double pad = 0.03;
+    const vtkIdType first = points->GetNumberOfPoints();
+    for (int k = 0; k < 8; ++k) {
+      points->InsertNextPoint((k & 1) != 0 ? hi[0] + pad : lo[0] - pad, (k & 2) != 0 ? hi[1] + pad : lo[1] - pad,
+                              (k & 4) != 0 ? hi[2] + pad : lo[2]);
+    }
+    for (const auto& edge : edge_corners) {
+      const vtkIdType ids[2] = {first + edge[0], first + edge[1]};
+      edges->InsertNextCell(2, ids);
+    }
+    ++count;
+  }
+  self.alarms->Initialize();
+  self.alarms->SetPoints(points);
+  self.alarms->SetLines(edges);
+  self.alarms->Modified();
+  self.alarm_count = count;
+  self.alarm_actor->SetVisibility(count > 0);
+}
+
+std::size_t HallScene::alarm_count() const { return impl_->alarm_count; }
 
 void HallScene::set_legend_visible(bool visible) {
   impl_->legend->SetVisibility(visible);

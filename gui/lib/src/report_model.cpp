@@ -105,6 +105,7 @@ struct ReportModel::Impl {
   std::vector<double> time;
   HallLayout layout;
   std::vector<FieldInfo> fields;
+  std::vector<FieldInfo> entity_fields;  // [time x entity] over other entities (pods)
   std::vector<SeriesInfo> series;
   std::vector<FineGroupInfo> fine_groups;
   mutable std::map<std::string, std::vector<double>> fine_times;
@@ -178,7 +179,11 @@ struct ReportModel::Impl {
           if (size == info.shape[1]) entity = name;
         }
       }
-      if (entity != "gpu" && entity != "rack") continue;
+      if (entity.empty()) continue;
+      if (entity != "gpu" && entity != "rack") {
+        entity_fields.push_back({info.path, entity, info.units, long_name, info.shape[1], false});
+        continue;
+      }
       fields.push_back({info.path, entity, info.units, long_name, info.shape[1],
                         is_bitmask_field(info.path, info.units)});
     }
@@ -287,6 +292,44 @@ const std::vector<double>& ReportModel::time() const { return impl_->time; }
 const HallLayout& ReportModel::layout() const { return impl_->layout; }
 const std::vector<FieldInfo>& ReportModel::hall_fields() const { return impl_->fields; }
 const std::vector<SeriesInfo>& ReportModel::series() const { return impl_->series; }
+const std::vector<FieldInfo>& ReportModel::entity_fields() const { return impl_->entity_fields; }
+
+std::vector<double> ReportModel::row(const std::string& path, std::size_t time_index) const {
+  return impl_->reader.read_row(path, time_index);
+}
+
+std::vector<ReportEvent> ReportModel::events() const {
+  std::vector<ReportEvent> result;
+  if (!h5::exists(impl_->file, "/events/time")) return result;
+  const auto times = impl_->reader.read("/events/time");
+  if (times.empty()) return result;
+  auto strings = [&](const char* path) {
+    auto values = h5::exists(impl_->file, path) ? impl_->reader.read_strings(path) : std::vector<std::string>{};
+    values.resize(times.size());
+    return values;
+  };
+  const auto component = strings("/events/component");
+  const auto event = strings("/events/event");
+  const auto message = strings("/events/message");
+  for (std::size_t k = 0; k < times.size(); ++k) result.push_back({times[k], component[k], event[k], message[k]});
+  std::stable_sort(result.begin(), result.end(),
+                   [](const ReportEvent& a, const ReportEvent& b) { return a.time < b.time; });
+  return result;
+}
+
+std::vector<SummaryValue> ReportModel::summary() const {
+  std::vector<SummaryValue> result;
+  for (auto& figure : impl_->reader.summary()) {
+    result.push_back({std::move(figure.name), figure.value, std::move(figure.unit), std::move(figure.long_name)});
+  }
+  return result;
+}
+
+std::string ReportModel::resolved_scenario() const {
+  if (!h5::exists(impl_->file, "/scenario/resolved")) return {};
+  const auto text = impl_->reader.read_strings("/scenario/resolved");
+  return text.empty() ? std::string() : text.front();
+}
 
 const FieldInfo* ReportModel::find_field(const std::string& path) const {
   for (const auto& field : impl_->fields) {

@@ -16,7 +16,9 @@
 // the samples themselves. The full-resolution series are kept for that and for the CSV.
 #pragma once
 
+#include <array>
 #include <cstddef>
+#include <optional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -35,6 +37,21 @@ struct ChartSeries {
   std::vector<double> x = {};
 };
 
+/// A horizontal limit line drawn in the panel of a series (e.g. a GPU's 87 degC limit).
+struct ChartLimit {
+  std::size_t series = 0;  ///< index into the series: the line goes into that series' panel
+  double value = 0.0;      ///< display units
+  std::string label;       ///< legend entry, "GPU max operating temperature 87 degC"
+};
+
+/// Vertical event lines of one kind (pump failures, throttling starting), in every panel; the
+/// kind is named in the lowest panel's legend.
+struct ChartEvents {
+  std::string label;           ///< legend entry, "pump failure"
+  std::vector<double> x;       ///< x values of the events
+  std::array<unsigned char, 3> colour{0, 0, 0};
+};
+
 struct ChartOptions {
   bool log_x = false;            ///< x values <= 0 are left out
   bool log_y = false;            ///< y values <= 0 are left out
@@ -50,6 +67,12 @@ struct ChartOptions {
   /// keeps its title (and so its unit), the new series are shown over the same axis ranges (a live
   /// run's chart refreshing under the user). Otherwise the chart shows all of its data.
   bool keep_zoom = false;
+  /// Limit lines. A limit is drawn when it lies within one data span of its panel's data (the
+  /// axis then widens to show it and the margin to it); one further off would flatten the data
+  /// and is listed by off_scale_limits() instead.
+  std::vector<ChartLimit> limits = {};
+  /// Event lines (dashed verticals spanning each panel's axis range).
+  std::vector<ChartEvents> events = {};
 };
 
 class ChartScene {
@@ -95,6 +118,18 @@ class ChartScene {
   [[nodiscard]] int legend_corner(std::size_t panel) const;
   /// Drawn points under a panel's legend (estimated from its entries; 0 unless zoomed).
   [[nodiscard]] std::size_t points_under_legend(std::size_t panel) const;
+  /// Limit lines drawn in a panel, and event lines (one per event) in each panel.
+  [[nodiscard]] std::size_t panel_limit_lines(std::size_t panel) const;
+  [[nodiscard]] std::size_t panel_event_lines(std::size_t panel) const;
+  /// Limits of the last set_series() too far from their panel's data to draw, as text:
+  /// "GPU max operating temperature 87 degC: 21.9 degC above the data".
+  [[nodiscard]] const std::vector<std::string>& off_scale_limits() const;
+  /// The time cursor: a solid vertical line at x in every panel (nothing: none).
+  void set_cursor(std::optional<double> x);
+  [[nodiscard]] std::optional<double> cursor() const;
+  /// The x value under a display position's horizontal coordinate [pixels from the left of the
+  /// render window], from the lowest panel's x axis; nothing outside the plot area.
+  [[nodiscard]] std::optional<double> x_at_display(double display_x) const;
   /// The panel of series k of the last set_series().
   [[nodiscard]] std::size_t panel_of(std::size_t series) const;
 

@@ -59,6 +59,10 @@ class HallScene {
   void set_caption(const std::string& text);
   void set_selected(std::optional<std::size_t> rack);
   [[nodiscard]] std::optional<std::size_t> selected() const;
+  /// Highlights racks in alarm (over a limit): a red frame around each, drawn over the colours,
+  /// so that a rack over its limit is found whatever the colour range. Empty: none.
+  void set_alarms(std::span<const std::size_t> racks);
+  [[nodiscard]] std::size_t alarm_count() const;
   void set_legend_visible(bool visible);
 
   void apply_camera(CameraPreset preset);

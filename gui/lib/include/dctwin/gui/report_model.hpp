@@ -61,6 +61,19 @@ struct FineGroupInfo {
   std::vector<SeriesInfo> series;   ///< the group's 1-D datasets of that length, path order
 };
 
+/// A discrete event the run recorded (/events: a threshold crossed, a shutdown).
+struct ReportEvent {
+  double time = 0.0;  ///< [s]
+  std::string component, event, message;
+};
+
+/// A scalar figure of /summary.
+struct SummaryValue {
+  std::string name;  ///< "pue"
+  double value = 0.0;
+  std::string units, long_name;
+};
+
 /// Where the racks are and what they hold.
 struct HallLayout {
   struct Vec3 {
@@ -96,6 +109,17 @@ class ReportModel {
   [[nodiscard]] const std::vector<FieldInfo>& hall_fields() const;
   [[nodiscard]] const std::vector<SeriesInfo>& series() const;
   [[nodiscard]] const FieldInfo* find_field(const std::string& path) const;
+  /// Per-time datasets over entities other than GPUs and racks ([time x pod]: aisle temperatures,
+  /// CRAH, pumps), with `entity` the entity's name; not hall fields.
+  [[nodiscard]] const std::vector<FieldInfo>& entity_fields() const;
+  /// Row `time_index` of any [time x entity] dataset, SI.
+  [[nodiscard]] std::vector<double> row(const std::string& path, std::size_t time_index) const;
+  /// The events of /events, in time order (empty when the report has none).
+  [[nodiscard]] std::vector<ReportEvent> events() const;
+  /// The figures of /summary, in the order they were written.
+  [[nodiscard]] std::vector<SummaryValue> summary() const;
+  /// The resolved scenario as YAML (/scenario/resolved; "" when absent).
+  [[nodiscard]] std::string resolved_scenario() const;
   /// A series on the report's /time axis (not a fine series).
   [[nodiscard]] const SeriesInfo* find_series(const std::string& path) const;
 
