@@ -211,19 +211,36 @@ ReportSizeEstimate check_report_size(const ScenarioDocument& document, const Rep
   const double duration = simulation.number("duration");
   // start + k * interval before the end, then the end: at most duration / interval + 2.
   const auto samples_in = [&](double interval) { return std::floor(duration / interval) + 2.0; };
-  double values = 1.0;  // the time
-  for (const auto& output : layout.outputs)
-    if (output.storage.written) values += static_cast<double>(output.spec.count);
+  // A row: the time (float64) and each written series' values, 4 bytes (float32, categorical
+  // uint32) or 8 (float64) each.
+  const auto value_bytes = [](const SeriesStorage& storage, bool categorical) {
+    return storage.float32 || categorical ? 4.0 : 8.0;
+  };
+  double values = 1.0, row_bytes = 8.0;
+  for (const auto& output : layout.outputs) {
+    if (!output.storage.written) continue;
+    values += static_cast<double>(output.spec.count);
+    row_bytes += static_cast<double>(output.spec.count) *
+                 value_bytes(output.storage, output.flags.kind != SeriesFlags::Kind::none);
+  }
   struct Part {
     const solver::ParameterTree* section;
     std::string key;
-    double samples, values;
+    double samples, values, row_bytes;
   };
-  std::vector<Part> parts{{&simulation, "output_interval", samples_in(simulation.number("output_interval")), values}};
+  std::vector<Part> parts{
+      {&simulation, "output_interval", samples_in(simulation.number("output_interval")), values, row_bytes}};
   for (const auto& group : layout.fine_series) {
     const auto& electrical = document.tree.section("electrical");  // the only fine series: the grid's
-    parts.push_back({&electrical, "output_interval", samples_in(electrical.number("output_interval")),
-                     1.0 + static_cast<double>(group.series.size())});
+    double fine_values = 1.0, fine_bytes = 8.0;
+    for (std::size_t k = 0; k < group.series.size(); ++k) {
+      const SeriesStorage storage = k < group.storage.size() ? group.storage[k] : SeriesStorage{};
+      if (!storage.written) continue;
+      fine_values += 1.0;
+      fine_bytes += value_bytes(storage, false);
+    }
+    parts.push_back({&electrical, "output_interval", samples_in(electrical.number("output_interval")), fine_values,
+                     fine_bytes});
   }
   std::vector<double> fine_samples;
   for (std::size_t g = 1; g < parts.size(); ++g) fine_samples.push_back(parts[g].samples);
@@ -231,7 +248,7 @@ ReportSizeEstimate check_report_size(const ScenarioDocument& document, const Rep
   const double bytes = estimate.uncompressed_bytes;
   const Part* largest = &parts.front();
   for (const Part& part : parts)
-    if (part.samples * part.values > largest->samples * largest->values) largest = &part;
+    if (part.samples * part.row_bytes > largest->samples * largest->row_bytes) largest = &part;
   std::string limit;
   if (bytes > max_report_bytes) limit = "the limit of " + models::facility::format_bytes(max_report_bytes);
   else if (free_space && bytes > free_space->first)
@@ -244,7 +261,8 @@ ReportSizeEstimate check_report_size(const ScenarioDocument& document, const Rep
   throw solver::InputError(locate(document, key) + ": " + key + " = " + written + " (the report would take about " +
                                models::facility::format_bytes(bytes) + ", " + format_count(largest->samples) +
                                " samples x " + format_count(largest->values) +
-                               " values x 8 bytes at this interval; more than " + limit + ": raise " + key +
+                               " values (" + format_count(largest->row_bytes) +
+                               " bytes a sample) at this interval; more than " + limit + ": raise " + key +
                                " or shorten " + simulation.key_path("duration") + ")",
                            key);
 }
