@@ -89,6 +89,13 @@ int run_command(const RunArguments& arguments, const std::atomic<bool>& stop_req
     callbacks.progress = [&](double t) { progress.update(t); };
     callbacks.cancel = &stop_requested;
     callbacks.warning = [](const std::string& w) { std::fprintf(stderr, "warning: %s\n", solver::printable(w).c_str()); };
+    // Before the run: what the report will take (its series as the scenario's `output` chooses).
+    callbacks.report_size = [&](const io::ReportSizeEstimate& estimate) {
+      if (arguments.quiet) return;
+      std::printf("dctwin run: report %s: %s\n", solver::printable(arguments.report).c_str(),
+                  io::describe(estimate).c_str());
+      std::fflush(stdout);
+    };
     const io::RunResult result = io::run_scenario(document, arguments.report, callbacks);
     if (!result.report_written) {
       std::fprintf(stderr, "dctwin run: interrupted before the report was created; no report written\n");
@@ -163,12 +170,24 @@ int check_command(const std::string& scenario, bool json) {
   try {
     const io::ScenarioDocument document = io::load_scenario_file(scenario);
     std::vector<std::string> warnings;
-    const std::string site = io::check_site(document, &warnings);
+    io::ReportSizeEstimate report_size;
+    const std::string site = io::check_site(document, &warnings, &report_size);
     if (json) {
-      std::fputs(json_text({{"file", scenario}, {"valid", true}, {"site", site}, {"warnings", warnings}}).c_str(),
+      const nlohmann::ordered_json report = {{"expected_bytes", json_number(report_size.expected_bytes)},
+                                             {"uncompressed_bytes", json_number(report_size.uncompressed_bytes)},
+                                             {"series_written", report_size.series_written},
+                                             {"series_left_out", report_size.series_left_out},
+                                             {"text", io::describe(report_size)}};
+      std::fputs(json_text({{"file", scenario},
+                            {"valid", true},
+                            {"site", site},
+                            {"report", report},
+                            {"warnings", warnings}})
+                     .c_str(),
                  stdout);
     } else {
       std::printf("%s: OK, %s\n", solver::printable(scenario).c_str(), solver::printable(site).c_str());
+      std::printf("report: %s\n", io::describe(report_size).c_str());
       for (const auto& w : warnings) std::fprintf(stderr, "warning: %s\n", solver::printable(w).c_str());
     }
     return exit_ok;

@@ -23,6 +23,21 @@
 
 namespace dctwin::io {
 
+double quantization_step_for(double resolution) {
+  DCTWIN_DEMAND(resolution > 0.0 && std::isfinite(resolution), "a quantization resolution is positive and finite");
+  int exponent = 0;
+  (void)std::frexp(resolution, &exponent);  // resolution = m 2^exponent, 0.5 <= m < 1
+  return std::ldexp(1.0, exponent - 1);     // 2^(exponent - 1) <= resolution < 2^exponent
+}
+
+double quantize(double value, double step) {
+  if (!std::isfinite(value)) return value;
+  // From |value| >= 2^52 step on, value is already a multiple of its own spacing, which is a
+  // multiple of step (both powers of two); the division below would only risk overflow there.
+  if (std::abs(value) >= std::ldexp(step, 52)) return value;
+  return std::round(value / step) * step;  // value / step and the product are exact
+}
+
 namespace {
 
 constexpr long long report_version = 1;
@@ -74,6 +89,15 @@ constexpr std::array<std::string_view, 32> reserved_attributes = {
     "DIMENSION_LIST",
     "REFERENCE_LIST",
 };
+
+/// `value` as float32: the nearest float, +-infinity beyond float's range (a plain cast would be
+/// undefined there), NaN as NaN.
+float to_float32(double value) {
+  constexpr double largest = std::numeric_limits<float>::max();
+  if (value > largest) return std::numeric_limits<float>::infinity();
+  if (value < -largest) return -std::numeric_limits<float>::infinity();
+  return static_cast<float>(value);
+}
 
 hsize_t time_chunk_rows(hsize_t entity_chunk) {
   const hsize_t fitting = chunk_target_bytes / (entity_chunk * sizeof(double));
@@ -127,12 +151,25 @@ struct EncodedChunk {
   std::uint32_t filter_mask = 0;
 };
 
-/// How a series is stored: float64, or unsigned 32-bit integers (categorical series, whose
-/// values the writer has checked to be whole numbers in range before buffering them).
-enum class StoredType { float64, uint32 };
+/// How a series is stored: float64, float32 (chosen by the scenario's `output` section), or
+/// unsigned 32-bit integers (categorical series, whose values the writer has checked to be whole
+/// numbers in range before buffering them).
+enum class StoredType { float64, float32, uint32 };
+
+hid_t file_type_of(StoredType type) {
+  switch (type) {
+    case StoredType::float64: return H5T_IEEE_F64LE;
+    case StoredType::float32: return H5T_IEEE_F32LE;
+    case StoredType::uint32: return H5T_STD_U32LE;
+  }
+  return H5T_IEEE_F64LE;
+}
+
+std::size_t stored_size(StoredType type) { return type == StoredType::float64 ? sizeof(double) : 4; }
 
 /// A dataset growing along time: 1-D [time] (`width` 1, not `matrix`) or 2-D [time x width],
-/// float64 or uint32, written one chunk of rows at a time. A chunk spans chunk_rows rows and (2-D)
+/// float64, float32 or uint32, written one chunk of rows at a time; float values optionally rounded
+/// to a multiple of a power of two (`quantization_step`, 0: not rounded) as they are encoded. A chunk spans chunk_rows rows and (2-D)
 /// up to max_entity_chunk entities, so a row of the buffer spans `tiles()` chunks.
 ///
 /// The rows are written as chunks already passed through the filters (H5Dwrite_chunk), encoded
@@ -142,12 +179,13 @@ class NumericSeries {
  public:
   NumericSeries() = default;
   NumericSeries(const h5::Object& parent, std::string_view name, hsize_t width, bool matrix,
-                hsize_t chunk_rows, StoredType type = StoredType::float64)
+                hsize_t chunk_rows, StoredType type = StoredType::float64, double quantization_step = 0.0)
       : width_(width),
         matrix_(matrix),
         chunk_rows_(chunk_rows),
         chunk_width_(matrix ? std::min(width, max_entity_chunk) : 1),
-        type_(type) {
+        type_(type),
+        quantization_step_(type == StoredType::uint32 ? 0.0 : quantization_step) {
     std::vector<hsize_t> dims{0};
     std::vector<hsize_t> max_dims{H5S_UNLIMITED};
     std::vector<hsize_t> chunk{chunk_rows_};
@@ -158,8 +196,7 @@ class NumericSeries {
     }
     const auto space = h5::Dataspace::simple(dims, max_dims);
     const auto dcpl = chunked_dataset_properties(chunk, true);
-    dataset_ = h5::Dataset::create(parent, name, type_ == StoredType::float64 ? H5T_IEEE_F64LE : H5T_STD_U32LE,
-                                   space, dcpl.id());
+    dataset_ = h5::Dataset::create(parent, name, file_type_of(type_), space, dcpl.id());
     buffer_.resize(static_cast<std::size_t>(chunk_rows_ * width_));
   }
 
@@ -193,15 +230,24 @@ class NumericSeries {
     const std::size_t first_column = tile * columns;
     const std::size_t filled_columns = std::min(columns, width - first_column);
     const std::size_t count = rows * columns;
-    const std::size_t size = type_ == StoredType::float64 ? sizeof(double) : sizeof(std::uint32_t);
+    const std::size_t size = stored_size(type_);
     std::vector<unsigned char> shuffled(count * size, 0);
     std::vector<std::uint32_t> converted(type_ == StoredType::uint32 ? filled_columns : 0);
+    std::vector<float> narrowed(type_ == StoredType::float32 ? filled_columns : 0);
+    std::vector<double> rounded(type_ == StoredType::float64 && quantization_step_ > 0.0 ? filled_columns : 0);
     for (std::size_t r = 0; r < filled_rows; ++r) {
       const double* values = &buffer_[r * width + first_column];
       const unsigned char* row = reinterpret_cast<const unsigned char*>(values);
       if (type_ == StoredType::uint32) {  // exact: push() took whole numbers in range only
         for (std::size_t c = 0; c < filled_columns; ++c) converted[c] = static_cast<std::uint32_t>(values[c]);
         row = reinterpret_cast<const unsigned char*>(converted.data());
+      } else if (type_ == StoredType::float32) {
+        for (std::size_t c = 0; c < filled_columns; ++c)
+          narrowed[c] = to_float32(quantization_step_ > 0.0 ? quantize(values[c], quantization_step_) : values[c]);
+        row = reinterpret_cast<const unsigned char*>(narrowed.data());
+      } else if (quantization_step_ > 0.0) {
+        for (std::size_t c = 0; c < filled_columns; ++c) rounded[c] = quantize(values[c], quantization_step_);
+        row = reinterpret_cast<const unsigned char*>(rounded.data());
       }
       const std::size_t i0 = r * columns;
       for (std::size_t k = 0; k < size; ++k) {
@@ -254,6 +300,7 @@ class NumericSeries {
   hsize_t chunk_rows_ = 1;
   hsize_t chunk_width_ = 1;
   StoredType type_ = StoredType::float64;
+  double quantization_step_ = 0.0;
   std::vector<double> buffer_;
   hsize_t buffered_ = 0;
   hsize_t written_ = 0;
@@ -567,6 +614,32 @@ void set_flag_attributes(h5::Object& object, const SeriesFlags& flags) {
   object.set_attribute("flag_meanings", meanings);
 }
 
+StoredType stored_type_of(const SeriesStorage& storage, bool categorical) {
+  if (categorical) return StoredType::uint32;
+  return storage.float32 ? StoredType::float32 : StoredType::float64;
+}
+
+/// How fine series `k` of `group` is stored (the default when the layout gives none).
+const SeriesStorage& storage_of(const FineSeriesLayout& group, std::size_t k) {
+  static const SeriesStorage full_precision;
+  return k < group.storage.size() ? group.storage[k] : full_precision;
+}
+
+/// Attributes of a rounded series: `resolution` and `quantization_step` (float64, in the series'
+/// units) and a `comment` that says what the rounding means.
+void set_storage_attributes(h5::Object& object, const SeriesStorage& storage, std::string_view units) {
+  if (storage.quantization_step <= 0.0) return;
+  object.set_attribute("resolution", storage.resolution);
+  object.set_attribute("quantization_step", storage.quantization_step);
+  object.set_attribute(
+      "comment", fmt::format("values rounded to the nearest multiple of quantization_step = {} {} (the largest power "
+                             "of two at most the resolution{}{}); each differs from the simulated value by at most "
+                             "half of it{}",
+                             storage.quantization_step, units,
+                             storage.resolution_as_written.empty() ? "" : " ",
+                             storage.resolution_as_written, storage.float32 ? ", plus float32's rounding" : ""));
+}
+
 /// NAME of the dimension scale of a netCDF-4 dimension that has no coordinate variable: the mark
 /// the netCDF library itself writes and looks for, followed by the length in ten places.
 std::string dimension_without_variable(hsize_t length) {
@@ -601,8 +674,10 @@ struct ReportWriter::Impl {
   std::vector<Output> outputs;
   struct FineGroup {
     std::string group;
+    std::vector<std::size_t> written;  ///< the layout's series that are written, in order
+    std::size_t layout_size = 0;       ///< how many series a sample holds
     NumericSeries time;
-    std::vector<NumericSeries> series;
+    std::vector<NumericSeries> series;  ///< one per `written`
     double last_time = -std::numeric_limits<double>::infinity();
   };
   std::vector<FineGroup> fine;
@@ -736,6 +811,7 @@ void ReportWriter::Impl::create(const ReportLayout& layout, const std::vector<In
   outputs.reserve(layout.outputs.size());
   for (const auto& output : layout.outputs) {
     const auto& spec = output.spec;
+    if (!output.storage.written) continue;
     ensure_group(spec.group, groups, gcpl);
     const bool matrix = !spec.entity.empty();
     const auto width = static_cast<hsize_t>(spec.count);
@@ -743,12 +819,13 @@ void ReportWriter::Impl::create(const ReportLayout& layout, const std::vector<In
     const bool categorical = output.flags.kind != SeriesFlags::Kind::none;
     if (matrix) (void)coordinate(spec.group, spec.entity);  // before the dataset: netCDF lists it first
     Output entry{output.first_value,
-                 NumericSeries(file, output_path(spec), width, matrix, rows,
-                               categorical ? StoredType::uint32 : StoredType::float64),
+                 NumericSeries(file, output_path(spec), width, matrix, rows, stored_type_of(output.storage, categorical),
+                               categorical ? 0.0 : output.storage.quantization_step),
                  categorical, output_path(spec)};
     auto& dataset = entry.series.dataset();
     set_text_attributes(dataset, spec.unit, spec.long_name);
     set_flag_attributes(dataset, output.flags);
+    if (!categorical) set_storage_attributes(dataset, output.storage, spec.unit);
     dataset.attach_scale(time.dataset(), 0);
     if (matrix) {
       dataset.set_attribute("entity", spec.entity);
@@ -758,17 +835,29 @@ void ReportWriter::Impl::create(const ReportLayout& layout, const std::vector<In
   }
   // Fine series: their own time axis in their group.
   for (const auto& layout_group : layout.fine_series) {
-    ensure_group(layout_group.group, groups, gcpl);
+    for (const auto& spec : layout_group.series)
+      if (!valid_name(spec.name) || spec.name == "time")
+        throw ReportError(fmt::format("invalid fine series name '{}' in group '{}'", spec.name, layout_group.group));
+    if (!layout_group.storage.empty() && layout_group.storage.size() != layout_group.series.size())
+      throw ReportError(fmt::format("fine series group '{}': {} storage entries for {} series", layout_group.group,
+                                    layout_group.storage.size(), layout_group.series.size()));
     auto& g = fine.emplace_back();
     g.group = layout_group.group;
+    g.layout_size = layout_group.series.size();
+    for (std::size_t k = 0; k < layout_group.series.size(); ++k)
+      if (storage_of(layout_group, k).written) g.written.push_back(k);
+    if (g.written.empty()) continue;  // no time axis for a group without series
+    ensure_group(layout_group.group, groups, gcpl);
     g.time = NumericSeries(file, layout_group.group + "/time", 1, false, fine_chunk_rows);
     set_time_attributes(g.time.dataset(), layout_group.time_long_name);
     g.time.dataset().make_scale(layout_group.group + "_time");
-    for (const auto& spec : layout_group.series) {
-      if (!valid_name(spec.name) || spec.name == "time")
-        throw ReportError(fmt::format("invalid fine series name '{}' in group '{}'", spec.name, layout_group.group));
-      auto& series = g.series.emplace_back(file, layout_group.group + "/" + spec.name, 1, false, fine_chunk_rows);
+    for (const std::size_t k : g.written) {
+      const auto& spec = layout_group.series[k];
+      const SeriesStorage& storage = storage_of(layout_group, k);
+      auto& series = g.series.emplace_back(file, layout_group.group + "/" + spec.name, 1, false, fine_chunk_rows,
+                                           stored_type_of(storage, false), storage.quantization_step);
       set_text_attributes(series.dataset(), spec.unit, spec.long_name);
+      set_storage_attributes(series.dataset(), storage, spec.unit);
       series.dataset().attach_scale(g.time.dataset(), 0);
     }
   }
@@ -1040,9 +1129,13 @@ void ReportWriter::append_fine_sample(std::size_t group, double t, std::span<con
     throw ReportError(fmt::format("report '{}': /{} sample time {} s is not finite or before the previous one",
                                   self.final_path.string(), g.group, t));
   }
-  if (values.size() != g.series.size()) {
+  if (values.size() != g.layout_size) {
     throw ReportError(fmt::format("report '{}': a /{} sample has {} values, the layout has {} series",
-                                  self.final_path.string(), g.group, values.size(), g.series.size()));
+                                  self.final_path.string(), g.group, values.size(), g.layout_size));
+  }
+  if (g.written.empty()) {  // none of the group's series is written
+    g.last_time = t;
+    return;
   }
   if (g.time.full()) {
     for (const auto& series : g.series) DCTWIN_DEMAND(series.full(), "a fine series group's series fill together");
@@ -1053,7 +1146,7 @@ void ReportWriter::append_fine_sample(std::size_t group, double t, std::span<con
     write_buffered(series);
   }
   g.time.push(&t);
-  for (std::size_t k = 0; k < g.series.size(); ++k) g.series[k].push(&values[k]);
+  for (std::size_t k = 0; k < g.series.size(); ++k) g.series[k].push(&values[g.written[k]]);
   g.last_time = t;
 }
 

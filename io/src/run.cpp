@@ -15,6 +15,7 @@
 
 #include "dctwin/io/output_file.hpp"
 #include "dctwin/io/report.hpp"
+#include "dctwin/io/report_storage.hpp"
 #include "dctwin/io/units.hpp"
 #include "dctwin/io/version.hpp"
 #include "dctwin/io/weather_csv.hpp"
@@ -189,6 +190,7 @@ ReportLayout report_layout(const ScenarioDocument& document, const models::facil
   layout.unsigned_attributes["seed"] = document.tree.section("simulation").unsigned_integer("seed");
   layout.attributes["integrator"] = "CVODE BDF + KLU, analytic sparse Jacobian";
   layout.attributes["simulation_mode"] = document.tree.section("simulation").text("mode");
+  apply_output_section(document, layout);  // which series are written, and how precisely
   return layout;
 }
 
@@ -199,52 +201,59 @@ std::string format_count(double count) {
   return text;
 }
 
-/// Refuses a report whose estimated size exceeds max_report_bytes or, when `free_space` is given,
-/// the free space of the file system it goes to (docs/reports.md, "Size"). The estimate is the
-/// uncompressed size of the series, samples x values x 8 bytes, plus the data written once; the
-/// message is located at the sampling interval of the larger part (the samples or the grid series).
-void check_report_size(const ScenarioDocument& document, const ReportLayout& layout,
-                       const std::optional<std::pair<double, std::string>>& free_space) {
+/// Estimates the report's size (report_storage.hpp) and refuses a report whose uncompressed size
+/// exceeds max_report_bytes or, when `free_space` is given, the free space of the file system it
+/// goes to (docs/reports.md, "Size"); the message is located at the sampling interval of the
+/// larger part (the samples or the grid series).
+ReportSizeEstimate check_report_size(const ScenarioDocument& document, const ReportLayout& layout,
+                                     const std::optional<std::pair<double, std::string>>& free_space) {
   const auto& simulation = document.tree.section("simulation");
   const double duration = simulation.number("duration");
   // start + k * interval before the end, then the end: at most duration / interval + 2.
   const auto samples_in = [&](double interval) { return std::floor(duration / interval) + 2.0; };
-  double values = 1.0;  // the time
-  for (const auto& output : layout.outputs) values += static_cast<double>(output.spec.count);
+  // A row: the time (float64) and each written series' values, 4 bytes (float32, categorical
+  // uint32) or 8 (float64) each.
+  const auto value_bytes = [](const SeriesStorage& storage, bool categorical) {
+    return storage.float32 || categorical ? 4.0 : 8.0;
+  };
+  double values = 1.0, row_bytes = 8.0;
+  for (const auto& output : layout.outputs) {
+    if (!output.storage.written) continue;
+    values += static_cast<double>(output.spec.count);
+    row_bytes += static_cast<double>(output.spec.count) *
+                 value_bytes(output.storage, output.flags.kind != SeriesFlags::Kind::none);
+  }
   struct Part {
     const solver::ParameterTree* section;
     std::string key;
-    double samples, values;
+    double samples, values, row_bytes;
   };
-  std::vector<Part> parts{{&simulation, "output_interval", samples_in(simulation.number("output_interval")), values}};
+  std::vector<Part> parts{
+      {&simulation, "output_interval", samples_in(simulation.number("output_interval")), values, row_bytes}};
   for (const auto& group : layout.fine_series) {
     const auto& electrical = document.tree.section("electrical");  // the only fine series: the grid's
-    parts.push_back({&electrical, "output_interval", samples_in(electrical.number("output_interval")),
-                     1.0 + static_cast<double>(group.series.size())});
+    double fine_values = 1.0, fine_bytes = 8.0;
+    for (std::size_t k = 0; k < group.series.size(); ++k) {
+      const SeriesStorage storage = k < group.storage.size() ? group.storage[k] : SeriesStorage{};
+      if (!storage.written) continue;
+      fine_values += 1.0;
+      fine_bytes += value_bytes(storage, false);
+    }
+    parts.push_back({&electrical, "output_interval", samples_in(electrical.number("output_interval")), fine_values,
+                     fine_bytes});
   }
-  double once = 0.0;  // static data and labels
-  for (const auto& data : layout.static_data) once += 8.0 * static_cast<double>(data.values.size());
-  // The labels: /index/<entity>, and again in each group whose datasets run over the entity.
-  std::map<std::string, std::set<std::string>> groups_of;
-  for (const auto& output : layout.outputs)
-    if (!output.spec.entity.empty()) groups_of[output.spec.entity].insert(output.spec.group);
-  for (const auto& data : layout.static_data)
-    if (!data.entity.empty()) groups_of[data.entity].insert(data.group);
-  for (const auto& table : layout.entities) {
-    const double copies = 1.0 + static_cast<double>(groups_of[table.entity].size());
-    for (const auto& label : table.labels) once += copies * (static_cast<double>(label.size()) + 16.0);
-  }
-  double bytes = once;
+  std::vector<double> fine_samples;
+  for (std::size_t g = 1; g < parts.size(); ++g) fine_samples.push_back(parts[g].samples);
+  const ReportSizeEstimate estimate = estimate_report_size(layout, parts.front().samples, fine_samples);
+  const double bytes = estimate.uncompressed_bytes;
   const Part* largest = &parts.front();
-  for (const Part& part : parts) {
-    bytes += 8.0 * part.samples * part.values;
-    if (part.samples * part.values > largest->samples * largest->values) largest = &part;
-  }
+  for (const Part& part : parts)
+    if (part.samples * part.row_bytes > largest->samples * largest->row_bytes) largest = &part;
   std::string limit;
   if (bytes > max_report_bytes) limit = "the limit of " + models::facility::format_bytes(max_report_bytes);
   else if (free_space && bytes > free_space->first)
     limit = "the " + models::facility::format_bytes(free_space->first) + " free on " + free_space->second;
-  if (limit.empty()) return;
+  if (limit.empty()) return estimate;
   const std::string key = largest->section->key_path(largest->key);
   const solver::ParameterValue& value = largest->section->values.at(largest->key);
   const std::string written =
@@ -252,7 +261,8 @@ void check_report_size(const ScenarioDocument& document, const ReportLayout& lay
   throw solver::InputError(locate(document, key) + ": " + key + " = " + written + " (the report would take about " +
                                models::facility::format_bytes(bytes) + ", " + format_count(largest->samples) +
                                " samples x " + format_count(largest->values) +
-                               " values x 8 bytes at this interval; more than " + limit + ": raise " + key +
+                               " values (" + format_count(largest->row_bytes) +
+                               " bytes a sample) at this interval; more than " + limit + ": raise " + key +
                                " or shorten " + simulation.key_path("duration") + ")",
                            key);
 }
@@ -335,11 +345,13 @@ ScenarioDocument load_scenario_file(const std::filesystem::path& file, const Sce
   return document;
 }
 
-std::string check_site(const ScenarioDocument& document, std::vector<std::string>* warnings) {
+std::string check_site(const ScenarioDocument& document, std::vector<std::string>* warnings,
+                       ReportSizeEstimate* report_size) {
   const auto site = build(document);
   if (warnings != nullptr) *warnings = site->design_warnings();
   const auto& system = site->system();
-  check_report_size(document, report_layout(document, *site), std::nullopt);
+  const ReportSizeEstimate estimate = check_report_size(document, report_layout(document, *site), std::nullopt);
+  if (report_size != nullptr) *report_size = estimate;
   std::size_t entities = 0;
   std::string entity_text;
   for (const auto& table : system.entity_tables()) {
@@ -381,7 +393,8 @@ RunResult run_scenario(const ScenarioDocument& document, const std::filesystem::
     }
     layout.attributes["design_warnings"] = joined;
   }
-  check_report_size(document, layout, free_space_for(report));
+  const ReportSizeEstimate estimate = check_report_size(document, layout, free_space_for(report));
+  if (callbacks.report_size) callbacks.report_size(estimate);
   if (stopped_early()) return nothing_written();
   ReportWriter writer(report, layout, inputs);
   if (callbacks.layout) callbacks.layout(layout);

@@ -27,27 +27,38 @@ std::string_view trim(std::string_view text) {
 std::string quoted(std::string_view text) { return "'" + std::string(text) + "'"; }
 
 /// Facility engineers' units that udunits2 reads otherwise or not at all, as whole words of a unit
-/// expression: udunits2 takes `gal` for the galileo (an acceleration, 0.01 m/s2) and knows neither
-/// `gpm` nor `CFM`. (US customary units, NIST Handbook 44, Appendix C: 1 US gallon = 231 in3 =
-/// 3.785411784 L exactly, written as 231 inch^3 because udunits2 stores the gallon rounded to
-/// 3.785412 L; 1 ft3 = 28.316846592 L.)
+/// expression: udunits2 takes `gal` for the galileo (an acceleration, 0.01 m/s2) and `TR` for the
+/// tera-roentgen, and knows neither `gpm` nor `CFM`. Factors (NIST SP 811, 2008 edition, Appendix B.8 and B.9):
+///   US gallon  1 gal = 231 in3 = 3.785411784e-3 m3 exactly (the inch is 2.54 cm exactly); written
+///              as 231 inch^3 because udunits2 stores the gallon rounded to 3.785412e-3 m3
+///   gpm        1 gal/min = 6.30901964e-5 m3/s
+///   CFM        1 ft3/min = 28.316846592e-3 m3 / 60 s = 4.719474432e-4 m3/s
+///   TR         ton of refrigeration, 12,000 Btu_IT/h = 3.516852842e3 W (Btu_IT = 1055.05585262 J
+///              exactly, as udunits2's `Btu`)
 struct UnitAlias {
   std::string_view word, meaning;
 };
-constexpr std::array<UnitAlias, 5> unit_aliases = {{
+constexpr std::array<UnitAlias, 8> unit_aliases = {{
     {"gal", "(231 inch^3)"},
     {"gpm", "(231 inch^3/min)"},
     {"GPM", "(231 inch^3/min)"},
     {"cfm", "(ft^3/min)"},
     {"CFM", "(ft^3/min)"},
+    {"TR", "(12000 Btu/h)"},
+    {"ton_refrigeration", "(12000 Btu/h)"},
+    {"tons_refrigeration", "(12000 Btu/h)"},
 }};
+
+/// Words refused as ambiguous: to udunits2 `ton` is the short ton of mass (907 kg), to a cooling
+/// engineer the ton of refrigeration (3.517 kW). dctwin reads neither; the message names both.
+constexpr std::array<std::string_view, 2> ambiguous_words = {"ton", "tons"};
 
 bool is_word_character(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; }
 
-/// `text` with every whole word that has an alias replaced by its meaning, and, when
-/// `ton_as_refrigeration`, `ton` and `tons` by the ton of refrigeration (12,000 BTU/h = 3.517 kW)
-/// instead of udunits2's short ton of mass.
-std::string with_aliases(std::string_view text, bool ton_as_refrigeration) {
+/// Calls `visit(word)` for every whole word of `text` (letters, digits, '_'); `visit` returns the
+/// text that replaces the word. Returns the rewritten text.
+template <typename Visit>
+std::string rewrite_words(std::string_view text, Visit visit) {
   std::string out;
   std::size_t i = 0;
   while (i < text.size()) {
@@ -57,15 +68,30 @@ std::string with_aliases(std::string_view text, bool ton_as_refrigeration) {
     }
     std::size_t j = i;
     while (j < text.size() && is_word_character(text[j])) ++j;
-    const std::string_view word = text.substr(i, j - i);
-    std::string_view meaning = word;
-    for (const UnitAlias& alias : unit_aliases)
-      if (word == alias.word) meaning = alias.meaning;
-    if (ton_as_refrigeration && (word == "ton" || word == "tons")) meaning = "refrigeration_ton";
-    out += meaning;
+    out += visit(text.substr(i, j - i));
     i = j;
   }
   return out;
+}
+
+/// `text` with every whole word that has an alias replaced by its meaning.
+std::string with_aliases(std::string_view text) {
+  return rewrite_words(text, [](std::string_view word) {
+    for (const UnitAlias& alias : unit_aliases)
+      if (word == alias.word) return alias.meaning;
+    return word;
+  });
+}
+
+/// The first ambiguous word of a unit expression, or empty.
+std::string ambiguous_word_in(std::string_view text) {
+  std::string found;
+  (void)rewrite_words(text, [&](std::string_view word) {
+    for (std::string_view ambiguous : ambiguous_words)
+      if (word == ambiguous && found.empty()) found = std::string(word);
+    return word;
+  });
+  return found;
 }
 
 /// The udunits2 unit system with caches of parsed units and converters. udunits2 is not
@@ -96,7 +122,7 @@ class UnitDatabase {
   bool convertible(std::string_view from, std::string_view to) {
     const std::lock_guard<std::mutex> lock(mutex_);
     ut_unit* b = find_unit(to);
-    ut_unit* a = find_unit_for(from, b);
+    ut_unit* a = find_unit(from);
     return a != nullptr && b != nullptr && ut_are_convertible(a, b) != 0;
   }
 
@@ -117,11 +143,11 @@ class UnitDatabase {
                                "; is libudunits2-data installed, or UDUNITS2_XML_PATH set?)");
   }
 
-  // Parsed unit or nullptr if udunits2 does not know it. Caller holds the mutex.
-  ut_unit* find_unit(std::string_view text, bool ton_as_refrigeration = false) {
+  // Parsed unit or nullptr if udunits2 does not know it or it is ambiguous. Caller holds the mutex.
+  ut_unit* find_unit(std::string_view text) {
     std::string key(trim(text));
-    const std::string expression = with_aliases(key, ton_as_refrigeration);
-    if (ton_as_refrigeration) key += " (ton of refrigeration)";  // its own cache entry
+    if (!ambiguous_word_in(key).empty()) return nullptr;
+    const std::string expression = with_aliases(key);
     auto it = units_.find(key);
     if (it != units_.end()) return it->second;
     ut_unit* unit = key.empty() ? nullptr : ut_parse(system_, expression.c_str(), UT_UTF8);
@@ -129,23 +155,21 @@ class UnitDatabase {
     return unit;
   }
 
-  // `text` parsed for conversion to `target`: a `ton` that cannot be a mass there is read as the
-  // ton of refrigeration. Caller holds the mutex.
-  ut_unit* find_unit_for(std::string_view text, ut_unit* target) {
-    ut_unit* unit = find_unit(text);
-    if (unit == nullptr || target == nullptr || ut_are_convertible(unit, target) != 0) return unit;
-    if (with_aliases(text, true) == with_aliases(text, false)) return unit;
-    ut_unit* capacity = find_unit(text, true);
-    return capacity != nullptr && ut_are_convertible(capacity, target) != 0 ? capacity : unit;
-  }
-
   // Converter, or throws UnitError. Caller holds the mutex.
   const cv_converter* find_converter(std::string_view from, std::string_view to) {
     auto key = std::make_pair(std::string(trim(from)), std::string(trim(to)));
     auto it = converters_.find(key);
     if (it != converters_.end()) return it->second;
+    for (const std::string* unit : {&key.first, &key.second}) {
+      const std::string word = ambiguous_word_in(*unit);
+      if (!word.empty())
+        throw UnitError(UnitError::Reason::unknown_unit,
+                        "ambiguous unit " + quoted(word) + (*unit == word ? std::string() : " in " + quoted(*unit)) +
+                            ": write 'TR' for the ton of refrigeration, 12000 Btu/h = 3.517 kW, or 'short_ton', "
+                            "'long_ton' or 't' for a mass");
+    }
     ut_unit* b = find_unit(key.second);
-    ut_unit* a = find_unit_for(key.first, b);
+    ut_unit* a = find_unit(key.first);
     if (a == nullptr)
       throw UnitError(UnitError::Reason::unknown_unit, "unknown unit " + quoted(key.first));
     if (b == nullptr)

@@ -60,6 +60,42 @@ solver::SectionSchema simulation_schema() {
   return s;
 }
 
+namespace {
+
+/// Which series a report holds and how they are stored (`output:` section; io/ applies it,
+/// io/include/dctwin/io/report_storage.hpp).
+solver::SectionSchema output_schema() {
+  using namespace solver;
+  SectionSchema s;
+  s.doc = "Which series the report holds and how precisely they are stored (docs/reports.md, \"Choosing the series\")";
+  s.parameters.push_back(choice_parameter(
+      "float_type", {"float64", "float32"},
+      "Storage of the measured series that no rule of `variables` matches (categorical series stay unsigned "
+      "integers, time axes float64)",
+      std::string("float64")));
+  SectionSchema rule;
+  rule.doc = "A rule for the series whose path matches: the first rule that matches a series decides how it is stored";
+  rule.parameters.push_back(text_parameter(
+      "match", "Glob on the series' path in the report, e.g. `gpu/*` or `*temperature` (`*` also spans `/`)",
+      std::nullopt));
+  rule.parameters.push_back(text_parameter(
+      "units", "Only series whose units convert to these, e.g. `K` (empty: any units)", std::string()));
+  rule.parameters.push_back(boolean_parameter("write", "Write the series (false: leave it out of the report)", true));
+  rule.parameters.push_back(choice_parameter("float_type", {"default", "float64", "float32"},
+                                             "Storage of the measured series (default: output.float_type)",
+                                             std::string("default")));
+  rule.parameters.push_back(text_parameter(
+      "resolution",
+      "Round each value to a multiple of the largest power of two not above this step, in any units the series' "
+      "units convert to, e.g. `0.01 K` (the error is at most half of it, and rounded series compress; empty: "
+      "full precision)",
+      std::string()));
+  s.lists["variables"] = rule;
+  return s;
+}
+
+}  // namespace
+
 solver::SimulationSettings simulation_settings(const solver::ParameterTree& sim) {
   solver::SimulationSettings settings;
   settings.start_time = 0.0;
@@ -89,6 +125,7 @@ solver::SectionSchema scenario_schema() {
                                              "facility: a whole site (section facility)",
                                              std::string("single-node")));
   root.sections["simulation"] = simulation_schema();
+  root.sections["output"] = output_schema();
   root.sections["server"] = single_node_server_schema();
   root.sections["workload"] = workload::WorkloadParameters::schema();
   root.sections["loop"] = single_node_loop_schema();

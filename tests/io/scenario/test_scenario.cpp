@@ -306,6 +306,15 @@ TEST_CASE("unknown and incompatible units", "[scenario][errors]") {
         "t.yaml:7:19: loop.pump.nominal_flow = 35 kW (unit 'kW' is not convertible to 'm3/s')");
   CHECK(error_of(minimal_plus("loop:\n  pump:\n    nominal_flow: -3 L/min\n")) ==
         "t.yaml:7:19: loop.pump.nominal_flow = -3 L/min (must be > 0)");
+  // Facility engineers' units: a flow in gpm or CFM is fine, a ton of refrigeration is no flow,
+  // and a bare ton is refused as ambiguous wherever it appears.
+  CHECK(error_of(minimal_plus("loop:\n  pump:\n    nominal_flow: 2 gpm\n")) == "(no error)");
+  CHECK(error_of(minimal_plus("loop:\n  pump:\n    nominal_flow: 0.2 CFM\n")) == "(no error)");
+  CHECK(error_of(minimal_plus("loop:\n  pump:\n    nominal_flow: 35 TR\n")) ==
+        "t.yaml:7:19: loop.pump.nominal_flow = 35 TR (unit 'TR' is not convertible to 'm3/s')");
+  CHECK(error_of(minimal_plus("loop:\n  pump:\n    nominal_flow: 35 ton\n")) ==
+        "t.yaml:7:19: loop.pump.nominal_flow = 35 ton (ambiguous unit 'ton': write 'TR' for the ton of "
+        "refrigeration, 12000 Btu/h = 3.517 kW, or 'short_ton', 'long_ton' or 't' for a mass)");
 }
 
 TEST_CASE("text, NaN and infinity where a number is expected", "[scenario][errors]") {

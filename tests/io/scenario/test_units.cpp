@@ -1,4 +1,5 @@
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <string>
 #include <thread>
 #include <vector>
@@ -167,18 +168,48 @@ TEST_CASE("unit conversions are safe from several threads", "[units]") {
 }
 
 TEST_CASE("Facility engineers' units: US gallons, gpm, CFM and tons of refrigeration", "[units]") {
-  // NIST Handbook 44, Appendix C: 1 US gallon = 3.785411784 L, 1 ft3 = 28.316846592 L;
-  // 1 ton of refrigeration = 12,000 BTU/h = 3,516.85 W.
-  CHECK(io::parse_to_si("1 gal", "m3") == Approx(3.785411784e-3).epsilon(1e-12));
-  CHECK(io::parse_to_si("10 gpm", "m3/s") == Approx(10.0 * 3.785411784e-3 / 60.0).epsilon(1e-12));
-  CHECK(io::parse_to_si("10 GPM", "m3/s") == Approx(10.0 * 3.785411784e-3 / 60.0).epsilon(1e-12));
-  CHECK(io::parse_to_si("10 gal/min", "m3/s") == Approx(10.0 * 3.785411784e-3 / 60.0).epsilon(1e-12));
-  CHECK(io::parse_to_si("2000 CFM", "m3/s") == Approx(2000.0 * 28.316846592e-3 / 60.0).epsilon(1e-12));
-  CHECK(io::parse_to_si("2000 cfm", "m3/s") == Approx(2000.0 * 28.316846592e-3 / 60.0).epsilon(1e-12));
-  CHECK(io::parse_to_si("500 ton", "W") == Approx(500.0 * 3516.8528420667).epsilon(1e-9));
-  CHECK(io::parse_to_si("500 tons", "W") == Approx(500.0 * 3516.8528420667).epsilon(1e-9));
-  // A ton that can be a mass stays the short ton, and a gallon is never an acceleration.
-  CHECK(io::parse_to_si("1 ton", "kg") == Approx(907.18474).epsilon(1e-12));
+  // NIST SP 811 (2008), Appendix B.8: gallon (U.S.) = 231 in3 = 3.785411784e-3 m3 exactly;
+  // ft3/min = 4.719474432e-4 m3/s exactly; ton of refrigeration = 12 000 Btu_IT/h, with
+  // Btu_IT = 1055.05585262 J exactly, so 3516.852842066... W (SP 811 rounds it to 3.516 853 E+03).
+  const double gallon = 231.0 * std::pow(0.0254, 3.0);
+  CHECK(gallon == Approx(3.785411784e-3).epsilon(1e-15));
+  CHECK(io::parse_to_si("1 gal", "m3") == Approx(3.785411784e-3).epsilon(1e-14));
+  CHECK(io::parse_to_si("1 gal", "L") == Approx(3.785411784).epsilon(1e-14));
+  CHECK(io::parse_to_si("10 gpm", "m3/s") == Approx(6.30901964e-4).epsilon(1e-14));
+  CHECK(io::parse_to_si("10 GPM", "m3/s") == Approx(6.30901964e-4).epsilon(1e-14));
+  CHECK(io::parse_to_si("10 gal/min", "m3/s") == Approx(6.30901964e-4).epsilon(1e-14));
+  CHECK(io::parse_to_si("60 gpm", "L/s") == Approx(3.785411784).epsilon(1e-14));
+  CHECK(io::parse_to_si("2000 CFM", "m3/s") == Approx(2000.0 * 4.719474432e-4).epsilon(1e-14));
+  CHECK(io::parse_to_si("2000 cfm", "m3/s") == Approx(2000.0 * 4.719474432e-4).epsilon(1e-14));
+  CHECK(io::parse_to_si("1 CFM", "ft3/min") == Approx(1.0).epsilon(1e-14));
+  const double ton_of_refrigeration = 12000.0 * 1055.05585262 / 3600.0;  // [W]
+  CHECK(ton_of_refrigeration == Approx(3516.852842066667).epsilon(1e-15));
+  CHECK(io::parse_to_si("500 TR", "W") == Approx(500.0 * ton_of_refrigeration).epsilon(1e-13));
+  CHECK(io::parse_to_si("1 TR", "kW") == Approx(3.516852842066667).epsilon(1e-13));
+  CHECK(io::parse_to_si("500 ton_refrigeration", "W") == Approx(500.0 * ton_of_refrigeration).epsilon(1e-13));
+  CHECK(io::parse_to_si("500 tons_refrigeration", "W") == Approx(500.0 * ton_of_refrigeration).epsilon(1e-13));
+  CHECK(io::parse_to_si("1 TR", "Btu/h") == Approx(12000.0).epsilon(1e-13));
+  CHECK(io::is_known_unit("TR"));
+  CHECK(io::are_convertible("TR", "W"));
+  CHECK_FALSE(io::are_convertible("TR", "kg"));
+  // A bare ton is never read: neither the short ton of mass nor a guessed ton of refrigeration.
+  const std::string advice =
+      ": write 'TR' for the ton of refrigeration, 12000 Btu/h = 3.517 kW, or 'short_ton', 'long_ton' or 't' for a "
+      "mass";
+  CHECK(unit_error_of("500 ton", "W") == "ambiguous unit 'ton'" + advice);
+  CHECK(unit_error_of("500 tons", "W") == "ambiguous unit 'tons'" + advice);
+  CHECK(unit_error_of("1 ton", "kg") == "ambiguous unit 'ton'" + advice);
+  CHECK(unit_error_of("3 ton/h", "kg/s") == "ambiguous unit 'ton' in 'ton/h'" + advice);
+  CHECK_FALSE(io::is_known_unit("ton"));
+  CHECK_FALSE(io::are_convertible("ton", "W"));
+  CHECK(io::parse_to_si("1 short_ton", "kg") == Approx(907.18474).epsilon(1e-14));
+  CHECK(io::parse_to_si("2 t", "kg") == Approx(2000.0).epsilon(1e-14));
+  // Misuse: a gallon is never an acceleration, a flow never a power, a power never a flow.
   CHECK(unit_error_of("1 gal", "m/s2") == "unit 'gal' is not convertible to 'm/s2'");
   CHECK(unit_error_of("3 gpm", "W") == "unit 'gpm' is not convertible to 'W'");
+  CHECK(unit_error_of("3 CFM", "kg/s") == "unit 'CFM' is not convertible to 'kg/s'");
+  CHECK(unit_error_of("3 TR", "m3/s") == "unit 'TR' is not convertible to 'm3/s'");
+  // Whole words only: the aliases do not reach into longer names.
+  CHECK(unit_error_of("1 gallon_x", "m3") == "unknown unit 'gallon_x'");
+  CHECK(io::parse_to_si("1 tonne", "kg") == Approx(1000.0).epsilon(1e-14));
 }

@@ -67,12 +67,34 @@ struct SeriesFlags {
   std::vector<std::string> meanings;  ///< one word per value (letters, digits, '_': CF flag_meanings)
 };
 
+/// How a measured (float) series is stored; the scenario's `output` section chooses it
+/// (report_storage.hpp). Categorical series are always written as uint32, whatever `float32` and
+/// `resolution` say.
+struct SeriesStorage {
+  bool written = true;    ///< false: the series is left out of the report
+  bool float32 = false;   ///< H5T_IEEE_F32LE instead of H5T_IEEE_F64LE
+  /// > 0: every value is rounded to the nearest multiple of `quantization_step` (the largest power
+  /// of two <= resolution, so the rounded values end in zero bits that deflate stores cheaply);
+  /// in the series' units. The dataset's attributes `resolution` and `quantization_step` say so.
+  double resolution = 0.0;
+  double quantization_step = 0.0;
+  std::string resolution_as_written;  ///< e.g. "0.01 K", for the attribute `comment`
+};
+
+/// The largest power of two that is at most `resolution` (> 0, finite).
+double quantization_step_for(double resolution);
+
+/// `value` rounded to the nearest multiple of `step` (a power of two), ties away from zero;
+/// non-finite values unchanged. Exact in float64: the error is at most step / 2.
+double quantize(double value, double step);
+
 /// One recorded output and where its values sit in a sample vector: values
 /// [first_value, first_value + spec.count) of every sample belong to it.
 struct ReportOutput {
   solver::OutputSpec spec;
   std::size_t first_value = 0;
-  SeriesFlags flags = {};  ///< Kind::none: a float64 series
+  SeriesFlags flags = {};  ///< Kind::none: a float series
+  SeriesStorage storage = {};
 };
 
 /// Scalar series sampled on a time axis of their own, `/<group>/time` (e.g. the electrical feed at
@@ -81,6 +103,9 @@ struct FineSeriesLayout {
   std::string group;                       ///< e.g. "grid"
   std::string time_long_name;              ///< long_name of /<group>/time
   std::vector<solver::OutputSpec> series;  ///< name, unit, long_name of each (count 1, no entity)
+  /// How each series is stored, in `series` order; empty: all float64, full precision. The group's
+  /// time axis is written whenever one of its series is.
+  std::vector<SeriesStorage> storage = {};
 };
 
 /// Everything a report needs to know before the first sample.

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "dctwin/io/report.hpp"
+#include "dctwin/io/report_storage.hpp"
 #include "dctwin/io/scenario.hpp"
 #include "dctwin/solver/status.hpp"
 #include "dctwin/solver/types.hpp"
@@ -42,8 +43,10 @@ inline constexpr double max_report_bytes = 1024.0 * 1024.0 * 1024.0 * 1024.0;
 /// its estimated memory fits in what this process may use, and that its report would not exceed
 /// max_report_bytes. Returns a one-line description of the site; throws solver::InputError with a
 /// located message. Problems of the design that do not stop a run (an undersized plant) go to
-/// `warnings` when given.
-std::string check_site(const ScenarioDocument& document, std::vector<std::string>* warnings = nullptr);
+/// `warnings` when given; the estimated size of its report (output section applied) to
+/// `report_size` when given.
+std::string check_site(const ScenarioDocument& document, std::vector<std::string>* warnings = nullptr,
+                       ReportSizeEstimate* report_size = nullptr);
 
 struct RunCallbacks {
   std::function<void(double)> progress;  ///< simulated time reached [s]
@@ -57,6 +60,8 @@ struct RunCallbacks {
   /// Each problem of the design that does not stop the run (an undersized plant), before it starts;
   /// the report keeps them in its `design_warnings` attribute.
   std::function<void(const std::string&)> warning;
+  /// The report's estimated size (report_storage.hpp), once, before the report is created.
+  std::function<void(const ReportSizeEstimate&)> report_size;
 };
 
 struct RunResult {
