@@ -381,12 +381,14 @@ TEST_CASE("After a short phase the step grows back: fewer steps than at CVODE's 
   const double growth = steps_with("1.1", "5", "1e-6");
   const double fast = steps_with("1.1", "3", "1e-6");
   INFO(cvode << " steps at CVODE's defaults, " << growth << " growing from 1.1x, " << fast << " with orders up to 3");
-  CHECK(growth < 0.92 * cvode);
-  CHECK(fast < 0.98 * growth);  // measured 326, 289 and 281 steps
+  // Measured 337, 330 and 282 steps: with the cold plates' fast coolant nodes (about 0.6 s at a
+  // pod's 0.77 L/min per plate) the growth threshold alone saves 2 %, the order cap 15 % more.
+  CHECK(growth < 0.99 * cvode);
+  CHECK(fast < 0.9 * growth);
   const double cvode_shipped = steps_with("1.5", "5", "");
   const double shipped = steps_with("1.1", "3", "");
   INFO("at the shipped tolerance: " << cvode_shipped << " steps at CVODE's defaults, " << shipped << " as shipped");
-  CHECK(shipped < 0.95 * cvode_shipped);
+  CHECK(shipped < 0.95 * cvode_shipped);  // measured 266 and 235 steps
   // The scenario refuses a growth of 1 or less (CVODE would take its default without a word) and
   // an order outside 1-5.
   for (const auto& [line, message] : std::vector<std::pair<std::string, std::string>>{

@@ -37,11 +37,12 @@ RackPlateCoolant::RackPlateCoolant(const FacilityLayout& layout, thermal::ColdPl
     k.capacity_rate.resize(layout.gpus());
     for (std::size_t g = 0; g < layout.gpus(); ++g) {
       const double q = phase.plate_flow[g];
+      k.capacity_rate[g] = coolant_.capacity_rate(q);
       // A plate without flow still conducts a little into its stagnant coolant; 1e3 times the
       // nominal resistance keeps the network well posed while the GPU heats up toward its trip.
-      k.resistance[g] = q > 0.0 ? plate_.resistance(q) : 1e3 * plate_.parameters().resistance_at_nominal_flow;
+      k.resistance[g] = q > 0.0 ? plate_.resistance(q, k.capacity_rate[g])
+                                : 1e3 * plate_.parameters().resistance_at_nominal_flow;
       k.conductance[g] = 1.0 / k.resistance[g];
-      k.capacity_rate[g] = coolant_.capacity_rate(q);
     }
     phase_constants_.push_back(std::move(k));
   }

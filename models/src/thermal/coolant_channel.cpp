@@ -37,9 +37,9 @@ CoolantChannel::CoolantChannel(std::string name, const GpuPackageArray& gpus, Co
       initial_temperature_(initial_temperature) {
   DCTWIN_DEMAND(series_ >= 1 && count_ % series_ == 0, "plates must split into equal series branches");
   DCTWIN_DEMAND(total_flow_ > 0.0, "the coolant flow must be positive");
-  plate_resistance_ = plate_.resistance(branch_flow());
   capacitance_ = coolant_.density * plate_.parameters().coolant_volume * coolant_.specific_heat;
   branch_capacity_rate_ = coolant_.density * branch_flow() * coolant_.specific_heat;
+  plate_resistance_ = plate_.resistance(branch_flow(), branch_capacity_rate_);
   const auto n = static_cast<Index>(count_);
   temperature_ = declare_state_group({"plate_coolant_temperature", "K", "coolant temperature in each cold plate", n});
   heat_removed_ = declare_state_group({"heat_removed", "J", "heat carried away by the coolant", 1, true});

@@ -89,7 +89,9 @@ ParameterTable TrainingJobParameters::table() {
 
   p = real_parameter("compute_activity", "1", "Switching activity of the GPUs during forward/backward compute",
                      d.compute_activity,
-                     "Estimate [E] for the GPU power model; measured 8xH100 training: compute phases 533-547 W median per GPU");
+                     "Estimate [E] for the GPU power model; measured 8xH100 training: compute phases 533-547 W median per GPU "
+                     "in 1-s averages ([h100-training-trace]), a lower bound for the instantaneous level: a 1-s "
+                     "window also holds the step's lower-power sub-second phases");
   at_least(p, 0.0);
   t.push_back(at_most(p, 1.0));
   p = real_parameter("bubble_activity", "1", "Switching activity of a GPU idling in the pipeline bubble",
