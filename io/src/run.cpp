@@ -176,7 +176,10 @@ ReportLayout report_layout(const ScenarioDocument& document, const models::facil
           {"grid", "voltage", "1", "MV bus voltage relative to nominal", "", 1},
           {"grid", "capacitor_energy", "J", "energy stored in the capacitor bank (0 without one)", "", 1},
           {"grid", "battery_soc", "1", "battery state of charge (0 without one)", "", 1},
-          {"grid", "transformer_hot_spot", "K", "hottest transformer winding hot spot", "", 1}}});
+          {"grid", "transformer_hot_spot", "K", "hottest transformer winding hot spot", "", 1},
+          {"grid", "ups_energy", "J", "energy in the UPS batteries of all lineups", "", 1},
+          {"grid", "bbu_energy", "J", "energy in the rack battery backup units of all lineups", "", 1},
+          {"grid", "it_power_lost", "W", "IT load not supplied (servers dropped in a utility disturbance)", "", 1}}});
   }
   layout.scenario_name = site.name();
   layout.scenario_file = document.file;
@@ -300,8 +303,8 @@ class ReportingObserver final : public solver::SimulationObserver {
   /// Streams the grid-connection samples the feed produced into /grid.
   void write_grid_samples() {
     for (const auto& g : site_.take_grid_samples()) {
-      const std::array<double, 6> values = {g.grid_power, g.frequency, g.voltage, g.capacitor_energy, g.battery_soc,
-                                            g.hot_spot};
+      const std::array<double, 9> values = {g.grid_power, g.frequency, g.voltage,    g.capacitor_energy, g.battery_soc,
+                                            g.hot_spot,   g.ups_energy, g.bbu_energy, g.it_power_lost};
       writer_.append_fine_sample(0, g.time, values);
       if (callbacks_.fine_sample) callbacks_.fine_sample(0, g.time, values);
     }

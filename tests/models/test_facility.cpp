@@ -268,6 +268,45 @@ TEST_CASE("The electrical feed follows the hall at 1 ms between knots and its en
   CHECK(figure(summary, "limit_violations") >= figure(summary, "grid_limit_violations"));
 }
 
+TEST_CASE("A utility outage in a hall: the stores carry it and it counts as a limit violation", "[models][facility][electrical]") {
+  // Without BBUs and with a UPS battery of 1 s at its 0.1 MW rating: the servers ride the first
+  // part of the 3 s outage on the UPS, then drop after their PSUs' hold-up, and their load is lost
+  // to its end.
+  const std::string text =
+      "name: small\nsite: facility\nsimulation: {output_interval: 5 s, duration: 20 s}\n"
+      "electrical:\n  ups: {rated_power: 0.1 MW, battery_autonomy: 1 s}\n  bbu: {unit_energy: 0}\n"
+      "  utility_events:\n    - {kind: outage, time: 10.0005 s, duration: 3 s}\n"
+      "facility:\n  cooling: liquid-to-air\n  layout: {pods: 2, racks_per_pod: 4}\n  pod_loop: {rack_count: 4}\n"
+      "workload:\n  job: {pipeline_parallel: 2}\n";
+  const auto doc = dctwin::io::parse_scenario(text, "small.yaml", dctwin::models::facility::scenario_schema());
+  FacilitySite site(doc.tree, std::nullopt);
+  GridObserver observer;
+  observer.site = &site;
+  dctwin::solver::Simulator simulator(site.system(), site.settings());
+  const auto x0 = site.initial_state();
+  REQUIRE(simulator.run(x0, observer).finished());
+  const auto summary = site.summary(x0, simulator.final_state(), simulator.final_discrete());
+  const auto e = site.feed()->energy();
+  CHECK(std::abs(e.grid - e.load - e.losses - e.storage_change) <= 1e-9 * e.grid);
+  CHECK(figure(summary, "utility_disturbance_first") == Approx(10.0005).epsilon(1e-12));
+  CHECK(figure(summary, "utility_disturbance_time") == Approx(3.0).epsilon(1e-9));
+  const double exhausted = figure(summary, "ups_battery_exhausted_first");
+  CHECK(exhausted > 10.0005 + 1.0);  // 0.1 MW for 1 s carries the smaller lineup for longer
+  CHECK(exhausted < 13.0005);
+  // The drop follows the UPS after the hold-up: 24 supplies x 35 J over the lineup's output.
+  CHECK(figure(summary, "it_load_lost_first") - exhausted > 0.005);
+  CHECK(figure(summary, "it_load_lost_first") - exhausted < 0.05);
+  CHECK(figure(summary, "it_load_lost") == Approx(e.it_load_lost).epsilon(1e-12));
+  CHECK(e.it_load_lost > 0.0);
+  CHECK(e.mechanical_load_lost > 0.0);
+  CHECK(figure(summary, "grid_limit_utility_supply") == 0.0);
+  CHECK(figure(summary, "grid_limit_it_load_supplied") == 0.0);
+  CHECK(figure(summary, "limit_violations") >= 2.0);
+  // While the utility is out the grid connection carries nothing.
+  for (const auto& g : observer.grid)
+    if (g.time > 10.002 && g.time < 13.0) CHECK(g.grid_power == 0.0);
+}
+
 TEST_CASE("The grid sees the cooling's power as a ramp between samples, not a step at each", "[models][facility][electrical]") {
   // The air-cooled hall from a cold start: fans, CRAH and plant power change over the minute while
   // the GPUs compute steadily (one long compute phase, no communication edges), sampled every 10 s.

@@ -347,13 +347,36 @@ ParameterTable BbuParameters::table() {
                              "Estimate (uncertain): Open Rack v3 BBU shelves of 15 kW ([ocp-open-rack-v3]); two cover a "
                              "rack of two ~10 kW servers");
   t.push_back(at_least(n, 0.0));
-  auto p = real_parameter("unit_rated_power", "W", "Discharge rating of one unit (not used: no outages are modelled)",
+  auto p = real_parameter("unit_rated_power", "W",
+                          "Discharge rating of one unit at the busbar; a busbar load above the rack's units' "
+                          "rating trips them",
                           d.unit_rated_power, "Open Rack v3 BBU 15 kW, up to 4 min hold-up ([ocp-open-rack-v3])");
   p.display_unit = "kW";
   t.push_back(greater_than(p, 0.0));
   p = real_parameter("standby_loss", "W", "Float charging and management loss of one unit", d.standby_loss,
                      "Estimate (uncertain): charger and battery management of a ~15 kW Li-ion module draw a few "
                      "tens of W at float");
+  t.push_back(at_least(p, 0.0));
+  p = real_parameter("unit_energy", "J", "Usable energy of one unit (0: no discharge)", d.unit_energy,
+                     "Open Rack v3 BBU: 15 kW for up to 240 s, 15 kW x 240 s = 3.6 MJ ([ocp-orv3-hpr-psu], "
+                     "[ocp-open-rack-v3])");
+  p.display_unit = "MJ";
+  t.push_back(at_least(p, 0.0));
+  p = real_parameter("discharge_efficiency", "1",
+                     "Energy delivered to the busbar per energy taken from the cells (also stored per energy drawn "
+                     "while recharging)",
+                     d.discharge_efficiency,
+                     "Estimate (uncertain): the BBU's boost converter to the 48 V busbar, ~97 %");
+  greater_than(p, 0.0);
+  t.push_back(at_most(p, 1.0));
+  p = real_parameter("transfer_time", "s", "From the busbar's loss of feed to the BBUs carrying it", d.transfer_time,
+                     "Open Rack v3 power shelf: the BBU is triggered after the bus has been low for 2 ms and "
+                     "starts within 2 ms, 4 ms in all; the PSU's hold-up bridges it ([ocp-orv3-hpr-psu])");
+  p.display_unit = "ms";
+  t.push_back(at_least(p, 0.0));
+  p = real_parameter("recharge_power", "W", "Power one unit draws from the busbar while it recharges", d.recharge_power,
+                     "Estimate (uncertain): a 1 kWh module recharged in about 45 min");
+  p.display_unit = "kW";
   t.push_back(at_least(p, 0.0));
   return t;
 }
@@ -363,6 +386,10 @@ BbuParameters BbuParameters::from(const solver::ParameterTree& s) {
   p.units_per_rack = static_cast<int>(s.integer("units_per_rack"));
   p.unit_rated_power = s.number("unit_rated_power");
   p.standby_loss = s.number("standby_loss");
+  p.unit_energy = s.number("unit_energy");
+  p.discharge_efficiency = s.number("discharge_efficiency");
+  p.transfer_time = s.number("transfer_time");
+  p.recharge_power = s.number("recharge_power");
   p.check(section_name(s, "electrical.bbu"));
   return p;
 }
@@ -373,10 +400,21 @@ void BbuParameters::check(const std::string& section) const {
   positive_finite(check, "unit_rated_power", unit_rated_power, "W");
   check.at_least("standby_loss", standby_loss, 0.0, "W");
   finite(check, "standby_loss", standby_loss);
+  check.at_least("unit_energy", unit_energy, 0.0, "J");
+  finite(check, "unit_energy", unit_energy);
+  check.in_half_open_range("discharge_efficiency", discharge_efficiency, 0.0, 1.0, "");
+  check.at_least("transfer_time", transfer_time, 0.0, "s");
+  finite(check, "transfer_time", transfer_time);
+  check.at_least("recharge_power", recharge_power, 0.0, "W");
+  finite(check, "recharge_power", recharge_power);
 }
 
 double BbuParameters::loss(std::size_t racks) const {
   return static_cast<double>(racks) * static_cast<double>(units_per_rack) * standby_loss;
+}
+
+double BbuParameters::energy(std::size_t racks) const {
+  return static_cast<double>(racks) * static_cast<double>(units_per_rack) * unit_energy;
 }
 
 // ---- PDUs ---------------------------------------------------------------------------------------
@@ -448,6 +486,40 @@ ParameterTable UpsParameters::table() {
                      "Estimate (uncertain): active-front-end UPS rectifiers state input power factor >= 0.99");
   greater_than(p, 0.0);
   t.push_back(at_most(p, 1.0));
+  p = real_parameter("battery_autonomy", "s",
+                     "Time the battery carries the rated output (usable energy = rated_power x this / "
+                     "battery_efficiency); 0: no battery, an input loss passes to the output",
+                     d.battery_autonomy,
+                     "Estimate (uncertain): data-centre UPS batteries are commonly sized for ~5 min at full load, "
+                     "long enough for generators to start and take the load");
+  p.display_unit = "min";
+  t.push_back(at_least(p, 0.0));
+  p = real_parameter("battery_efficiency", "1",
+                     "Battery mode: output power per power taken from the battery (also stored per power drawn "
+                     "while recharging)",
+                     d.battery_efficiency,
+                     "Estimate (uncertain): the inverter stage of a double-conversion UPS alone, ~96-97 %");
+  greater_than(p, 0.0);
+  t.push_back(at_most(p, 1.0));
+  p = real_parameter("input_voltage_min", "1",
+                     "Least input voltage, per nominal, the UPS runs from; a deeper sag moves it to its battery",
+                     d.input_voltage_min,
+                     "Estimate (uncertain): three-phase UPS state an input tolerance of about -15 % at full load "
+                     "before they draw on the battery");
+  greater_than(p, 0.0);
+  t.push_back(at_most(p, 1.0));
+  p = real_parameter("transfer_time", "s",
+                     "Eco mode: from the input's loss to the inverter carrying the output (double conversion "
+                     "transfers nothing: the inverter already carries the load, IEC 62040-3 class VFI)",
+                     d.transfer_time,
+                     "Estimate (uncertain): eco-mode transfers of large UPS within a quarter cycle, 4 ms at 60 Hz "
+                     "([iec-62040-3] for the VFI / VI / VFD classes)");
+  p.display_unit = "ms";
+  t.push_back(at_least(p, 0.0));
+  p = real_parameter("recharge_power", "W", "Power drawn at the input to recharge the battery after a discharge",
+                     d.recharge_power, "Estimate (uncertain): chargers of ~5 % of the UPS rating");
+  p.display_unit = "MW";
+  t.push_back(at_least(p, 0.0));
   return t;
 }
 
@@ -470,6 +542,11 @@ UpsParameters UpsParameters::from(const solver::ParameterTree& s) {
   p.mode = s.text("mode");
   p.rated_power = s.number("rated_power");
   p.input_power_factor = s.number("input_power_factor");
+  p.battery_autonomy = s.number("battery_autonomy");
+  p.battery_efficiency = s.number("battery_efficiency");
+  p.input_voltage_min = s.number("input_voltage_min");
+  p.transfer_time = s.number("transfer_time");
+  p.recharge_power = s.number("recharge_power");
   p.double_conversion_efficiency = read_curve(s, "double_conversion_efficiency", default_double_conversion());
   p.eco_efficiency = read_curve(s, "eco_efficiency", default_eco());
   p.check(section_name(s, "electrical.ups"));
@@ -483,6 +560,14 @@ void UpsParameters::check(const std::string& section) const {
                              check.path("mode"));
   positive_finite(check, "rated_power", rated_power, "W");
   check.in_half_open_range("input_power_factor", input_power_factor, 0.0, 1.0, "");
+  check.at_least("battery_autonomy", battery_autonomy, 0.0, "s");
+  finite(check, "battery_autonomy", battery_autonomy);
+  check.in_half_open_range("battery_efficiency", battery_efficiency, 0.0, 1.0, "");
+  check.in_half_open_range("input_voltage_min", input_voltage_min, 0.0, 1.0, "");
+  check.at_least("transfer_time", transfer_time, 0.0, "s");
+  finite(check, "transfer_time", transfer_time);
+  check.at_least("recharge_power", recharge_power, 0.0, "W");
+  finite(check, "recharge_power", recharge_power);
   check_efficiency_curve(double_conversion_efficiency, section + ".double_conversion_efficiency");
   check_efficiency_curve(eco_efficiency, section + ".eco_efficiency");
 }

@@ -142,6 +142,17 @@ void check_top_level(const ElectricalParameters& p, const std::string& section) 
                format_number(p.time_step) + " s");
 }
 
+/// The utility events: each one's values, their order, and what the feed cannot model with them.
+void check_ride_through(const ElectricalParameters& p, const std::string& section) {
+  check_utility_events(p.utility_events, section + ".utility_events");
+  for (std::size_t i = 0; i < p.utility_events.size(); ++i)
+    if (p.utility_events[i].outage() && (p.capacitor_storage.enabled || p.battery_storage.enabled))
+      throw solver::InputError(section + ".utility_events[" + std::to_string(i) +
+                                   "]: an outage with storage at the MV bus (capacitor_storage or battery_storage "
+                                   "enabled) is not modelled: the storage would have to form the islanded bus",
+                               section + ".utility_events[" + std::to_string(i) + "].kind");
+}
+
 /// The parameters after their checks (sections under "electrical").
 const ElectricalParameters& checked(const ElectricalParameters& p) {
   p.check("electrical");
@@ -212,6 +223,10 @@ SectionSchema ElectricalParameters::schema() {
       plain_section("Supercapacitor bank at the MV bus", CapacitorStorageParameters::table());
   s.sections["battery_storage"] = plain_section("Battery at the MV bus with ramp control", BatteryStorageParameters::table());
   s.sections["limits"] = plain_section("Limits at the grid connection (0 = not checked)", GridLimits::table());
+  s.lists["utility_events"] = plain_section(
+      "A utility disturbance: a voltage sag (depth, duration) or an outage (duration), ridden through by the UPS "
+      "batteries, the rack BBUs and the PSUs' hold-up (docs/models/electrical-ride-through.md)",
+      UtilityEvent::table());
   return s;
 }
 
@@ -236,8 +251,11 @@ ElectricalParameters ElectricalParameters::from(const solver::ParameterTree& s) 
       read_section<CapacitorStorageParameters>(s, path, "capacitor_storage", CapacitorStorageParameters::from);
   p.battery_storage = read_section<BatteryStorageParameters>(s, path, "battery_storage", BatteryStorageParameters::from);
   p.limits = read_section<GridLimits>(s, path, "limits", GridLimits::from);
+  if (const auto events = s.lists.find("utility_events"); events != s.lists.end())
+    for (const auto& entry : events->second) p.utility_events.push_back(UtilityEvent::from(entry));
   // The sub-sections were checked as they were read; the top-level values and their combinations here.
   check_top_level(p, path);
+  check_ride_through(p, path);
   return p;
 }
 
@@ -254,6 +272,7 @@ void ElectricalParameters::check(const std::string& section) const {
   battery_storage.check(section + ".battery_storage");
   limits.check(section + ".limits");
   check_top_level(*this, section);
+  check_ride_through(*this, section);
 }
 
 // ---- the feed -----------------------------------------------------------------------------------
@@ -320,6 +339,40 @@ struct ElectricalFeed::Impl {
   std::vector<PendingGridPoint> pending_points;
   TransformerThermalStates unit_states;      // the units' states while they step, scratch
 
+  // ---- ride-through of utility events (ride_through.hpp) ----
+  /// What carries a lineup's servers over a cut piece.
+  enum class Source { grid, ups_battery, bbu, holdup, dropped };
+  /// Why a lineup's source changes at the end of its cut.
+  enum class Change { none, gap_over, ups_empty, bbu_empty, drop };
+  struct Backup {
+    double ups_energy = 0.0, bbu_energy = 0.0;  // J stored
+    double ups_gap = 0.0, bbu_gap = 0.0;        // s left of the UPS's and the BBUs' transfer times
+    bool input_lost = false;    // the UPS input is outside its tolerance (or the utility is lost)
+    bool busbar_fed = true;     // the busbar is fed from upstream (utility or UPS battery)
+    bool bbu_tripped = false;   // the BBUs were asked for more than their rating
+    bool ups_exhausted = false, bbu_exhausted = false;  // ran out during this disturbance
+    bool dropped = false;       // the servers dropped out: IT load lost until the utility returns
+  };
+  bool ride_through = false;  // utility events configured: pieces go through cut_piece()
+  std::vector<Backup> backup;
+  std::vector<Source> source;       // per lineup over the current cut
+  std::vector<double> change_after; // s into the current cut at which each lineup's source changes
+  std::vector<Change> change;       // and why
+  double ups_capacity = 0.0, bbu_capacity = 0.0;  // J per lineup
+  double bbu_rating = 0.0, bbu_recharge_power = 0.0;  // W per lineup at the busbar
+  double residual_voltage = 1.0;  // utility voltage over the current cut, per nominal
+  bool outage = false;            // the MV bus is disconnected over the current cut
+  bool feeder_disconnected = false;
+  double it_lost = 0.0, mechanical_lost = 0.0;              // J not supplied
+  double holdup_energy = 0.0, bbu_drawn = 0.0, ups_drawn = 0.0;  // J from the stores
+  double step_it_lost = 0.0;       // J of IT load lost so far inside the current grid step
+  double last_it_lost_power = 0.0; // W, mean of the last completed grid step
+  double disturbance_time = 0.0, disturbance_first = -1.0;
+  double load_lost_time = 0.0, load_lost_first = -1.0;
+  double ups_exhausted_first = -1.0, bbu_exhausted_first = -1.0;
+  std::size_t lineup_drops = 0;
+  FeedLoad cut_start, cut_end;  // scratch loads at a cut's ends
+
   Impl(const ElectricalParameters& params, std::size_t lineup_count, std::size_t servers_per_lineup,
        std::size_t racks_per_lineup, double ambient_temperature, double start, const FeedLoad& initial)
       : p(checked(params)),
@@ -378,9 +431,25 @@ struct ElectricalFeed::Impl {
     last_grid_power = grid_power_initial;
     piece_start.it.resize(lineups);
     piece_end.it.resize(lineups);
+    // The stores start full.
+    ups_capacity = p.ups.battery_autonomy > 0.0 ? p.ups.battery_energy() : 0.0;
+    bbu_capacity = p.bbu.energy(racks_per_lineup);
+    const double bbu_units = static_cast<double>(racks_per_lineup) * static_cast<double>(p.bbu.units_per_rack);
+    bbu_rating = bbu_units * p.bbu.unit_rated_power;
+    bbu_recharge_power = bbu_units * p.bbu.recharge_power;
+    Backup full;
+    full.ups_energy = ups_capacity;
+    full.bbu_energy = bbu_capacity;
+    backup.assign(lineups, full);
+    ride_through = !p.utility_events.empty();
+    source.assign(lineups, Source::grid);
+    change_after.assign(lineups, 0.0);
+    change.assign(lineups, Change::none);
+    cut_start.it.resize(lineups);
+    cut_end.it.resize(lineups);
     push_sample(t0);
     // The metrics cover the same record as the report's series: the state at t0, then every step.
-    recorder.add(last_grid_power, utility.frequency(), feeder.voltage_relative());
+    recorder.add(last_grid_power, utility.frequency(), bus_voltage());
   }
 
   void check_load(const FeedLoad& load_now, double t) const {
@@ -432,9 +501,14 @@ struct ElectricalFeed::Impl {
     s.time = t;
     s.grid_power = last_grid_power;
     s.frequency = utility.frequency();
-    s.voltage = feeder.voltage_relative();
+    s.voltage = bus_voltage();
     s.capacitor_energy = capacitor ? capacitor->energy() : 0.0;
     s.battery_soc = battery ? battery->state_of_charge() : 0.0;
+    for (const Backup& k : backup) {
+      s.ups_energy += k.ups_energy;
+      s.bbu_energy += k.bbu_energy;
+    }
+    s.it_power_lost = last_it_lost_power;
     s.hot_spot = pending_pieces.empty() ? hot_spot() : std::numeric_limits<double>::quiet_NaN();
     samples.push_back(s);
   }
@@ -451,8 +525,19 @@ struct ElectricalFeed::Impl {
   }
 
   /// One step or partial step of length h with the loads linear from `a` to `b`.
+  /// The MV bus voltage per nominal: the feeder's, times the utility's residual voltage during a
+  /// sag, 0 during an outage.
+  [[nodiscard]] double bus_voltage() const {
+    if (outage) return 0.0;
+    return residual_voltage == 1.0 ? feeder.voltage_relative() : residual_voltage * feeder.voltage_relative();
+  }
+
   void piece(double h, const FeedLoad& a, const FeedLoad& b) {
     if (into_step == 0.0) begin_step(a);
+    if (ride_through) {
+      cut_piece(h, a, b);
+      return;
+    }
     // The lineups' conversion chains side by side, then their sums in lineup order.
     const std::size_t n = lineups;
     LineupPiece& q = lineup;
@@ -510,6 +595,340 @@ struct ElectricalFeed::Impl {
     utility.step(h, grid_power - grid_power_initial);
   }
 
+  // ---- ride-through --------------------------------------------------------------------------
+
+  [[nodiscard]] double tolerance() const { return 1e-9 * dt; }
+
+  /// The event in force over a cut starting at t, if any (events are in time order, apart).
+  [[nodiscard]] const UtilityEvent* event_at(double t) const {
+    for (const auto& e : p.utility_events)
+      if (e.time <= t + tolerance() && t + tolerance() < e.end()) return &e;
+    return nullptr;
+  }
+
+  /// The first event edge (start or end) after t, or infinity.
+  [[nodiscard]] double next_edge(double t) const {
+    for (const auto& e : p.utility_events) {
+      if (e.time > t + tolerance()) return e.time;
+      if (e.end() > t + tolerance()) return e.end();
+    }
+    return std::numeric_limits<double>::infinity();
+  }
+
+  [[nodiscard]] bool ups_available(const Backup& k) const {
+    return ups_capacity > 0.0 && !k.ups_exhausted && k.ups_energy > 1e-9 * ups_capacity;
+  }
+  [[nodiscard]] bool bbu_available(const Backup& k) const {
+    return bbu_capacity > 0.0 && !k.bbu_exhausted && !k.bbu_tripped && k.bbu_energy > 1e-9 * bbu_capacity;
+  }
+
+  /// Each lineup's source over the cut that starts now (the utility's state already set): the
+  /// utility while the UPS input is within its tolerance; else the UPS battery once the UPS has
+  /// transferred; else the BBUs once their transfer time has passed; else the PSUs' hold-up; and
+  /// nothing once the servers have dropped.
+  void choose_sources() {
+    const bool lost = outage || residual_voltage < p.ups.input_voltage_min;
+    for (std::size_t l = 0; l < lineups; ++l) {
+      Backup& k = backup[l];
+      if (lost && !k.input_lost) k.ups_gap = p.ups.transfer_delay();
+      if (!lost && k.input_lost) {
+        // The utility is back: the servers restart and the stores recharge.
+        k.dropped = k.bbu_tripped = k.ups_exhausted = k.bbu_exhausted = false;
+      }
+      k.input_lost = lost;
+      Source src = Source::grid;
+      if (lost) {
+        if (k.dropped) {
+          src = Source::dropped;
+        } else if (ups_available(k) && k.ups_gap <= 0.0) {
+          src = Source::ups_battery;
+        } else {
+          if (k.busbar_fed) k.bbu_gap = p.bbu.transfer_time;  // the busbar has just lost its feed
+          src = Source::holdup;
+          if (bbu_available(k) && k.bbu_gap <= 0.0) {
+            // The BBUs trip when the busbar asks for more than their rating.
+            if (psu_input_power[l] > bbu_rating) k.bbu_tripped = true;
+            else src = Source::bbu;
+          }
+        }
+      }
+      k.busbar_fed = src == Source::grid || src == Source::ups_battery;
+      source[l] = src;
+    }
+  }
+
+  /// Energy [J] lineup l's battery (UPS or BBU, as its source says) gives over the first s of a
+  /// cut of length `length` with the IT load linear from pa to pb, from the present state.
+  [[nodiscard]] double store_draw(std::size_t l, double s, double length, double pa, double pb) const {
+    PsuState state{psu_input_power[l], psu_bulk_energy[l]};
+    const double end = pa + (pb - pa) * (s / length);
+    const PsuStep r = psu.step(state, s, pa, end, step_efficiency[l]);
+    if (source[l] == Source::bbu) return r.input_energy / p.bbu.discharge_efficiency;
+    const double pdu_output = r.input_energy / s + bbu_loss;
+    const double ups_output = pdu_output + p.pdu.loss(pdu_output);
+    return ups_output * s / p.ups.battery_efficiency;
+  }
+
+  /// When within a cut of length `length` the battery that carries lineup l holds `energy` no
+  /// more: the s with store_draw(s) = energy (fixed-point iteration on the mean power, exact in one
+  /// pass for a constant draw), or infinity.
+  [[nodiscard]] double exhaustion(std::size_t l, double energy, double length, double pa, double pb) const {
+    const double whole = store_draw(l, length, length, pa, pb);
+    if (whole <= energy) return std::numeric_limits<double>::infinity();
+    double s = length * energy / whole;
+    for (int i = 0; i < 60 && s > 0.0; ++i) {
+      const double drawn = store_draw(l, s, length, pa, pb);
+      const double next = std::min(length, s * energy / drawn);
+      if (std::fabs(next - s) <= 1e-15 * s) break;
+      s = next;
+    }
+    return s;
+  }
+
+  /// How long the PSUs' bulk capacitors of lineup l carry an output linear from pa to pb (over a
+  /// cut of length `length`) before they reach psu.bulk_voltage_min:
+  /// W_out(s) = pa s + (pb - pa) s^2 / (2 length) = E - E_min, or infinity.
+  [[nodiscard]] double holdup_left(std::size_t l, double length, double pa, double pb) const {
+    const double usable = psu_bulk_energy[l] - psu.bulk_energy_at(p.psu.bulk_voltage_min);
+    if (usable <= 0.0) return 0.0;
+    if (0.5 * (pa + pb) * length <= usable) return std::numeric_limits<double>::infinity();
+    const double k = 0.5 * (pb - pa) / length;
+    // k s^2 + pa s - usable = 0; the root in (0, length], in the form without cancellation.
+    return 2.0 * usable / (pa + std::sqrt(std::max(0.0, pa * pa + 4.0 * k * usable)));
+  }
+
+  /// The cut's length: at most `length`, ending where the first lineup's source changes.
+  double plan_cut(double length, const FeedLoad& a, const FeedLoad& b) {
+    double shortest = length;
+    for (std::size_t l = 0; l < lineups; ++l) {
+      const Backup& k = backup[l];
+      double at = std::numeric_limits<double>::infinity();
+      Change why = Change::none;
+      auto consider = [&](double s, Change c) {
+        if (s < at) {
+          at = s;
+          why = c;
+        }
+      };
+      switch (source[l]) {
+        case Source::holdup:
+          if (ups_available(k) && k.ups_gap > 0.0) consider(k.ups_gap, Change::gap_over);
+          if (bbu_available(k) && k.bbu_gap > 0.0) consider(k.bbu_gap, Change::gap_over);
+          consider(holdup_left(l, length, a.it[l], b.it[l]), Change::drop);
+          break;
+        case Source::ups_battery:
+          consider(exhaustion(l, k.ups_energy, length, a.it[l], b.it[l]), Change::ups_empty);
+          break;
+        case Source::bbu:
+          consider(exhaustion(l, k.bbu_energy, length, a.it[l], b.it[l]), Change::bbu_empty);
+          break;
+        default:
+          break;
+      }
+      change_after[l] = at;
+      change[l] = why;
+      shortest = std::min(shortest, at);
+    }
+    return shortest;
+  }
+
+  /// A piece with utility events: cut at every event edge and at every change of a lineup's source.
+  void cut_piece(double h, const FeedLoad& a, const FeedLoad& b) {
+    const double start = time();
+    double done = 0.0;
+    interpolate(cut_start, a, b, 0.0);
+    for (int guard = 0; done < h; ++guard) {
+      DCTWIN_DEMAND(guard < 10000, "electrical feed: a piece was cut more than 10000 times");
+      const double t = start + done;
+      const UtilityEvent* event = event_at(t);
+      residual_voltage = event != nullptr ? event->residual_voltage() : 1.0;
+      outage = event != nullptr && event->outage();
+      choose_sources();
+      double length = std::min(h - done, std::max(0.0, next_edge(t) - t));
+      interpolate(cut_end, a, b, (done + length) / h);
+      const double planned = plan_cut(length, cut_start, cut_end);
+      if (planned < length) {
+        length = planned;
+        interpolate(cut_end, a, b, (done + length) / h);
+      }
+      if (h - done - length <= tolerance()) {  // no sliver left behind
+        length = h - done;
+        interpolate(cut_end, a, b, 1.0);
+      }
+      if (length > 0.0) cut(length, cut_start, cut_end);
+      after_cut(t, length, event != nullptr);
+      done += length;
+      std::swap(cut_start, cut_end);
+    }
+  }
+
+  /// The transfer times run on; the lineups whose cut ended at their change take it.
+  void after_cut(double t, double length, bool disturbed) {
+    bool any_down = false;
+    for (std::size_t l = 0; l < lineups; ++l) {
+      Backup& k = backup[l];
+      if (k.input_lost) k.ups_gap = std::max(0.0, k.ups_gap - length);
+      if (source[l] == Source::holdup) k.bbu_gap = std::max(0.0, k.bbu_gap - length);
+      if (source[l] == Source::dropped) any_down = true;
+      if (change[l] == Change::none || change_after[l] > length) continue;
+      const double when = t + change_after[l];
+      if (change[l] == Change::ups_empty) {
+        k.ups_exhausted = true;
+        if (ups_exhausted_first < 0.0) ups_exhausted_first = when;
+      } else if (change[l] == Change::bbu_empty) {
+        k.bbu_exhausted = true;
+        if (bbu_exhausted_first < 0.0) bbu_exhausted_first = when;
+      } else if (change[l] == Change::drop) {
+        k.dropped = true;
+        ++lineup_drops;
+        if (load_lost_first < 0.0) load_lost_first = when;
+      }
+      change[l] = Change::none;
+    }
+    if (disturbed) {
+      if (disturbance_first < 0.0) disturbance_first = t;
+      disturbance_time += length;
+    }
+    if (any_down) load_lost_time += length;
+  }
+
+  /// One cut of length h with each lineup's source fixed and the loads linear from a to b: the
+  /// conversion chain lineup by lineup, the stores' flows, then the MV side as in piece().
+  void cut(double h, const FeedLoad& a, const FeedLoad& b) {
+    const bool energized = !outage;
+    const double units = p.transformer.units_per_lineup;
+    const double rating = units * p.transformer.rated_power * p.ups.input_power_factor;
+    double demand = 0.0, reactive = 0.0;
+    for (std::size_t l = 0; l < lineups; ++l) {
+      Backup& k = backup[l];
+      const Source src = source[l];
+      double w_in = 0.0, w_out = 0.0, psu_loss = 0.0, bulk_change = 0.0;
+      if (src == Source::grid || src == Source::ups_battery || src == Source::bbu) {
+        PsuState state{psu_input_power[l], psu_bulk_energy[l]};
+        const PsuStep r = psu.step(state, h, a.it[l], b.it[l], step_efficiency[l]);
+        psu_input_power[l] = state.input_power;
+        psu_bulk_energy[l] = state.bulk_energy;
+        w_in = r.input_energy;
+        w_out = r.output_energy;
+        psu_loss = r.loss;
+        bulk_change = r.bulk_energy_change;
+      } else if (src == Source::holdup) {
+        // No input: the bulk capacitors carry the output, dE/dt = -P_out. The PFC stage's power
+        // command (the lagged input state) is held, so that the input resumes at it when the busbar
+        // is fed again.
+        w_out = 0.5 * (a.it[l] + b.it[l]) * h;
+        bulk_change = -w_out;
+        psu_bulk_energy[l] += bulk_change;
+        holdup_energy += w_out;
+      } else {
+        const double lost = 0.5 * (a.it[l] + b.it[l]) * h;
+        it_lost += lost;
+        step_it_lost += lost;
+      }
+      // The busbar: BBU discharge, recharge and standby; the PDUs and the UPS while fed.
+      if (src == Source::bbu) {
+        const double drawn = w_in / p.bbu.discharge_efficiency;
+        k.bbu_energy -= drawn;
+        bbu_drawn += drawn;
+        storage_change -= drawn;
+        losses[bbu_stage] += drawn - w_in;
+      }
+      double ups_input = 0.0;
+      if (src == Source::grid || src == Source::ups_battery) {
+        double bbu_charge = 0.0;  // W into the BBUs from the busbar
+        if (src == Source::grid && k.bbu_energy < bbu_capacity)
+          bbu_charge = std::min(bbu_recharge_power, (bbu_capacity - k.bbu_energy) / (p.bbu.discharge_efficiency * h));
+        if (bbu_charge > 0.0) {
+          const double stored = bbu_charge * p.bbu.discharge_efficiency * h;
+          k.bbu_energy += stored;
+          storage_change += stored;
+          losses[bbu_stage] += bbu_charge * h - stored;
+        }
+        const double pdu_output = w_in / h + bbu_loss + bbu_charge;
+        const double pdu_loss = p.pdu.loss(pdu_output);
+        const double ups_output = pdu_output + pdu_loss;
+        losses[bbu_stage] += bbu_loss * h;
+        losses[pdu_stage] += pdu_loss * h;
+        if (src == Source::grid) {
+          ups_input = p.ups.input_power(ups_output, ups_curve);
+          losses[ups_stage] += (ups_input - ups_output) * h;
+          if (k.ups_energy < ups_capacity) {
+            const double charge = std::min(p.ups.recharge_power,
+                                           (ups_capacity - k.ups_energy) / (p.ups.battery_efficiency * h));
+            const double stored = charge * p.ups.battery_efficiency * h;
+            k.ups_energy += stored;
+            storage_change += stored;
+            losses[ups_stage] += charge * h - stored;
+            ups_input += charge;
+          }
+        } else {
+          const double drawn = ups_output * h / p.ups.battery_efficiency;
+          k.ups_energy -= drawn;
+          ups_drawn += drawn;
+          storage_change -= drawn;
+          losses[ups_stage] += drawn - ups_output * h;
+        }
+      }
+      const double switchboard_loss = p.switchboard.loss(ups_input);
+      const double low_voltage = ups_input + switchboard_loss;
+      double load_factor = 0.0, transformer_loss = 0.0, lineup_reactive = 0.0;
+      if (energized) {  // de-energized during an outage: no loss, no magnetizing current
+        load_factor = low_voltage / rating;
+        transformer_loss = units * transformer.loss(load_factor);
+        lineup_reactive = low_voltage * lineup_reactive_ratio + units * transformer.reactive_loss(load_factor);
+      }
+      bulk_energy_min = std::min(bulk_energy_min, psu_bulk_energy[l]);
+      pending_load_factors.push_back(load_factor);
+      demand += low_voltage + transformer_loss;
+      reactive += lineup_reactive;
+      load += w_out;
+      server_input += w_in;
+      server_output += w_out;
+      storage_change += bulk_change;
+      losses[psu_stage] += psu_loss;
+      losses[switchboard_stage] += switchboard_loss * h;
+      losses[transformer_stage] += transformer_loss * h;
+    }
+    const double mechanical = 0.5 * (a.mechanical + b.mechanical);
+    Upstream m{0.0, 0.0, 0.0};
+    if (energized) {
+      m = mechanical_upstream(mechanical);
+      load += mechanical * h;
+      mechanical_load += mechanical * h;
+      losses[mechanical_transformer_stage] += (m.input - mechanical) * h;
+    } else {
+      mechanical_lost += mechanical * h;  // the cooling load is not on the UPS
+    }
+    pending_load_factors.push_back(m.load_factor);
+    pending_pieces.push_back({h, ambient});
+    demand += m.input;
+    reactive += m.reactive;
+
+    step_demand_energy += demand * h;
+    double net = demand;
+    for (const StorageFlow* flow : {&capacitor_flow, &battery_flow}) {
+      net -= flow->bus_power;
+      storage_change += flow->stored_power * h;
+    }
+    losses[capacitor_stage] += capacitor_flow.loss * h;
+    losses[battery_stage] += battery_flow.loss * h;
+    double feeder_loss = 0.0;
+    if (energized) {
+      // Reconnected after an outage: the feeder at the steady state of the demand (the
+      // re-energizing transient is not modelled).
+      if (feeder_disconnected) feeder.settle({net, reactive});
+      feeder_disconnected = false;
+      feeder_loss = feeder.step_power(h, {net, reactive});
+    } else {
+      feeder_disconnected = true;
+    }
+    losses[feeder_stage] += feeder_loss * h;
+    const double grid_power = energized ? net + feeder_loss : 0.0;
+    grid += grid_power * h;
+    step_grid_energy += grid_power * h;
+    utility.step(h, grid_power - grid_power_initial);
+  }
+
   void interpolate(FeedLoad& out, const FeedLoad& a, const FeedLoad& b, double w) const {
     for (std::size_t l = 0; l < lineups; ++l) out.it[l] = a.it[l] + (b.it[l] - a.it[l]) * w;
     out.mechanical = a.mechanical + (b.mechanical - a.mechanical) * w;
@@ -560,9 +979,11 @@ struct ElectricalFeed::Impl {
     step_grid_energy = 0.0;
     previous_step_demand = step_demand_energy / dt;
     step_demand_energy = 0.0;
+    last_it_lost_power = step_it_lost / dt;
+    step_it_lost = 0.0;
     into_step = 0.0;
     ++steps;
-    recorder.add(last_grid_power, utility.frequency(), feeder.voltage_relative());
+    recorder.add(last_grid_power, utility.frequency(), bus_voltage());
     const bool sampled = steps % steps_per_output == 0;
     if (sampled) push_sample(time());
     pending_points.push_back(
@@ -621,6 +1042,11 @@ struct ElectricalFeed::Impl {
     }
     e.upstream_losses = e.losses - losses[psu_stage];
     e.server_storage_change = server_input - server_output - losses[psu_stage];
+    e.it_load_lost = it_lost;
+    e.mechanical_load_lost = mechanical_lost;
+    e.psu_holdup = holdup_energy;
+    e.bbu_discharge = bbu_drawn;
+    e.ups_discharge = ups_drawn;
     return e;
   }
 
@@ -664,7 +1090,16 @@ FeedEnergy ElectricalFeed::energy() const { return impl_->energy(); }
 
 GridMetrics ElectricalFeed::metrics() const { return impl_->recorder.metrics(); }
 
-std::vector<LimitCheck> ElectricalFeed::limit_checks() const { return check_limits(impl_->p.limits, metrics()); }
+std::vector<LimitCheck> ElectricalFeed::limit_checks() const {
+  std::vector<LimitCheck> checks = check_limits(impl_->p.limits, metrics());
+  const Impl& f = *impl_;
+  if (f.ride_through) {
+    // A disturbance of the utility and any IT load lost count as limit violations.
+    checks.push_back({"utility_supply", f.disturbance_time, 0.0, "s", f.disturbance_time <= 0.0});
+    checks.push_back({"it_load_supplied", f.it_lost, 0.0, "J", f.it_lost <= 0.0});
+  }
+  return checks;
+}
 
 double ElectricalFeed::psu_bulk_voltage_min() const { return impl_->bulk_voltage_min(); }
 
@@ -730,6 +1165,32 @@ std::vector<solver::SummaryFigure> ElectricalFeed::summary() const {
   add("psu_bulk_voltage_min", f.bulk_voltage_min(), "V", "Least PSU bulk capacitor voltage (hold-up margin)");
   add("torsional_amplitude_max", f.utility.torsional_amplitude_max(), "1",
       "Largest torsional twist of the nearby unit, per unit of its rated static twist");
+  if (f.ride_through) {
+    // The utility events and how the facility rode through them (docs/models/electrical-ride-through.md).
+    double ups_end = 0.0, bbu_end = 0.0;
+    for (const auto& k : f.backup) {
+      ups_end += k.ups_energy;
+      bbu_end += k.bbu_energy;
+    }
+    add("utility_disturbance_time", f.disturbance_time, "s", "Time with the utility sagging or out (utility_events)");
+    add("utility_disturbance_first", f.disturbance_first, "s", "Start of the first utility disturbance (-1: none)");
+    add("it_load_lost", e.it_load_lost, "J",
+        "IT load (at the PSU outputs) not supplied: lineups whose servers dropped when their stores ran out");
+    add("it_load_lost_first", f.load_lost_first, "s", "When the first lineup's servers dropped (-1: never)");
+    add("it_load_lost_time", f.load_lost_time, "s", "Time with the servers of one lineup or more dropped");
+    add("lineup_drops", static_cast<double>(f.lineup_drops), "1",
+        "Times a lineup's servers dropped (PSU bulk voltage at its minimum with no source left)");
+    add("mechanical_load_lost", e.mechanical_load_lost, "J",
+        "Cooling load not supplied during outages (not on the UPS)");
+    add("psu_holdup_discharge", e.psu_holdup, "J",
+        "Energy the PSUs' bulk capacitors delivered while their input was lost (hold-up)");
+    add("bbu_discharge", e.bbu_discharge, "J", "Energy taken from the rack BBUs' cells");
+    add("ups_battery_discharge", e.ups_discharge, "J", "Energy taken from the UPS batteries");
+    add("ups_battery_exhausted_first", f.ups_exhausted_first, "s", "When a UPS battery first ran out (-1: never)");
+    add("bbu_exhausted_first", f.bbu_exhausted_first, "s", "When a lineup's BBUs first ran out (-1: never)");
+    add("ups_battery_energy_end", ups_end, "J", "Energy in the UPS batteries of all lineups at the end");
+    add("bbu_energy_end", bbu_end, "J", "Energy in the BBUs of all lineups at the end");
+  }
   const auto checks = limit_checks();
   double violations = 0.0;
   for (const auto& c : checks)

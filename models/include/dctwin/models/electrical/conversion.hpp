@@ -37,9 +37,10 @@
 // margin. A voltage below the window's minimum means the supply would have dropped out; it is
 // reported, not acted on (the model does not shut servers down).
 //
-// BBUs only float: they draw a constant standby loss (charger and management electronics) from the
-// busbar. Their discharge on a loss of input power is not modelled, because the feed never loses its
-// input (no outages are simulated).
+// BBUs float on the rack busbar: while the busbar is fed they draw a constant standby loss (charger
+// and management electronics), plus their recharge after a discharge. When the busbar loses its feed
+// (a utility sag or outage that the UPS does not carry) they take over after their transfer time and
+// carry the PSUs' input from their usable energy (ride_through.hpp; docs/models/electrical-ride-through.md).
 //
 // PDU and switchboard: resistive, loss = P_0 + k P^2 with k = f_rated / P_rated so that the loss at
 // rated power is P_0 + f_rated P_rated (P in W of the stage's output).
@@ -159,14 +160,20 @@ class PsuBank {
 
 struct BbuParameters {
   int units_per_rack = 2;           ///< BBU modules per rack
-  double unit_rated_power = 15.0e3; ///< [W] discharge rating (documentation only: no discharge is modelled)
+  double unit_rated_power = 15.0e3; ///< [W] discharge rating of one unit at the busbar
   double standby_loss = 30.0;       ///< [W] per unit, float charging and management electronics
+  double unit_energy = 3.6e6;       ///< [J] usable energy of one unit (15 kW for 240 s)
+  double discharge_efficiency = 0.97;  ///< [1] energy delivered to the busbar / energy taken from the cells
+  double transfer_time = 0.004;     ///< [s] from the busbar's loss of feed to the BBU carrying it
+  double recharge_power = 1.5e3;    ///< [W] per unit drawn from the busbar to recharge after a discharge
 
   static solver::ParameterTable table();
   static BbuParameters from(const solver::ParameterTree& section);
   void check(const std::string& section) const;
   /// Standby loss of `racks` racks [W].
   [[nodiscard]] double loss(std::size_t racks) const;
+  /// Usable energy of the units of `racks` racks [J].
+  [[nodiscard]] double energy(std::size_t racks) const;
 };
 
 // ---- PDUs --------------------------------------------------------------------------------------
@@ -193,6 +200,11 @@ struct UpsParameters {
   double input_power_factor = 0.99;        ///< [1] at the UPS input (rectifier with PFC)
   std::vector<EfficiencyPoint> double_conversion_efficiency = default_double_conversion();
   std::vector<EfficiencyPoint> eco_efficiency = default_eco();
+  double battery_autonomy = 300.0;   ///< [s] time the battery carries the rated output; 0 = no battery
+  double battery_efficiency = 0.96;  ///< [1] output / energy taken from the battery (inverter, battery mode)
+  double input_voltage_min = 0.85;   ///< [1] least input voltage (of nominal) the UPS runs from; below: battery
+  double transfer_time = 0.004;      ///< [s] eco mode: input loss to inverter output (double conversion: none)
+  double recharge_power = 0.25e6;    ///< [W] drawn at the input to recharge the battery after a discharge
 
   static std::vector<EfficiencyPoint> default_double_conversion();
   static std::vector<EfficiencyPoint> default_eco();
@@ -211,6 +223,12 @@ struct UpsParameters {
   /// input_power(output_power[i], curve) into input_power[i] for n outputs side by side, to the bit.
   void input_powers(std::size_t n, const double* output_power, const std::vector<EfficiencyPoint>& curve,
                     double* input_power) const;
+  /// Usable battery energy [J]: rated_power battery_autonomy / battery_efficiency, so that the battery
+  /// carries the rated output for battery_autonomy.
+  [[nodiscard]] double battery_energy() const { return rated_power * battery_autonomy / battery_efficiency; }
+  /// Time between the input's loss and the inverter carrying the output [s]: transfer_time in eco
+  /// mode, 0 in double conversion (the inverter already carries the load).
+  [[nodiscard]] double transfer_delay() const { return mode == "eco" ? transfer_time : 0.0; }
 };
 
 // ---- LV switchboard ---------------------------------------------------------------------------

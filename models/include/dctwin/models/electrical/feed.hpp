@@ -28,11 +28,22 @@
 // The grid recorder receives one sample per completed grid step: the mean grid power over that step,
 // and the frequency and bus voltage at its end.
 //
+// Utility disturbances (`utility_events`, ride_through.hpp): during a sag or an outage each lineup
+// is carried by its UPS battery, its racks' BBUs or its PSUs' bulk capacitors, or its IT load is lost.
+// A piece is then cut at every event edge and at every instant a store takes over or runs out (exact
+// for the hold-up's quadratic, iterated to round-off for the batteries), so that each lineup keeps one
+// source over each cut piece. During an outage the MV bus is disconnected: the cooling load is lost,
+// the transformers and the feeder carry nothing, and the utility sees the facility's power drop to 0
+// (the feeder is settled again at the demand when the utility returns). During a sag the MV bus runs
+// at 1 - depth (the recorded bus voltage is scaled by it) and the loads draw their power as before.
+//
 // Energy accounts [J] use the same step powers, so that
 //   grid = load + losses + storage_change
 // holds to round-off, where storage_change is the change of the energy in the PSUs' bulk capacitors,
-// the capacitor bank and the battery. (When a call ends inside a grid step the storage units' own
-// state already holds that whole step's flow; the accounts hold the part up to time().)
+// the UPS batteries, the BBUs, the capacitor bank and the battery, and load is what was delivered
+// (the demanded load = load + it_load_lost + mechanical_load_lost). (When a call ends inside a grid
+// step the storage units' own state already holds that whole step's flow; the accounts hold the
+// part up to time().)
 #pragma once
 
 #include <cstddef>
@@ -44,6 +55,7 @@
 #include "dctwin/models/electrical/conversion.hpp"
 #include "dctwin/models/electrical/feeder.hpp"
 #include "dctwin/models/electrical/grid_metrics.hpp"
+#include "dctwin/models/electrical/ride_through.hpp"
 #include "dctwin/models/electrical/storage.hpp"
 #include "dctwin/models/electrical/transformer.hpp"
 #include "dctwin/models/electrical/utility.hpp"
@@ -71,10 +83,11 @@ struct ElectricalParameters {
   CapacitorStorageParameters capacitor_storage;
   BatteryStorageParameters battery_storage;
   GridLimits limits;
+  std::vector<UtilityEvent> utility_events;  ///< sags and outages, in time order
 
   static solver::ParameterTable table();
   /// Sub-sections psu, bbu, pdu, ups, switchboard, transformer, feeder, utility, capacitor_storage,
-  /// battery_storage, limits.
+  /// battery_storage, limits; the list utility_events.
   static solver::SectionSchema schema();
   /// Reads and checks every sub-section; errors name "<path>.<section>.<key>".
   static ElectricalParameters from(const solver::ParameterTree& section);
@@ -94,6 +107,9 @@ struct GridSample {
   double capacitor_energy = 0.0;  ///< J (0 without a bank)
   double battery_soc = 0.0;       ///< 1 (0 without a battery)
   double hot_spot = 0.0;          ///< K, hottest transformer
+  double ups_energy = 0.0;        ///< J in the UPS batteries of all lineups
+  double bbu_energy = 0.0;        ///< J in the BBUs of all lineups
+  double it_power_lost = 0.0;     ///< W of IT load not supplied, mean over the step ending at `time`
 };
 
 /// Energy accounts since the feed's start. Two balances hold to round-off:
@@ -111,6 +127,11 @@ struct FeedEnergy {
   double mechanical = 0.0;      ///< J delivered to the cooling load (plant, pumps, fans)
   double upstream_losses = 0.0; ///< J, losses between the utility and the server inlets (all but psu)
   double server_storage_change = 0.0;  ///< J, change of the energy in the PSUs' bulk capacitors
+  double it_load_lost = 0.0;          ///< J of IT load (PSU outputs) not supplied: lineups whose servers dropped
+  double mechanical_load_lost = 0.0;  ///< J of cooling load not supplied (outages)
+  double psu_holdup = 0.0;            ///< J delivered from the PSUs' bulk capacitors while their input was lost
+  double bbu_discharge = 0.0;         ///< J taken from the BBUs' cells
+  double ups_discharge = 0.0;         ///< J taken from the UPS batteries
   /// psu, bbu, pdu, ups, switchboard, transformer, mechanical_transformer, capacitor_storage,
   /// battery_storage, feeder [J].
   std::vector<std::pair<std::string, double>> loss_by_stage;
@@ -147,7 +168,13 @@ class ElectricalFeed {
   /// battery_energy_swing (J), psu_bulk_voltage_min (V), torsional_amplitude_max (1),
   /// grid_limit_violations (count), and grid_limit_<name> (1 passed, 0 failed) per checked limit;
   /// electrical_loss_<stage> (J) for each stage of FeedEnergy::loss_by_stage and
-  /// electrical_upstream_losses (J, all stages but the PSUs).
+  /// electrical_upstream_losses (J, all stages but the PSUs). With utility events also the
+  /// ride-through figures: utility_disturbance_time (s), utility_disturbance_first (s, -1 never),
+  /// it_load_lost (J), it_load_lost_first (s, -1 never), it_load_lost_time (s, any lineup down),
+  /// lineup_drops (1), mechanical_load_lost (J), psu_holdup_discharge, bbu_discharge,
+  /// ups_battery_discharge (J), ups_battery_exhausted_first, bbu_exhausted_first (s, -1 never),
+  /// ups_battery_energy_end, bbu_energy_end (J); and the limit checks utility_supply and
+  /// it_load_supplied among grid_limit_*.
   [[nodiscard]] std::vector<solver::SummaryFigure> summary() const;
 
   /// Least PSU bulk voltage reached in any lineup [V] (hold-up margin against psu.bulk_voltage_min).
