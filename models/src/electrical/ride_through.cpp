@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "dctwin/models/hx/checks.hpp"
+#include "dctwin/models/parameter_check.hpp"
 
 namespace dctwin::models::electrical {
 
@@ -34,7 +34,7 @@ UtilityEvent UtilityEvent::from(const solver::ParameterTree& s) {
   e.depth = s.number("depth");
   const auto depth = s.values.find("depth");
   if (e.kind == "outage" && depth != s.values.end() && !depth->second.from_default && e.depth != 1.0)
-    throw solver::InputError(s.key_path("depth") + " = " + hx::format_number(e.depth) +
+    throw solver::InputError(s.key_path("depth") + " = " + format_number(e.depth) +
                                  " (an outage loses the whole voltage: depth applies to sags)",
                              s.key_path("depth"));
   if (e.kind == "outage") e.depth = 1.0;
@@ -44,7 +44,7 @@ UtilityEvent UtilityEvent::from(const solver::ParameterTree& s) {
 void check_utility_events(const std::vector<UtilityEvent>& events, const std::string& list_path) {
   for (std::size_t i = 0; i < events.size(); ++i) {
     const UtilityEvent& e = events[i];
-    const hx::ParameterCheck check(list_path + "[" + std::to_string(i) + "]");
+    const ParameterCheck check(list_path + "[" + std::to_string(i) + "]");
     if (e.kind != "sag" && e.kind != "outage")
       throw solver::InputError(check.path("kind") + " = " + e.kind + " (must be sag or outage)", check.path("kind"));
     check.at_least("time", e.time, 0.0, "s");
@@ -53,8 +53,8 @@ void check_utility_events(const std::vector<UtilityEvent>& events, const std::st
       check.fail("time and duration must be finite numbers");
     check.in_half_open_range("depth", e.depth, 0.0, 1.0, "");
     if (i > 0 && e.time < events[i - 1].end())
-      check.fail("begins at " + hx::format_number(e.time) + " s, before the previous event ends (" +
-                 hx::format_number(events[i - 1].end()) + " s): events must be in time order and must not overlap");
+      check.fail("begins at " + format_number(e.time) + " s, before the previous event ends (" +
+                 format_number(events[i - 1].end()) + " s): events must be in time order and must not overlap");
   }
 }
 
