@@ -514,13 +514,6 @@ PowerReplay replay_power(const PreparedTrace& trace, const ModelParameters& mode
   // The power the phases are recognised from: the instantaneous one when the trace has it, else
   // NVML's mean over the window before each sample.
   const double phase_window = trace.drive_instant ? 0.0 : window;
-  auto level_at = [](const std::vector<double>& cuts, const std::vector<double>& level, double t) {
-    if (level.empty()) return not_a_number;
-    if (t <= cuts.front()) return level.front();
-    if (t >= cuts.back()) return level.back();
-    const auto i = static_cast<std::size_t>(std::upper_bound(cuts.begin(), cuts.end(), t) - cuts.begin()) - 1;
-    return level[std::min(i, level.size() - 1)];
-  };
 
   const std::size_t n = trace.time.size();
   PowerReplay out;
@@ -648,8 +641,14 @@ PowerReplay replay_power(const PreparedTrace& trace, const ModelParameters& mode
     for (std::size_t k = 0; k < samples; ++k) {
       const double to = times[k];
       const double from = std::max(cuts.front(), to - window);
-      // A window of 0: the power at the sample time (the piece ending at it).
-      power[k] = to > from ? (integral_at(to) - integral_at(from)) / (to - from) : level_at(cuts, level, to - 1e-9);
+      if (to > from) {
+        power[k] = (integral_at(to) - integral_at(from)) / (to - from);
+        continue;
+      }
+      // A window of 0: the power at the sample time, at the sample's own clock (a piece of the
+      // integral may reach past the sample, into the next sample's clock).
+      const double f = std::isfinite(trace.clock[g][k]) ? trace.clock[g][k] : clock_before(to);
+      power[k] = model.board_power(j, phases[k], f, model.leakage(j, junction_at(to)));
     }
   }
   return out;

@@ -1,6 +1,8 @@
 // The power and clock replay: phase changes dated from NVML's 1-s mean, the power-capped phase
 // from the clock-event reasons, and calibration of the phase levels on synthetic 10-Hz traces of
 // 8 H100 and 8 A100 GPUs (make_power_traces.py), trained on the first half and scored on the second.
+#include <hdf5.h>
+
 #include <catch2/catch.hpp>
 #include <algorithm>
 #include <array>
@@ -13,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "../../support/run_program.hpp"
 #include "dctwin/io/run.hpp"
 #include "dctwin/io/telemetry.hpp"
 #include "dctwin/io/validation.hpp"
@@ -101,8 +104,9 @@ namespace {
 /// An nvidia-smi CSV of 2 GPUs read every 0.1 s for 60 s from the levels of power-h100.yaml at
 /// 60 degC (leakage 50 W): idle 105 W, stall 165 W, communication 255 W, compute 537 W at
 /// 1980 MHz, and two steps held at the 700-W limit at 1830 MHz with SwPowerCap (0x4). Power is
-/// the mean of the second before each row.
-void write_level_trace(const fs::path& file) {
+/// the mean of the `window` seconds before each row (NVML's 1-s average), or with a window of 0
+/// the power at the row's time (GA100's instantaneous power.draw).
+void write_level_trace(const fs::path& file, double window = 1.0) {
   struct Segment {
     double start;
     double power;
@@ -132,7 +136,8 @@ void write_level_trace(const fs::path& file) {
       char row[160];
       const int millis = static_cast<int>(std::lround(time * 1000.0));
       std::snprintf(row, sizeof row, "2025/12/06 00:%02d:%02d.%03d, %d, %.3f W, 60, %d MHz, 0x%016x\n",
-                    millis / 60000, (millis / 1000) % 60, millis % 1000, gpu, running_mean(power, time, 1.0),
+                    millis / 60000, (millis / 1000) % 60, millis % 1000, gpu,
+                    window > 0.0 ? running_mean(power, time, window) : segments[i].power,
                     segments[i].clock, segments[i].reasons);
       out << row;
     }
@@ -173,6 +178,69 @@ TEST_CASE("power replay: no lag on a 10-Hz trace, capped steps at the limit", "[
     }
   }
   CHECK(capped > 20);
+}
+
+namespace {
+
+/// The attribute `overall` of /validation/metrics/QUANTITY/METRIC of a validation file.
+double overall_metric(const fs::path& file, const std::string& quantity, const std::string& metric) {
+  const hid_t f = H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  REQUIRE(f >= 0);
+  const std::string path = "/validation/metrics/" + quantity + "/" + metric;
+  const hid_t d = H5Dopen2(f, path.c_str(), H5P_DEFAULT);
+  REQUIRE(d >= 0);
+  const hid_t a = H5Aopen(d, "overall", H5P_DEFAULT);
+  double value = nan_value;
+  H5Aread(a, H5T_NATIVE_DOUBLE, &value);
+  H5Aclose(a);
+  H5Dclose(d);
+  H5Fclose(f);
+  return value;
+}
+
+}  // namespace
+
+// GA100 (A100) reports power.draw as the power at the reading (NVML nvmlDeviceGetPowerUsage: on
+// Ampere but GA100 a 1-s average), which --power-window 0 selects. A trace of readings of the
+// model's own levels at their times: with a window of 0 the replay gives each reading exactly (the
+// CSV's 3 decimals); taking the readings for 1-s means instead smears every step over the second
+// after it.
+TEST_CASE("power replay: --power-window 0 reads power.draw as instantaneous", "[validation][power_replay]") {
+  const auto dir = scratch("power_instant");
+  write_level_trace(dir / "instant.csv", 0.0);
+  const TelemetryTrace trace = import_telemetry(dir / "instant.csv");
+  REQUIRE(trace.gpus.size() == 2);
+  const fs::path scenario_file = fs::path(DCTWIN_SOURCE_DIR) / "tests" / "io" / "validation" / "power-h100.yaml";
+  const ScenarioDocument scenario = load_scenario_file(scenario_file);
+  ValidationOptions instant;
+  instant.averaging_window = 0.0;
+  const ValidationResult r = validate_trace(trace, scenario, instant);
+  const auto& power = metrics_of(r, "power");
+  INFO("window 0: CV(RMSE) " << power.overall.cv_rmse << ", NMBE " << power.overall.nmbe << ", max error "
+                             << power.overall.max_error << " W, lag " << power.overall.lag << " s");
+  CHECK(power.overall.count == 1200);
+  CHECK(power.overall.max_error < 1e-3);
+  CHECK(power.overall.lag == 0.0);
+  CHECK(r.overall_phase_share[static_cast<std::size_t>(ReplayPhase::power_capped)] == Approx(8.26 / 60).margin(0.01));
+  const ValidationResult averaged = validate_trace(trace, scenario);
+  const auto& smeared = metrics_of(averaged, "power");
+  INFO("window 1 s: CV(RMSE) " << smeared.overall.cv_rmse << ", max error " << smeared.overall.max_error << " W");
+  CHECK(smeared.overall.cv_rmse > 0.05);
+  CHECK(smeared.overall.max_error > 100.0);
+
+  // The command line: --power-window 0 reaches the replay.
+  for (const bool window_zero : {true, false}) {
+    std::vector<std::string> args{"validate", "instant.csv", "--scenario", scenario_file.string(), "-q", "-o",
+                                  window_zero ? "w0.h5" : "w1.h5"};
+    if (window_zero) args.insert(args.end(), {"--power-window", "0"});
+    const auto o = test_support::run_dctwin(args, dir);
+    INFO(o.err);
+    REQUIRE(o.code == 0);
+  }
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+  CHECK(overall_metric(dir / "w0.h5", "power", "max_error") < 1e-3);
+  CHECK(overall_metric(dir / "w0.h5", "power", "cv_rmse") == Approx(power.overall.cv_rmse).margin(1e-12));
+  CHECK(overall_metric(dir / "w1.h5", "power", "cv_rmse") == Approx(smeared.overall.cv_rmse).margin(1e-12));
 }
 
 namespace {
