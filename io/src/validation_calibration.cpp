@@ -313,8 +313,28 @@ PowerFit fit_power_levels(const PreparedTrace& trace, const solver::ParameterTre
   std::map<std::string, CalibratedParameter> fitted;  // by section.key, in the order first fitted
   std::vector<std::string> order;
   std::vector<std::vector<ReplayPhase>> phases;
+  // Readings whose windows do not overlap are dated as mixtures of phases (date_window_mixtures),
+  // which needs levels near the readings: a reading off every level by more than the hysteresis
+  // is taken for a mixture and left out of the fit. While fewer than this share of the training
+  // readings lie at a level (levels far off, as in a scenario 30 % off: 0.6 %), a pass takes one
+  // phase per reading (derive_phases, date_phase_changes) to bring the levels near first. Readings
+  // of sub-second phases stay above it from a scenario's defaults (9 % on make_thermal_traces.py's
+  // trace from hgx-h100-air.yaml), where one phase per reading would take each mix for a level.
+  constexpr double minimum_pure_share = 0.05;
+  auto pure_share = [&](const PowerReplay& run) {
+    double pure = 0.0, all = 0.0;
+    for (std::size_t g = 0; g < trace.time.size(); ++g)
+      for (std::size_t k = 0; k < trace.time[g].size(); ++k)
+        if (training(trace.time[g][k]) && std::isfinite(trace.power[g][k])) {
+          all += 1.0;
+          if (!run.transition[g][k]) pure += 1.0;
+        }
+    return all > 0.0 ? pure / all : 1.0;
+  };
   for (int pass = 0; pass < 5; ++pass) {
-    const auto current = replay_power(trace, read_model(tree), thermal, options);
+    auto current = replay_power(trace, read_model(tree), thermal, options);
+    if (dated_as_mixtures(trace, options) && pure_share(current) < minimum_pure_share)
+      current = replay_power(trace, read_model(tree), thermal, options, nullptr, nullptr, false);
     if (pass > 0 && current.phases == phases) break;
     phases = current.phases;
     const auto timeline = current.timeline;

@@ -99,6 +99,64 @@ TEST_CASE("phase changes: dated from the ramp of the 1-s mean", "[validation][ph
   CHECK(ei[1].time == 2.5);
 }
 
+// Levels idle 100, stall 150, communication 300, compute 500 W. A training step of 2.0 s of
+// compute and 0.8 s of communication, read once a second as the mean of the second before: no
+// reading sits at the communication level, and most hold both phases. Dated inside each window,
+// the timeline gives every reading back, and the time spent communicating is the truth's.
+TEST_CASE("phase changes: phases shorter than the window, read once a window", "[validation][phases]") {
+  using P = ReplayPhase;
+  std::vector<std::pair<double, double>> truth{{-10.0, 500.0}};
+  for (double start = 0.0; start < 40.0; start += 2.8) {
+    truth.emplace_back(start + 2.0, 300.0);
+    truth.emplace_back(start + 2.8, 500.0);
+  }
+  std::vector<double> time, power;
+  for (int k = 1; k <= 30; ++k) {
+    time.push_back(k);
+    power.push_back(running_mean(truth, k, 1.0));
+  }
+  const std::vector<std::array<double, replay_phase_count>> levels(time.size(), {100, 150, 300, 500, nan_value});
+  const auto edges = date_window_mixtures(time, power, levels, {}, 1.0, 0.1);
+  REQUIRE(edges.size() > 10);
+  CHECK(edges[0].phase == P::compute);
+  std::vector<std::pair<double, double>> dated;
+  for (const auto& e : edges) dated.emplace_back(e.time, levels[0][static_cast<std::size_t>(e.phase)]);
+  for (std::size_t k = 0; k < time.size(); ++k) {
+    INFO("t = " << time[k] << " s");
+    CHECK(running_mean(dated, time[k], 1.0) == Approx(power[k]).margin(1e-9));
+  }
+  // Time in communication over (0, 30] s: dated and true.
+  auto communicating = [](const std::vector<std::pair<double, double>>& e) {
+    double total = 0.0;
+    for (std::size_t i = 0; i < e.size(); ++i) {
+      const double a = std::max(0.0, e[i].first), b = std::min(30.0, i + 1 < e.size() ? e[i + 1].first : 30.0);
+      if (e[i].second == 300.0 && b > a) total += b - a;
+    }
+    return total;
+  };
+  CHECK(communicating(dated) == Approx(communicating(truth)).margin(1e-9));
+
+  // A reading within the hysteresis of its phase's level (10 % of the 200-W gap to the next level
+  // down) is that phase alone; further off, the window ends in the next phase; beyond every level
+  // on its side, the window is the furthest phase throughout.
+  const std::vector<double> t3{1.0, 2.0, 3.0, 4.0}, p3{500.0, 485.0, 460.0, 60.0};
+  const std::vector<std::array<double, replay_phase_count>> l3(4, {100, 150, 300, 500, nan_value});
+  const auto e3 = date_window_mixtures(t3, p3, l3, {}, 1.0, 0.1);
+  REQUIRE(e3.size() == 3);
+  CHECK(e3[1].phase == P::communication);
+  CHECK(e3[1].time == Approx(2.0 + (460.0 - 300.0) / 200.0).margin(1e-12));
+  CHECK(e3[2].phase == P::idle);
+  CHECK(e3[2].time == 3.0);
+  // With clock-event reasons, only the flagged reading ends capped, whatever the readings.
+  const std::vector<std::array<double, replay_phase_count>> l4(4, {100, 150, 300, 500, 700});
+  const std::vector<double> p4{500.0, 690.0, 600.0, 500.0};
+  const auto e4 = date_window_mixtures(t3, p4, l4, {false, false, true, false}, 1.0, 0.1);
+  REQUIRE(e4.size() == 3);
+  CHECK(e4[1].phase == P::power_capped);
+  CHECK(e4[1].time == Approx(2.0 + (600.0 - 700.0) / (500.0 - 700.0)).margin(1e-12));
+  CHECK(e4[2].phase == P::compute);
+}
+
 namespace {
 
 /// An nvidia-smi CSV of 2 GPUs read every 0.1 s for 60 s from the levels of power-h100.yaml at
