@@ -378,3 +378,23 @@ TEST_CASE("power calibration: A100 power-only trace, held-out half", "[validatio
   CHECK(limit);
   check_targets(result);
 }
+
+// The H100 trace with its temperature column, on the air-cooled preset (its GPUs sit in air-cooled
+// slots 0-12 K apart): the slots are fitted GPU by GPU on the 10-Hz samples, then the phase
+// levels, three times over; the held-out half meets the power, clock and junction targets.
+TEST_CASE("power and thermal calibration: H100 10-Hz trace on the air-cooled preset", "[validation][power_replay]") {
+  const auto dir = scratch("power_h100_air");
+  make_traces(dir, 240);
+  const TelemetryTrace trace = import_telemetry(dir / "h100-10hz.csv");
+  REQUIRE(trace.quantity_index("gpu_temperature").has_value());
+  const ScenarioDocument scenario =
+      load_scenario_file(fs::path(DCTWIN_SOURCE_DIR) / "scenarios" / "servers" / "hgx-h100-air.yaml");
+  CalibrationOptions options;
+  options.train_fraction = 0.5;
+  const CalibrationResult result = calibrate_trace(trace, scenario, options);
+  check_targets(result);
+  const auto& junction = metrics_of(result.held_out, "junction_temperature");
+  INFO("held out: junction MAE " << junction.overall.mae << " K");
+  CHECK(junction.overall.mae <= 1.0);
+  for (const auto& gpu : junction.per_gpu) CHECK(gpu.mae <= 1.0);
+}
