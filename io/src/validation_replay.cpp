@@ -221,6 +221,12 @@ std::vector<PhaseEdge> date_window_mixtures(std::span<const double> time, std::s
         if (q == a || !allowed(q)) continue;
         const double gap = (level[q] - l_a) * direction;
         if (!(gap > 0.0)) continue;
+        // Idle (no work on the GPU) begins and ends with a job, not inside a training step, and
+        // its level lies close below the stall's: a window ends idle only when its reading is past
+        // the switching point of derive_phases, not on the noise of a stall's readings.
+        if (q == static_cast<std::size_t>(ReplayPhase::idle) &&
+            !((p - 0.5 * (l_a + level[q])) * direction > hysteresis * gap))
+          continue;
         nearest_gap = std::min(nearest_gap, gap);
         if (furthest == replay_phase_count || gap > (level[furthest] - l_a) * direction) furthest = q;
         if ((level[q] - p) * direction >= -hysteresis * gap &&

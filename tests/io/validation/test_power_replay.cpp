@@ -147,6 +147,16 @@ TEST_CASE("phase changes: phases shorter than the window, read once a window", "
   CHECK(e3[1].time == Approx(2.0 + (460.0 - 300.0) / 200.0).margin(1e-12));
   CHECK(e3[2].phase == P::idle);
   CHECK(e3[2].time == 3.0);
+  // Readings of a stall a few watts either side of its level stay a stall: idle only past the
+  // switching point (the middle of the two levels plus a tenth of their gap).
+  const std::vector<double> p5{150.0, 140.0, 156.0, 128.0, 118.0};
+  const std::vector<double> t5{1.0, 2.0, 3.0, 4.0, 5.0};
+  const std::vector<std::array<double, replay_phase_count>> l5(5, {100, 150, 300, 500, nan_value});
+  const auto e5 = date_window_mixtures(t5, p5, l5, {}, 1.0, 0.1);
+  REQUIRE(e5.size() == 2);
+  CHECK(e5[0].phase == P::stall);
+  CHECK(e5[1].phase == P::idle);
+  CHECK(e5[1].time == Approx(4.0 + (118.0 - 100.0) / 50.0).margin(1e-12));
   // With clock-event reasons, only the flagged reading ends capped, whatever the readings.
   const std::vector<std::array<double, replay_phase_count>> l4(4, {100, 150, 300, 500, 700});
   const std::vector<double> p4{500.0, 690.0, 600.0, 500.0};

@@ -146,7 +146,9 @@ struct PhaseEdge {
 /// change is dated from the mean:
 ///     P_k W = L_A (e - t_k + W) + L_B (t_k - e)   =>   e = t_k - W + W (P_k - L_B) / (L_A - L_B)
 /// clamped to the window. With no level beyond P_k, the furthest level on that side is taken (the
-/// window is then all B). A NaN level leaves its phase out. `capped` (empty, or one per sample):
+/// window is then all B). A window ends idle only when P_k is past the switching point of
+/// derive_phases towards the idle level (idle begins and ends with a job, and the noise of a
+/// stall's readings must not make it idle). A NaN level leaves its phase out. `capped` (empty, or one per sample):
 /// the samples whose reading ends in the power-capped phase (SwPowerCap at the sample time); when
 /// given, only those end in it, whatever their reading. A NaN reading keeps the phase. The first
 /// edge is the first reading's nearest phase at -infinity.
