@@ -24,6 +24,7 @@
 #include "dctwin/models/thermal/gpu_package.hpp"
 #include "dctwin/models/workload/gpu_power.hpp"
 #include "dctwin/models/workload/step_plan.hpp"
+#include "dctwin/solver/parallel.hpp"
 #include "validation_internal.hpp"
 
 namespace dctwin::io {
@@ -191,23 +192,32 @@ void complete_slots(solver::ParameterTree& tree, std::size_t count) {
 /// Fits, GPU by GPU, the slot of each trace GPU's model GPU in the air-cooled server: heatsink
 /// resistance scale h_i, inlet offset dT_i, heatsink and junction capacitance scales, to the
 /// measured junction temperature of the training samples. The GPUs' local air comes from the
-/// measured powers, so each GPU's temperatures depend on its own slot only and each fit replays
-/// one GPU. Sets the values in `tree` and returns them.
+/// measured powers, so each GPU's temperatures depend on its own slot only: each fit replays one
+/// GPU, and the fits run side by side on the threads of solver::for_each_block (each GPU's fit is
+/// the same on any number of threads). Sets the values in `tree` and returns them.
 std::vector<CalibratedParameter> fit_air_slots(const replay::PreparedTrace& prepared, solver::ParameterTree& tree,
                                                const ValidationOptions& vo, double split_time, int& evaluations,
                                                std::vector<std::string>& notes) {
   complete_slots(tree, prepared.model_count);
   const auto table = models::thermal::AirCooledSlot::table();
   const auto model = replay::read_model(tree);
-  std::vector<CalibratedParameter> fitted;
-  for (std::size_t g = 0; g < prepared.time.size(); ++g) {
+  struct SlotFit {
+    std::vector<CalibratedParameter> fitted;  ///< empty: too few samples, kept as given
+    std::string note;
+    int evaluations = 0;
+  };
+  const std::size_t gpus = prepared.time.size();
+  std::vector<SlotFit> fits(gpus);
+  const solver::ParameterTree& given = tree;  // only read while the fits run
+  auto fit_gpu = [&](std::size_t g) {
+    SlotFit& result = fits[g];
     const std::size_t j = prepared.model_gpu[g];
     const std::string section = "server.air.slots[" + std::to_string(j) + "]";
-    std::vector<Unknown> scales = {unknown(tree, table, section, "heatsink_resistance_scale"),
-                                   unknown(tree, table, section, "heatsink_capacitance_scale"),
-                                   unknown(tree, table, section, "junction_capacitance_scale")};
+    std::vector<Unknown> scales = {unknown(given, table, section, "heatsink_resistance_scale"),
+                                   unknown(given, table, section, "heatsink_capacitance_scale"),
+                                   unknown(given, table, section, "junction_capacitance_scale")};
     const auto& offset_spec = spec(table, "inlet_offset");
-    const double offset_start = value_in(tree, section, "inlet_offset").number;
+    const double offset_start = value_in(given, section, "inlet_offset").number;
     CalibratedParameter offset{section,
                                "inlet_offset",
                                "K",
@@ -222,9 +232,9 @@ std::vector<CalibratedParameter> fit_air_slots(const replay::PreparedTrace& prep
     for (std::size_t k = 0; k < prepared.time[g].size(); ++k)
       if (prepared.time[g][k] < split_time && std::isfinite(prepared.temperature[g][k])) samples.push_back(k);
     if (samples.size() < 8) {
-      notes.push_back(fmt::format("trace GPU {}: {} training temperature samples, too few to fit its slot; kept as given",
-                                  prepared.labels[g], samples.size()));
-      continue;
+      result.note = fmt::format("trace GPU {}: {} training temperature samples, too few to fit its slot; kept as given",
+                                prepared.labels[g], samples.size());
+      return;
     }
     auto set_all = [&](solver::ParameterTree& t, const Eigen::VectorXd& x) {
       for (std::size_t i = 0; i < scales.size(); ++i) {
@@ -240,9 +250,9 @@ std::vector<CalibratedParameter> fit_air_slots(const replay::PreparedTrace& prep
     r.input_count = static_cast<int>(scales.size()) + 1;
     r.value_count = static_cast<int>(samples.size());
     r.evaluate = [&](const Eigen::VectorXd& x, Eigen::VectorXd& out) {
-      solver::ParameterTree t = tree;
+      solver::ParameterTree t = given;
       set_all(t, x);
-      ++evaluations;
+      ++result.evaluations;
       replay::ThermalReplay run;
       try {
         run = replay::replay_thermal_air(prepared, t, model, vo, j);
@@ -256,14 +266,30 @@ std::vector<CalibratedParameter> fit_air_slots(const replay::PreparedTrace& prep
       }
     };
     const Eigen::VectorXd x = least_squares(r);
-    set_all(tree, x);
     for (std::size_t i = 0; i < scales.size(); ++i) {
       CalibratedParameter p = scales[i].parameter;
       p.value = scales[i].value(x[static_cast<long>(i)]);
-      fitted.push_back(p);
+      result.fitted.push_back(p);
     }
     offset.value = offset_value(x[static_cast<long>(scales.size())]);
-    fitted.push_back(offset);
+    result.fitted.push_back(offset);
+  };
+  solver::for_each_block(
+      gpus,
+      [&](const solver::BlockRange& range) {
+        for (std::size_t g = range.first; g < range.last; ++g) fit_gpu(g);
+      },
+      1);
+  std::vector<CalibratedParameter> fitted;
+  for (auto& fit : fits) {
+    evaluations += fit.evaluations;
+    if (!fit.note.empty()) notes.push_back(std::move(fit.note));
+    for (const auto& p : fit.fitted) {
+      auto& v = value_in(tree, p.section, p.key);
+      v.number = p.value;
+      v.from_default = false;
+      fitted.push_back(p);
+    }
   }
   return fitted;
 }
@@ -313,8 +339,28 @@ PowerFit fit_power_levels(const PreparedTrace& trace, const solver::ParameterTre
   std::map<std::string, CalibratedParameter> fitted;  // by section.key, in the order first fitted
   std::vector<std::string> order;
   std::vector<std::vector<ReplayPhase>> phases;
+  // Readings whose windows do not overlap are dated as mixtures of phases (date_window_mixtures),
+  // which needs levels near the readings: a reading off every level by more than the hysteresis
+  // is taken for a mixture and left out of the fit. While fewer than this share of the training
+  // readings lie at a level (levels far off, as in a scenario 30 % off: 0.6 %), a pass takes one
+  // phase per reading (derive_phases, date_phase_changes) to bring the levels near first. Readings
+  // of sub-second phases stay above it from a scenario's defaults (9 % on make_thermal_traces.py's
+  // trace from hgx-h100-air.yaml), where one phase per reading would take each mix for a level.
+  constexpr double minimum_pure_share = 0.05;
+  auto pure_share = [&](const PowerReplay& run) {
+    double pure = 0.0, all = 0.0;
+    for (std::size_t g = 0; g < trace.time.size(); ++g)
+      for (std::size_t k = 0; k < trace.time[g].size(); ++k)
+        if (training(trace.time[g][k]) && std::isfinite(trace.power[g][k])) {
+          all += 1.0;
+          if (!run.transition[g][k]) pure += 1.0;
+        }
+    return all > 0.0 ? pure / all : 1.0;
+  };
   for (int pass = 0; pass < 5; ++pass) {
-    const auto current = replay_power(trace, read_model(tree), thermal, options);
+    auto current = replay_power(trace, read_model(tree), thermal, options);
+    if (dated_as_mixtures(trace, options) && pure_share(current) < minimum_pure_share)
+      current = replay_power(trace, read_model(tree), thermal, options, nullptr, nullptr, false);
     if (pass > 0 && current.phases == phases) break;
     phases = current.phases;
     const auto timeline = current.timeline;

@@ -114,11 +114,15 @@ struct PowerReplay {
 
 /// `phases`: use these instead of deriving them from the measured power (calibration holds them
 /// while it fits the power model); `timeline`: the times of their changes as well (else dated
-/// from the measured power, date_phase_changes).
+/// from the measured power, date_phase_changes). Readings whose windows do not overlap are dated
+/// by date_window_mixtures unless `mixtures` is false (one phase per reading, date_phase_changes).
 PowerReplay replay_power(const PreparedTrace& trace, const ModelParameters& model, const ThermalReplay& thermal,
                          const ValidationOptions& options,
                          const std::vector<std::vector<ReplayPhase>>* phases = nullptr,
-                         const std::vector<std::vector<PhaseEdge>>* timeline = nullptr);
+                         const std::vector<std::vector<PhaseEdge>>* timeline = nullptr, bool mixtures = true);
+
+/// Whether the readings of `trace` are dated by date_window_mixtures (windows that do not overlap).
+bool dated_as_mixtures(const PreparedTrace& trace, const ValidationOptions& options);
 
 /// The fit of the power model's phase levels to the measured power of the training samples
 /// (validation_calibration.cpp): sets the fitted values in `tree` and returns them, with notes;

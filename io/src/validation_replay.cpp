@@ -21,6 +21,10 @@ namespace {
 
 constexpr double not_a_number = std::numeric_limits<double>::quiet_NaN();
 
+/// Readings count as disjoint windows when read at least this share of a window apart (1 %: an
+/// nvidia-smi loop's drift).
+constexpr double disjoint_tolerance = 0.01;
+
 }  // namespace
 
 std::string_view replay_phase_name(ReplayPhase phase) {
@@ -172,6 +176,79 @@ std::vector<PhaseEdge> date_phase_changes(std::span<const double> time, std::spa
     edges.push_back({edge, phase[k]});
     previous_change = k;
   }
+  return edges;
+}
+
+std::vector<PhaseEdge> date_window_mixtures(std::span<const double> time, std::span<const double> power,
+                                            const std::vector<std::array<double, replay_phase_count>>& levels,
+                                            const std::vector<bool>& capped, double window, double hysteresis) {
+  const std::size_t n = time.size();
+  if (power.size() != n || levels.size() != n || (!capped.empty() && capped.size() != n))
+    throw MetricError("date_window_mixtures: " + std::to_string(n) + " times, " + std::to_string(power.size()) +
+                      " power values, " + std::to_string(levels.size()) + " sets of levels and " +
+                      std::to_string(capped.size()) + " capped flags");
+  if (!(window > 0.0)) throw MetricError("date_window_mixtures: the window must be > 0 s");
+  constexpr auto capped_phase = static_cast<std::size_t>(ReplayPhase::power_capped);
+  std::vector<PhaseEdge> edges;
+  for (std::size_t k = 0; k < n; ++k) {
+    const double p = power[k];
+    if (!std::isfinite(p)) continue;
+    const auto& level = levels[k];
+    const bool forced = !capped.empty() && capped[k] && std::isfinite(level[capped_phase]);
+    // Phases a reading may end in: those with a level, the capped one only where the reasons say so.
+    auto allowed = [&](std::size_t q) { return std::isfinite(level[q]) && (capped.empty() || q != capped_phase); };
+    if (edges.empty()) {
+      std::size_t nearest = replay_phase_count;
+      for (std::size_t q = 0; q < replay_phase_count; ++q)
+        if (allowed(q) && (nearest == replay_phase_count || std::abs(p - level[q]) < std::abs(p - level[nearest])))
+          nearest = q;
+      if (forced) nearest = capped_phase;
+      if (nearest == replay_phase_count) continue;
+      edges.push_back({-std::numeric_limits<double>::infinity(), static_cast<ReplayPhase>(nearest)});
+      continue;
+    }
+    const auto a = static_cast<std::size_t>(edges.back().phase);
+    const double l_a = level[a];
+    std::size_t b = a;
+    if (forced) {
+      b = capped_phase;
+    } else if (std::isfinite(l_a) && p != l_a) {
+      const double direction = p > l_a ? 1.0 : -1.0;
+      // Levels on P's side of L_A, the nearest one's gap, and the phase the window ends in.
+      double nearest_gap = std::numeric_limits<double>::infinity();
+      std::size_t furthest = replay_phase_count, beyond = replay_phase_count;
+      for (std::size_t q = 0; q < replay_phase_count; ++q) {
+        if (q == a || !allowed(q)) continue;
+        const double gap = (level[q] - l_a) * direction;
+        if (!(gap > 0.0)) continue;
+        // Idle (no work on the GPU) begins and ends with a job, not inside a training step, and
+        // its level lies close below the stall's: a window ends idle only when its reading is past
+        // the switching point of derive_phases, not on the noise of a stall's readings.
+        if (q == static_cast<std::size_t>(ReplayPhase::idle) &&
+            !((p - 0.5 * (l_a + level[q])) * direction > hysteresis * gap))
+          continue;
+        nearest_gap = std::min(nearest_gap, gap);
+        if (furthest == replay_phase_count || gap > (level[furthest] - l_a) * direction) furthest = q;
+        if ((level[q] - p) * direction >= -hysteresis * gap &&
+            (beyond == replay_phase_count || std::abs(level[q] - p) < std::abs(level[beyond] - p)))
+          beyond = q;
+      }
+      if (furthest != replay_phase_count && std::abs(p - l_a) > hysteresis * nearest_gap)
+        b = beyond != replay_phase_count ? beyond : furthest;
+    } else if (!std::isfinite(l_a)) {
+      // The phase before has no level here (the reasons ended a capped stretch): the nearest.
+      for (std::size_t q = 0; q < replay_phase_count; ++q)
+        if (allowed(q) && (b == a || std::abs(p - level[q]) < std::abs(p - level[b]))) b = q;
+    }
+    if (b == a) continue;
+    const double start = time[k] - window;
+    double e = start;
+    if (std::isfinite(l_a) && std::isfinite(level[b]) && l_a != level[b])
+      e = start + window * std::clamp((p - level[b]) / (l_a - level[b]), 0.0, 1.0);
+    e = std::max(e, edges.back().time);
+    edges.push_back({e, static_cast<ReplayPhase>(b)});
+  }
+  if (edges.empty()) edges.push_back({-std::numeric_limits<double>::infinity(), ReplayPhase::idle});
   return edges;
 }
 
@@ -497,9 +574,14 @@ bool power_capped(double reasons) {
 
 }  // namespace
 
+bool dated_as_mixtures(const PreparedTrace& trace, const ValidationOptions& options) {
+  const double phase_window = trace.drive_instant ? 0.0 : options.averaging_window;
+  return phase_window > 0.0 && trace.interval >= (1.0 - disjoint_tolerance) * phase_window;
+}
+
 PowerReplay replay_power(const PreparedTrace& trace, const ModelParameters& model, const ThermalReplay& thermal,
                          const ValidationOptions& options, const std::vector<std::vector<ReplayPhase>>* given,
-                         const std::vector<std::vector<PhaseEdge>>* given_timeline) {
+                         const std::vector<std::vector<PhaseEdge>>* given_timeline, bool allow_mixtures) {
   using models::workload::GovernorInputs;
   using models::workload::GovernorState;
   const models::workload::GpuPowerModel power_model(model.workload.power);
@@ -514,13 +596,9 @@ PowerReplay replay_power(const PreparedTrace& trace, const ModelParameters& mode
   // The power the phases are recognised from: the instantaneous one when the trace has it, else
   // NVML's mean over the window before each sample.
   const double phase_window = trace.drive_instant ? 0.0 : window;
-  auto level_at = [](const std::vector<double>& cuts, const std::vector<double>& level, double t) {
-    if (level.empty()) return not_a_number;
-    if (t <= cuts.front()) return level.front();
-    if (t >= cuts.back()) return level.back();
-    const auto i = static_cast<std::size_t>(std::upper_bound(cuts.begin(), cuts.end(), t) - cuts.begin()) - 1;
-    return level[std::min(i, level.size() - 1)];
-  };
+  // Readings whose windows do not overlap (read at most once a window): phases shorter than the
+  // window are dated inside each reading's window (date_window_mixtures), not from ramps.
+  const bool mixtures = allow_mixtures && dated_as_mixtures(trace, options);
 
   const std::size_t n = trace.time.size();
   PowerReplay out;
@@ -565,6 +643,14 @@ PowerReplay replay_power(const PreparedTrace& trace, const ModelParameters& mode
     auto& timeline = out.timeline[g];
     if (given_timeline != nullptr) {
       timeline = (*given_timeline)[g];
+    } else if (given == nullptr && mixtures) {
+      // The reasons are read at the sample time: a sample with SwPowerCap ends capped.
+      std::vector<bool> capped;
+      if (trace.has_reasons) {
+        capped.resize(samples);
+        for (std::size_t k = 0; k < samples; ++k) capped[k] = power_capped(trace.reasons[g][k]);
+      }
+      timeline = date_window_mixtures(times, phase_power, levels, capped, phase_window, options.hysteresis);
     } else {
       std::vector<ReplayPhase> base =
           given != nullptr ? (*given)[g] : derive_phases(phase_power, recognise, options.hysteresis);
@@ -582,7 +668,13 @@ PowerReplay replay_power(const PreparedTrace& trace, const ModelParameters& mode
     auto& transition = out.transition[g];
     transition.assign(samples, false);
     const double reach = std::max(phase_window, trace.interval) + trace.interval;
-    for (std::size_t i = 1; i < timeline.size(); ++i) {
+    for (std::size_t i = 1; i < timeline.size() && mixtures; ++i) {
+      // Disjoint windows: the readings whose window holds the change (either end included).
+      const double e = timeline[i].time;
+      auto k = static_cast<std::size_t>(std::lower_bound(times.begin(), times.end(), e - 1e-9) - times.begin());
+      for (; k < samples && times[k] - phase_window <= e + 1e-9; ++k) transition[k] = true;
+    }
+    for (std::size_t i = 1; i < timeline.size() && !mixtures; ++i) {
       const double e = timeline[i].time;
       auto k = static_cast<std::size_t>(std::lower_bound(times.begin(), times.end(), e - trace.interval) - times.begin());
       for (; k < samples && times[k] <= e + reach; ++k) transition[k] = true;
@@ -648,8 +740,14 @@ PowerReplay replay_power(const PreparedTrace& trace, const ModelParameters& mode
     for (std::size_t k = 0; k < samples; ++k) {
       const double to = times[k];
       const double from = std::max(cuts.front(), to - window);
-      // A window of 0: the power at the sample time (the piece ending at it).
-      power[k] = to > from ? (integral_at(to) - integral_at(from)) / (to - from) : level_at(cuts, level, to - 1e-9);
+      if (to > from) {
+        power[k] = (integral_at(to) - integral_at(from)) / (to - from);
+        continue;
+      }
+      // A window of 0: the power at the sample time, at the sample's own clock (a piece of the
+      // integral may reach past the sample, into the next sample's clock).
+      const double f = std::isfinite(trace.clock[g][k]) ? trace.clock[g][k] : clock_before(to);
+      power[k] = model.board_power(j, phases[k], f, model.leakage(j, junction_at(to)));
     }
   }
   return out;

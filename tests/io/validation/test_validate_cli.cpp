@@ -234,13 +234,14 @@ TEST_CASE("dctwin calibrate: writes HDF5 metrics and marks parameters on their b
   CHECK(dims(file, "/calibration/training/metrics/junction_temperature/mae") == std::vector<hsize_t>{2});
   const auto at_bound = doubles(file, "/calibration/at_bound");
   const auto value = doubles(file, "/calibration/value");
-  // R_jb, C_j, C_b, the supply; then the power levels the sample identifies (P_dyn,max and k_leak:
-  // no idle sample for P_static, too few stall samples for their activity).
-  REQUIRE(at_bound.size() == 6);
+  // R_jb, C_j, C_b, the supply; then the power levels the sample identifies (P_dyn,max, the stall
+  // activity from the stall's readings, and k_leak; no idle sample for P_static).
+  REQUIRE(at_bound.size() == 7);
   CHECK(at_bound[2] == 1.0);  // base_capacitance
   CHECK(value[2] == Approx(30.0));
-  CHECK(at_bound[5] == 1.0);  // leakage_temperature_coefficient
-  CHECK(value[5] == Approx(0.004));
+  CHECK(at_bound[5] == 0.0);  // stall_activity
+  CHECK(at_bound[6] == 1.0);  // leakage_temperature_coefficient
+  CHECK(value[6] == Approx(0.004));
   CHECK(at_bound[0] == 0.0);
   CHECK(double_attribute(file, "/calibration", "split_time") == Approx(0.7 * 39.0).margin(1.0));
   H5Fclose(file);

@@ -134,6 +134,29 @@ struct PhaseEdge {
                                                         const std::vector<std::array<double, replay_phase_count>>& levels,
                                                         double window);
 
+/// Phase changes inside the readings' own windows, for readings whose windows do not overlap
+/// (sampling at least as slow as the averaging `window`, e.g. NVML's 1-s mean read once a second).
+///
+/// Phases shorter than the window (a 0.6-s communication or 0.2-s optimizer step of a 2.8-s
+/// training step) leave no sample at their level: each reading is a mix. Sample k's window
+/// (t_k - W, t_k] starts in the phase A in effect before it; when its reading P_k is off A's level
+/// L_A by more than `hysteresis` times the gap to the nearest level on that side, the window ends
+/// in phase B, the phase beyond P_k (on the side away from L_A) whose level is nearest P_k (a
+/// level short of P_k by at most `hysteresis` times its gap from L_A counts as beyond), and the
+/// change is dated from the mean:
+///     P_k W = L_A (e - t_k + W) + L_B (t_k - e)   =>   e = t_k - W + W (P_k - L_B) / (L_A - L_B)
+/// clamped to the window. With no level beyond P_k, the furthest level on that side is taken (the
+/// window is then all B). A window ends idle only when P_k is past the switching point of
+/// derive_phases towards the idle level (idle begins and ends with a job, and the noise of a
+/// stall's readings must not make it idle). A NaN level leaves its phase out. `capped` (empty, or one per sample):
+/// the samples whose reading ends in the power-capped phase (SwPowerCap at the sample time); when
+/// given, only those end in it, whatever their reading. A NaN reading keeps the phase. The first
+/// edge is the first reading's nearest phase at -infinity.
+[[nodiscard]] std::vector<PhaseEdge> date_window_mixtures(
+    std::span<const double> time, std::span<const double> power,
+    const std::vector<std::array<double, replay_phase_count>>& levels, const std::vector<bool>& capped, double window,
+    double hysteresis);
+
 /// The phase in effect at time t of a sequence of edges (the last edge at or before t).
 [[nodiscard]] ReplayPhase phase_at(const std::vector<PhaseEdge>& edges, double t);
 
