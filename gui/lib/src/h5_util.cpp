@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <stdexcept>
 
 namespace dctwin::gui::h5 {
 
@@ -86,7 +87,17 @@ std::vector<double> read_numbers(hid_t file, const std::string& path, std::vecto
   if (rank < 0) return {};
   std::vector<hsize_t> dims(static_cast<std::size_t>(rank));
   if (rank > 0) H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr);
-  const auto points = static_cast<std::size_t>(H5Sget_simple_extent_npoints(space.get()));
+  const hssize_t declared = H5Sget_simple_extent_npoints(space.get());
+  if (declared < 0) return {};
+  // A few bytes of HDF5 can declare terabytes of fill values (a valid file): refuse to allocate for
+  // more than 2^27 values (1 GiB as double), far beyond any validation report (8 GPUs x a day at
+  // 10 Hz is 6.9 M values), instead of failing inside the allocator.
+  constexpr hssize_t max_points = hssize_t{1} << 27;
+  if (declared > max_points) {
+    throw std::runtime_error(path + ": " + std::to_string(declared) + " values declared, more than the " +
+                             std::to_string(max_points) + " this reader holds in memory");
+  }
+  const auto points = static_cast<std::size_t>(declared);
   std::vector<double> values(points);
   if (points > 0 && H5Dread(dataset.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) < 0) {
     return {};

@@ -34,7 +34,8 @@ double number_attribute(hid_t file, const std::string& path, const char* name, d
 bool exists(hid_t file, const std::string& path);
 /// Names of the members of the group at `path`, in name order.
 std::vector<std::string> members(hid_t file, const std::string& path);
-/// A numeric dataset, row-major, as double; its dimensions in `shape`. Empty when absent.
+/// A numeric dataset, row-major, as double; its dimensions in `shape`. Empty when absent; throws
+/// std::runtime_error for a dataset that declares more than 2^27 values.
 std::vector<double> read_numbers(hid_t file, const std::string& path, std::vector<hsize_t>* shape = nullptr);
 /// A 1-D dataset of strings (variable or fixed length). Empty when absent.
 std::vector<std::string> read_strings(hid_t file, const std::string& path);
