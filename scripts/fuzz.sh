@@ -23,7 +23,7 @@
 #   3. the input is a known libhdf5 fault only when what is left reads, from the innermost frame
 #      out: one or more libhdf5 frames, then the reader's call into HDF5 (a dctwin frame in one of
 #      the files that call HDF5 for the readers: hdf5_handles.cpp, report_reader.cpp,
-#      report_probe.cpp, h5_util.cpp, report_model.cpp, validation_model.cpp), then only dctwin
+#      report_probe.cpp, validation_report.cpp, report_model.cpp, validation_model.cpp), then only dctwin
 #      frames (the reader's callers, the fuzz entry) and no further libhdf5 frame;
 #   4. anything else is a finding: a dctwin frame innermost, a dctwin frame between two libhdf5
 #      frames (HDF5 calling back into dctwin code, such as an iteration callback, which then
@@ -149,7 +149,7 @@ for t in "${targets[@]}"; do
             state = "hdf5"; next
           }
           if (state == "hdf5" && k == "dctwin") {
-            if ($0 !~ /(hdf5_handles|report_reader|report_probe|h5_util|report_model|validation_model)\.cpp:[0-9]+/) {
+            if ($0 !~ /(hdf5_handles|report_reader|report_probe|validation_report|report_model|validation_model)\.cpp:[0-9]+/) {
               verdict = "call into libhdf5 from outside the readers: " $0; exit
             }
             state = "callers"; next

@@ -487,6 +487,21 @@ std::vector<std::string> Group::member_names() const {
   return names;
 }
 
+std::vector<std::string> Group::member_names_by_index() const {
+  H5G_info_t info{};
+  check_status(H5Gget_info(id(), &info), "cannot get the size of", what());
+  std::vector<std::string> names;
+  for (hsize_t k = 0; k < info.nlinks; ++k) {
+    const ssize_t length = H5Lget_name_by_idx(id(), ".", H5_INDEX_NAME, H5_ITER_INC, k, nullptr, 0, H5P_DEFAULT);
+    if (length <= 0) continue;
+    std::string name(static_cast<std::size_t>(length) + 1, '\0');
+    if (H5Lget_name_by_idx(id(), ".", H5_INDEX_NAME, H5_ITER_INC, k, name.data(), name.size(), H5P_DEFAULT) < 0) continue;
+    name.resize(static_cast<std::size_t>(length));
+    names.push_back(std::move(name));
+  }
+  return names;
+}
+
 // --- File -----------------------------------------------------------------------------------
 
 File File::create(const std::filesystem::path& path, hid_t fcpl, hid_t fapl, std::string_view what) {

@@ -190,6 +190,9 @@ class Group : public Object {
   static Group open(const Object& parent, std::string_view name);
   /// Names of the direct members, in creation order when the group tracks it, else name order.
   [[nodiscard]] std::vector<std::string> member_names() const;
+  /// Names of the direct members in name order, asked for one by one by index
+  /// (H5Lget_name_by_idx); a member whose name cannot be read is left out.
+  [[nodiscard]] std::vector<std::string> member_names_by_index() const;
 
  private:
   using Object::Object;

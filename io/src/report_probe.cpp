@@ -179,7 +179,7 @@ void read_attributes(Progress& progress, const h5::Object& object, const std::st
 }
 
 /// The names of a group's members, one by one by index in name order, as the desktop
-/// application's validation reader lists them (gui/lib/src/h5_util.cpp): another path through
+/// application's validation reader lists them (h5::Group::member_names_by_index): another path through
 /// libhdf5 than the walk by H5Lvisit, with faults of its own on damaged link tables.
 void list_members_by_index(hid_t group) {
   H5G_info_t info{};

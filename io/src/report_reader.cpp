@@ -49,6 +49,36 @@ struct ReportReader::Impl {
       throw ReportError(fmt::format("{} is not numeric", dataset.what()));
     }
   }
+
+  /// A numeric 2-D [time x entity] dataset with its dataspace and dimensions.
+  struct Table {
+    h5::Dataset dataset;
+    h5::Dataspace space;
+    std::vector<hsize_t> dims;
+  };
+
+  Table open_table(const std::string& name) const {
+    Table table{open_dataset(name), {}, {}};
+    require_numeric(table.dataset);
+    table.space = table.dataset.space();
+    table.dims = table.space.dims();
+    if (table.dims.size() != 2) {
+      throw ReportError(fmt::format("{} has {} dimensions, not 2 [time x entity]",
+                                    table.dataset.what(), table.dims.size()));
+    }
+    return table;
+  }
+
+  /// The block of `count` rows and columns from `start`, as double, row-major.
+  static std::vector<double> read_block(Table& table, const std::array<hsize_t, 2>& start,
+                                        const std::array<hsize_t, 2>& count) {
+    std::vector<double> values(static_cast<std::size_t>(count[0] * count[1]));
+    if (values.empty()) return values;
+    table.space.select_hyperslab(start, count);
+    const auto memory_space = h5::Dataspace::simple(count);
+    table.dataset.read(H5T_NATIVE_DOUBLE, memory_space, table.space, values.data());
+    return values;
+  }
 };
 
 ReportReader::ReportReader(const std::filesystem::path& path) : impl_(std::make_unique<Impl>()) {
@@ -223,26 +253,42 @@ std::vector<double> ReportReader::read_row(const std::string& path,
                                            std::size_t time_index) const {
   const auto& self = impl();
   return self.guarded([&] {
-    const auto dataset = self.open_dataset(path);
-    Impl::require_numeric(dataset);
-    auto file_space = dataset.space();
-    const auto dims = file_space.dims();
-    if (dims.size() != 2) {
-      throw ReportError(fmt::format("{} has {} dimensions, not 2 [time x entity]",
-                                    dataset.what(), dims.size()));
-    }
-    if (time_index >= dims[0]) {
+    auto table = self.open_table(path);
+    if (time_index >= table.dims[0]) {
       throw ReportError(fmt::format("{}: time index {} is out of range (the dataset has {} rows)",
-                                    dataset.what(), time_index, dims[0]));
+                                    table.dataset.what(), time_index, table.dims[0]));
     }
-    std::vector<double> values(static_cast<std::size_t>(dims[1]));
-    if (values.empty()) return values;
-    const std::array<hsize_t, 2> start{time_index, 0};
-    const std::array<hsize_t, 2> count{1, dims[1]};
-    file_space.select_hyperslab(start, count);
-    const auto memory_space = h5::Dataspace::simple(count);
-    dataset.read(H5T_NATIVE_DOUBLE, memory_space, file_space, values.data());
-    return values;
+    return Impl::read_block(table, {time_index, 0}, {1, table.dims[1]});
+  });
+}
+
+std::vector<double> ReportReader::read_columns(const std::string& path, std::size_t first,
+                                               std::size_t count) const {
+  const auto& self = impl();
+  return self.guarded([&] {
+    auto table = self.open_table(path);
+    if (count == 0 || first + count > table.dims[1]) {
+      throw ReportError(fmt::format("{}: columns {} to {} are out of range (the dataset has {} columns)",
+                                    table.dataset.what(), first, first + count, table.dims[1]));
+    }
+    return Impl::read_block(table, {0, first}, {table.dims[0], count});
+  });
+}
+
+bool ReportReader::contains(const std::string& path) const {
+  const auto& self = impl();
+  return self.guarded([&] { return !path.empty() && self.file.exists(path); });
+}
+
+std::string ReportReader::string_attribute(const std::string& path, const std::string& name) const {
+  const auto& self = impl();
+  return self.guarded([&] {
+    if (path.empty() || !self.file.exists(path)) return std::string();
+    switch (self.file.object_type(path)) {
+      case H5I_DATASET: return Impl::optional_string(h5::Dataset::open(self.file, path), name);
+      case H5I_GROUP: return Impl::optional_string(h5::Group::open(self.file, path), name);
+      default: return std::string();
+    }
   });
 }
 

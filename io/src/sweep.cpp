@@ -9,6 +9,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <initializer_list>
 #include <limits>
 #include <map>
 #include <memory>
@@ -627,27 +628,27 @@ std::string SweepPlan::design_text() const {
   return {};
 }
 
-SweepPlan parse_sweep(std::string_view text, std::string file_label, const SectionSchema& schema,
-                      const std::optional<SweepBase>& base) {
-  SweepPlan plan;
-  plan.file = std::move(file_label);
-  plan.source_text = std::string(text);
-  const SweepReader reader(plan.file, schema);
+namespace {
 
-  const YAML::Node root = single_document(plan.source_text, plan.file, "sweep");
-  const SourceLocation root_location = reader.where(root.Mark());
-  auto top = reader.entries(root, {}, top_keys);
-  const auto required = [&](const char* key, const std::string& detail) -> const KeyedNode& {
-    const auto it = top.find(key);
-    if (it == top.end()) reader.fail(root_location, key, "required key is missing (" + detail + ")");
+/// The top-level entries of a sweep file and where its document starts.
+struct TopEntries {
+  const SweepReader& reader;
+  std::map<std::string, KeyedNode> entries;
+  SourceLocation root_location;
+
+  /// The entry `key`; fails "required key is missing (<detail>)" when absent.
+  [[nodiscard]] const KeyedNode& required(const char* key, const std::string& detail) const {
+    const auto it = entries.find(key);
+    if (it == entries.end()) reader.fail(root_location, key, "required key is missing (" + detail + ")");
     return it->second;
-  };
+  }
+};
 
-  plan.name = reader.scalar(required("name", "text"), "name", "text");
-  if (auto it = top.find("description"); it != top.end()) plan.description = reader.scalar(it->second, "description", "text");
-
-  // The base scenario.
-  const KeyedNode& base_entry = required("base", "path of the base scenario, relative to the sweep file");
+/// `base:`: the base scenario's text (read from the file the sweep names, unless `base` gives it)
+/// as a YAML tree without duplicate keys.
+YAML::Node read_base(SweepPlan& plan, const SweepReader& reader, const TopEntries& top,
+                     const std::optional<SweepBase>& base) {
+  const KeyedNode& base_entry = top.required("base", "path of the base scenario, relative to the sweep file");
   plan.base_written = reader.scalar(base_entry, "base", "path of the base scenario, relative to the sweep file");
   if (base) {
     plan.base_text = base->text;
@@ -673,9 +674,13 @@ SweepPlan parse_sweep(std::string_view text, std::string file_label, const Secti
                          std::to_string(duplicate->first_line) + ")",
                      location, duplicate->path);
   }
+  return base_root;
+}
 
-  // The design.
-  const KeyedNode& design_entry = required("design", "grid, list, latin_hypercube or monte_carlo");
+/// `design:`: a design name, or a mapping {type, samples, seed} (samples and seed for the sampled
+/// designs only).
+void read_design(SweepPlan& plan, const SweepReader& reader, const TopEntries& top) {
+  const KeyedNode& design_entry = top.required("design", "grid, list, latin_hypercube or monte_carlo");
   std::map<std::string, KeyedNode> design;
   std::string type_path = "design";
   KeyedNode type_entry = design_entry;
@@ -715,37 +720,175 @@ SweepPlan parse_sweep(std::string_view text, std::string file_label, const Secti
     if (const auto seed = design.find("seed"); seed != design.end())
       plan.seed = reader.unsigned_integer(seed->second, "design.seed");
   }
+}
 
-  // Values fixed for every member.
+/// `set:`: the values fixed for every member, each applicable to the base. Returns the line of
+/// each key, by canonical key path.
+std::map<std::string, int> read_settings(SweepPlan& plan, const SweepReader& reader, const TopEntries& top,
+                                         const YAML::Node& base_root) {
   std::map<std::string, int> fixed_lines;
-  if (auto it = top.find("set"); it != top.end() && !it->second.value.IsNull()) {
-    const YAML::Node& set = it->second.value;
-    if (!set.IsMap()) reader.fail(reader.where(set.Mark()), "set", std::string("must be a mapping, not ") + node_kind(set));
-    std::map<std::string, int> first;
-    for (auto entry = set.begin(); entry != set.end(); ++entry) {
-      const SourceLocation key_location = reader.where(entry->first.Mark());
-      if (!entry->first.IsScalar()) reader.fail(key_location, "set", "keys must be plain names");
-      const auto resolved = reader.scenario_key(entry->first.Scalar(), key_location, "set");
-      const auto& steps = resolved.first;
-      const ParameterSpec* spec = resolved.second;
-      const std::string key = join_key(steps, steps.size());
-      const std::string path = "set." + entry->first.Scalar();
-      if (auto seen = fixed_lines.find(key); seen != fixed_lines.end())
-        reader.fail(key_location, path, "duplicate key (first at line " + std::to_string(seen->second) + ")");
-      fixed_lines.emplace(key, key_location.line);
-      const KeyedNode node{entry->second, key_location};
-      SweepSetting setting;
-      setting.key = key;
-      setting.value = reader.scalar(node, path, kind_name(spec->kind));
-      setting.location = reader.where(entry->second.Mark());
-      YAML::Node probe = YAML::Clone(base_root);
-      if (const auto problem = detail::apply_override(probe, steps, setting.value)) reader.fail(key_location, path, *problem);
-      plan.settings.push_back(std::move(setting));
+  const auto it = top.entries.find("set");
+  if (it == top.entries.end() || it->second.value.IsNull()) return fixed_lines;
+  const YAML::Node& set = it->second.value;
+  if (!set.IsMap()) reader.fail(reader.where(set.Mark()), "set", std::string("must be a mapping, not ") + node_kind(set));
+  for (auto entry = set.begin(); entry != set.end(); ++entry) {
+    const SourceLocation key_location = reader.where(entry->first.Mark());
+    if (!entry->first.IsScalar()) reader.fail(key_location, "set", "keys must be plain names");
+    const auto resolved = reader.scenario_key(entry->first.Scalar(), key_location, "set");
+    const auto& steps = resolved.first;
+    const ParameterSpec* spec = resolved.second;
+    const std::string key = join_key(steps, steps.size());
+    const std::string path = "set." + entry->first.Scalar();
+    if (auto seen = fixed_lines.find(key); seen != fixed_lines.end())
+      reader.fail(key_location, path, "duplicate key (first at line " + std::to_string(seen->second) + ")");
+    fixed_lines.emplace(key, key_location.line);
+    const KeyedNode node{entry->second, key_location};
+    SweepSetting setting;
+    setting.key = key;
+    setting.value = reader.scalar(node, path, kind_name(spec->kind));
+    setting.location = reader.where(entry->second.Mark());
+    YAML::Node probe = YAML::Clone(base_root);
+    if (const auto problem = detail::apply_override(probe, steps, setting.value)) reader.fail(key_location, path, *problem);
+    plan.settings.push_back(std::move(setting));
+  }
+  return fixed_lines;
+}
+
+/// The value of one entry of `parameters:` for the plan's design: a list of values or
+/// {min, max, count} (grid, list), a range {min, max} (latin_hypercube), a distribution
+/// (monte_carlo).
+class ParameterValueReader {
+ public:
+  ParameterValueReader(const SweepReader& reader, SweepDesign design, SweepParameter& parameter, std::string path)
+      : reader_(reader), design_(design), parameter_(parameter), spec_(parameter.spec), path_(std::move(path)) {}
+
+  void read(const YAML::Node& value) {
+    if (value.IsNull()) reader_.fail(parameter_.location, path_, "value is missing (values of " + parameter_.key + ")");
+    if (design_ == SweepDesign::grid || design_ == SweepDesign::list) {
+      read_levels(value);
+    } else {
+      read_distribution(value);
     }
   }
 
-  // The parameters.
-  const KeyedNode& parameters_entry = required("parameters", "scenario keys to vary");
+ private:
+  /// Grid and list designs: the values as written, or evenly spaced ones.
+  void read_levels(const YAML::Node& value) {
+    if (value.IsScalar())
+      reader_.fail(reader_.where(value.Mark()), path_,
+                   "a " + std::string(to_string(design_)) + " design needs a list of values or {min, max, count}, not a single value");
+    if (value.IsSequence()) {
+      if (value.size() == 0) reader_.fail(reader_.where(value.Mark()), path_, "the list of values is empty");
+      std::size_t index = 0;
+      for (const auto& item : value) {
+        const std::string item_path = path_ + "[" + std::to_string(index++) + "]";
+        const SourceLocation item_location = reader_.where(item.Mark());
+        if (item.IsNull()) reader_.fail(item_location, item_path, "value is missing");
+        if (!item.IsScalar())
+          reader_.fail(item_location, item_path, std::string("must be a single value, not ") + node_kind(item));
+        parameter_.values.push_back(scalar_text(item));
+        parameter_.value_locations.push_back(item_location);
+      }
+      parameter_.distribution = SweepDistribution::values;
+      return;
+    }
+    const auto keys = reader_.entries(value, path_, {"min", "max", "count"});
+    require_real("evenly spaced values need a real-valued key; list the values instead");
+    const SourceLocation at = reader_.where(value.Mark());
+    range(keys, at);
+    const auto count = keys.find("count");
+    if (count == keys.end()) reader_.fail(at, path_ + ".count", "required key is missing (integer)");
+    const auto n = reader_.integer(count->second, path_ + ".count", 2);
+    if (static_cast<std::uint64_t>(n) > max_members)
+      reader_.fail_value(reader_.where(count->second.value.Mark()), path_ + ".count", count->second.value.Scalar(),
+                         "must be <= " + std::to_string(max_members));
+    parameter_.count = static_cast<std::size_t>(n);
+    parameter_.distribution = SweepDistribution::spaced;
+  }
+
+  /// Sampled designs: a range, or for Monte Carlo a uniform or normal distribution.
+  void read_distribution(const YAML::Node& value) {
+    const std::string design_name = to_string(design_);
+    const std::string form = design_ == SweepDesign::latin_hypercube
+                                 ? "a range {min, max}"
+                                 : "a distribution {min, max} or {distribution: normal, mean, std}";
+    if (!value.IsMap())
+      reader_.fail(reader_.where(value.Mark()), path_, "a " + design_name + " design needs " + form + ", not " + node_kind(value));
+    require_real("a " + design_name + " design samples real-valued keys only");
+    const SourceLocation at = reader_.where(value.Mark());
+    if (design_ == SweepDesign::latin_hypercube) {
+      range(reader_.entries(value, path_, {"min", "max"}), at);
+      parameter_.distribution = SweepDistribution::uniform;
+      return;
+    }
+    std::string distribution = "uniform";
+    if (const auto [node, key_mark] = find_entry(value, "distribution"); node.IsDefined()) {
+      const KeyedNode written{node, reader_.where(key_mark)};
+      distribution = trimmed(reader_.scalar(written, path_ + ".distribution", "uniform or normal"));
+      if (distribution != "uniform" && distribution != "normal")
+        reader_.fail_value(reader_.where(node.Mark()), path_ + ".distribution", node.Scalar(), "must be one of: uniform, normal");
+    }
+    const auto all = reader_.entries(value, path_,
+                                     distribution == "uniform" ? std::vector<std::string>{"distribution", "min", "max"}
+                                                               : std::vector<std::string>{"distribution", "mean", "std"});
+    if (distribution == "uniform") {
+      range(all, at);
+      parameter_.distribution = SweepDistribution::uniform;
+      return;
+    }
+    require_keys(all, at, {"mean", "std"});
+    parameter_.a = reader_.quantity(all.at("mean"), path_ + ".mean", spec_);
+    parameter_.b = reader_.quantity(all.at("std"), path_ + ".std", spec_, true);
+    if (!(parameter_.b > 0.0))
+      reader_.fail_value(reader_.where(all.at("std").value.Mark()), path_ + ".std", all.at("std").value.Scalar(),
+                         "must be > 0");
+    parameter_.distribution = SweepDistribution::normal;
+  }
+
+  void require_real(const std::string& why) const {
+    if (spec_.kind != ParameterKind::real)
+      reader_.fail(parameter_.location, path_, why + " (" + parameter_.key + " is " + kind_name(spec_.kind) + ")");
+  }
+
+  /// Fails "required key is missing (<unit>)" for the first of `names` absent from `keys`.
+  void require_keys(const std::map<std::string, KeyedNode>& keys, const SourceLocation& at,
+                    std::initializer_list<const char*> names) const {
+    for (const char* name : names)
+      if (keys.find(name) == keys.end())
+        reader_.fail(at, path_ + "." + name,
+                     "required key is missing (" +
+                         (is_dimensionless(shown_unit(spec_)) ? std::string("dimensionless") : shown_unit(spec_)) + ")");
+  }
+
+  void check_bound(const KeyedNode& node, const std::string& bound_path, double si) const {
+    if (!in_range(spec_, si))
+      reader_.fail_value(reader_.where(node.value.Mark()), bound_path, node.value.Scalar(),
+                         range_rule(spec_) + ", the range of " + parameter_.key);
+  }
+
+  /// {min, max}: within the key's range, max > min.
+  void range(const std::map<std::string, KeyedNode>& keys, const SourceLocation& at) {
+    require_keys(keys, at, {"min", "max"});
+    const KeyedNode& low = keys.at("min");
+    const KeyedNode& high = keys.at("max");
+    parameter_.a = reader_.quantity(low, path_ + ".min", spec_);
+    parameter_.b = reader_.quantity(high, path_ + ".max", spec_);
+    check_bound(low, path_ + ".min", parameter_.a);
+    check_bound(high, path_ + ".max", parameter_.b);
+    if (!(parameter_.b > parameter_.a))
+      reader_.fail_value(reader_.where(high.value.Mark()), path_ + ".max", high.value.Scalar(), "must be > min");
+  }
+
+  const SweepReader& reader_;
+  SweepDesign design_;
+  SweepParameter& parameter_;
+  const ParameterSpec& spec_;
+  std::string path_;
+};
+
+/// `parameters:`: the keys to vary, none also fixed by `set:`, each applicable to the base.
+void read_parameters(SweepPlan& plan, const SweepReader& reader, const KeyedNode& parameters_entry,
+                     const std::map<std::string, int>& fixed_lines, const YAML::Node& base_root) {
   const YAML::Node& parameters = parameters_entry.value;
   if (parameters.IsNull() || (parameters.IsMap() && parameters.size() == 0))
     reader.fail(parameters_entry.key, "parameters", "must name at least one scenario key");
@@ -759,10 +902,9 @@ SweepPlan parse_sweep(std::string_view text, std::string file_label, const Secti
     const std::string path = "parameters." + raw;
     const auto resolved = reader.scenario_key(raw, key_location, "parameters");
     const auto& steps = resolved.first;
-    const ParameterSpec* spec = resolved.second;
     SweepParameter parameter;
     parameter.key = join_key(steps, steps.size());
-    parameter.spec = *spec;
+    parameter.spec = *resolved.second;
     parameter.location = key_location;
     if (auto seen = varied_lines.find(parameter.key); seen != varied_lines.end())
       reader.fail(key_location, path, "duplicate key (first at line " + std::to_string(seen->second) + ")");
@@ -773,129 +915,39 @@ SweepPlan parse_sweep(std::string_view text, std::string file_label, const Secti
       YAML::Node probe = YAML::Clone(base_root);
       if (const auto problem = detail::apply_override(probe, steps, "0")) reader.fail(key_location, path, *problem);
     }
-
     const YAML::Node value = entry->second;  // a copy: entry-> yields a temporary pair
-    const std::string design_name = to_string(plan.design);
-    const auto require_real = [&](const std::string& why) {
-      if (spec->kind != ParameterKind::real)
-        reader.fail(key_location, path, why + " (" + parameter.key + " is " + kind_name(spec->kind) + ")");
-    };
-    const auto check_bound = [&](const KeyedNode& node, const std::string& bound_path, double si) {
-      if (!in_range(*spec, si))
-        reader.fail_value(reader.where(node.value.Mark()), bound_path, node.value.Scalar(),
-                          range_rule(*spec) + ", the range of " + parameter.key);
-    };
-    const auto range = [&](const std::map<std::string, KeyedNode>& keys, const SourceLocation& at) {
-      for (const char* bound : {"min", "max"})
-        if (keys.find(bound) == keys.end())
-          reader.fail(at, path + "." + bound,
-                      "required key is missing (" + (is_dimensionless(shown_unit(*spec)) ? std::string("dimensionless") : shown_unit(*spec)) + ")");
-      const KeyedNode& low = keys.at("min");
-      const KeyedNode& high = keys.at("max");
-      parameter.a = reader.quantity(low, path + ".min", *spec);
-      parameter.b = reader.quantity(high, path + ".max", *spec);
-      check_bound(low, path + ".min", parameter.a);
-      check_bound(high, path + ".max", parameter.b);
-      if (!(parameter.b > parameter.a))
-        reader.fail_value(reader.where(high.value.Mark()), path + ".max", high.value.Scalar(), "must be > min");
-    };
-
-    if (value.IsNull()) reader.fail(key_location, path, "value is missing (values of " + parameter.key + ")");
-    if (plan.design == SweepDesign::grid || plan.design == SweepDesign::list) {
-      if (value.IsScalar())
-        reader.fail(reader.where(value.Mark()), path,
-                    "a " + design_name + " design needs a list of values or {min, max, count}, not a single value");
-      if (value.IsSequence()) {
-        if (value.size() == 0) reader.fail(reader.where(value.Mark()), path, "the list of values is empty");
-        std::size_t index = 0;
-        for (const auto& item : value) {
-          const std::string item_path = path + "[" + std::to_string(index++) + "]";
-          const SourceLocation item_location = reader.where(item.Mark());
-          if (item.IsNull()) reader.fail(item_location, item_path, "value is missing");
-          if (!item.IsScalar())
-            reader.fail(item_location, item_path, std::string("must be a single value, not ") + node_kind(item));
-          parameter.values.push_back(scalar_text(item));
-          parameter.value_locations.push_back(item_location);
-        }
-        parameter.distribution = SweepDistribution::values;
-      } else {
-        const auto keys = reader.entries(value, path, {"min", "max", "count"});
-        require_real("evenly spaced values need a real-valued key; list the values instead");
-        const SourceLocation at = reader.where(value.Mark());
-        range(keys, at);
-        const auto count = keys.find("count");
-        if (count == keys.end()) reader.fail(at, path + ".count", "required key is missing (integer)");
-        const auto n = reader.integer(count->second, path + ".count", 2);
-        if (static_cast<std::uint64_t>(n) > max_members)
-          reader.fail_value(reader.where(count->second.value.Mark()), path + ".count", count->second.value.Scalar(),
-                            "must be <= " + std::to_string(max_members));
-        parameter.count = static_cast<std::size_t>(n);
-        parameter.distribution = SweepDistribution::spaced;
-      }
-    } else {
-      const std::string form = plan.design == SweepDesign::latin_hypercube
-                                   ? "a range {min, max}"
-                                   : "a distribution {min, max} or {distribution: normal, mean, std}";
-      if (!value.IsMap())
-        reader.fail(reader.where(value.Mark()), path,
-                    "a " + design_name + " design needs " + form + ", not " + node_kind(value));
-      require_real("a " + design_name + " design samples real-valued keys only");
-      const SourceLocation at = reader.where(value.Mark());
-      if (plan.design == SweepDesign::latin_hypercube) {
-        range(reader.entries(value, path, {"min", "max"}), at);
-        parameter.distribution = SweepDistribution::uniform;
-      } else {
-        std::string distribution = "uniform";
-        if (const auto [node, key_mark] = find_entry(value, "distribution"); node.IsDefined()) {
-          const KeyedNode written{node, reader.where(key_mark)};
-          distribution = trimmed(reader.scalar(written, path + ".distribution", "uniform or normal"));
-          if (distribution != "uniform" && distribution != "normal")
-            reader.fail_value(reader.where(node.Mark()), path + ".distribution", node.Scalar(),
-                              "must be one of: uniform, normal");
-        }
-        const auto all = reader.entries(value, path,
-                                        distribution == "uniform"
-                                            ? std::vector<std::string>{"distribution", "min", "max"}
-                                            : std::vector<std::string>{"distribution", "mean", "std"});
-        if (distribution == "uniform") {
-          range(all, at);
-          parameter.distribution = SweepDistribution::uniform;
-        } else {
-          for (const char* key : {"mean", "std"})
-            if (all.find(key) == all.end())
-              reader.fail(at, path + "." + key,
-                          "required key is missing (" + (is_dimensionless(shown_unit(*spec)) ? std::string("dimensionless") : shown_unit(*spec)) + ")");
-          parameter.a = reader.quantity(all.at("mean"), path + ".mean", *spec);
-          parameter.b = reader.quantity(all.at("std"), path + ".std", *spec, true);
-          if (!(parameter.b > 0.0))
-            reader.fail_value(reader.where(all.at("std").value.Mark()), path + ".std", all.at("std").value.Scalar(),
-                              "must be > 0");
-          parameter.distribution = SweepDistribution::normal;
-        }
-      }
-    }
+    ParameterValueReader(reader, plan.design, parameter, path).read(value);
     plan.parameters.push_back(std::move(parameter));
   }
+}
 
-  // Members.
+/// The number of values of a grid or list parameter.
+std::size_t level_count(const SweepParameter& p) {
+  return p.distribution == SweepDistribution::spaced ? p.count : p.values.size();
+}
+
+/// Value `k` of a grid or list parameter, into slot `p` of `member`.
+void set_level(const SweepParameter& parameter, std::size_t k, SweepMember& member, std::size_t p) {
+  if (parameter.distribution == SweepDistribution::values) {
+    member.written[p] = parameter.values[k];
+    member.si[p] = numeric_value(parameter.spec, member.written[p]);
+    member.shown[p] = trimmed(member.written[p]);
+    member.where[p] = parameter.value_locations[k];
+  } else {
+    const double si = k + 1 == parameter.count
+                          ? parameter.b
+                          : parameter.a + (parameter.b - parameter.a) * static_cast<double>(k) /
+                                              static_cast<double>(parameter.count - 1);
+    member.si[p] = si;
+    member.written[p] = si_text(parameter.spec, si);
+    member.shown[p] = display_text(parameter.spec, si);
+    member.where[p] = parameter.location;
+  }
+}
+
+/// How many members the design makes, within max_members and max_member_values.
+std::size_t member_count(const SweepPlan& plan, const SweepReader& reader, const KeyedNode& parameters_entry) {
   const std::size_t dims = plan.parameters.size();
-  const auto level_count = [](const SweepParameter& p) {
-    return p.distribution == SweepDistribution::spaced ? p.count : p.values.size();
-  };
-  const auto level = [](const SweepParameter& p, std::size_t k, std::string& written, double& si, std::string& shown,
-                        SourceLocation& location) {
-    if (p.distribution == SweepDistribution::values) {
-      written = p.values[k];
-      si = numeric_value(p.spec, written);
-      shown = trimmed(written);
-      location = p.value_locations[k];
-    } else {
-      si = k + 1 == p.count ? p.b : p.a + (p.b - p.a) * static_cast<double>(k) / static_cast<double>(p.count - 1);
-      written = si_text(p.spec, si);
-      shown = display_text(p.spec, si);
-      location = p.location;
-    }
-  };
   std::size_t count = 0;
   if (plan.design == SweepDesign::grid) {
     count = 1;
@@ -923,6 +975,49 @@ SweepPlan parse_sweep(std::string_view text, std::string file_label, const Secti
                 std::to_string(count) + " members x " + std::to_string(dims) + " parameters = " +
                     std::to_string(count * dims) + " values (must be at most " + std::to_string(max_member_values) +
                     ": fewer members or parameters, or several sweeps)");
+  return count;
+}
+
+/// Latin hypercube and Monte Carlo members, drawn from the plan's seed.
+void sample_members(SweepPlan& plan) {
+  const std::size_t count = plan.members.size();
+  const std::size_t dims = plan.parameters.size();
+  Random random(plan.seed);
+  const auto assign = [&](std::size_t i, std::size_t p, double si) {
+    auto& m = plan.members[i];
+    const auto& parameter = plan.parameters[p];
+    m.si[p] = si;
+    m.written[p] = si_text(parameter.spec, si);
+    m.shown[p] = display_text(parameter.spec, si);
+    m.where[p] = parameter.location;
+  };
+  if (plan.design == SweepDesign::latin_hypercube) {
+    std::vector<std::size_t> strata(count);
+    for (std::size_t p = 0; p < dims; ++p) {
+      for (std::size_t k = 0; k < count; ++k) strata[k] = k;
+      for (std::size_t k = count; k-- > 1;) std::swap(strata[k], strata[random.index(k + 1)]);
+      const auto& parameter = plan.parameters[p];
+      for (std::size_t i = 0; i < count; ++i) {
+        const double t = (static_cast<double>(strata[i]) + random.open_uniform()) / static_cast<double>(count);
+        assign(i, p, parameter.a + (parameter.b - parameter.a) * t);
+      }
+    }
+    return;
+  }
+  for (std::size_t i = 0; i < count; ++i)
+    for (std::size_t p = 0; p < dims; ++p) {
+      const auto& parameter = plan.parameters[p];
+      const double si = parameter.distribution == SweepDistribution::normal
+                            ? parameter.a + parameter.b * random.normal()
+                            : parameter.a + (parameter.b - parameter.a) * random.uniform();
+      assign(i, p, si);
+    }
+}
+
+/// `count` members: every combination (grid, the last parameter varying fastest), the i-th values
+/// together (list) or samples.
+void make_members(SweepPlan& plan, std::size_t count) {
+  const std::size_t dims = plan.parameters.size();
   plan.members.resize(count);
   for (std::size_t i = 0; i < count; ++i) {
     SweepMember& member = plan.members[i];
@@ -937,52 +1032,21 @@ SweepPlan parse_sweep(std::string_view text, std::string file_label, const Secti
       std::size_t rest = i;
       for (std::size_t p = dims; p-- > 0;) {
         const std::size_t n = level_count(plan.parameters[p]);
-        auto& m = plan.members[i];
-        level(plan.parameters[p], rest % n, m.written[p], m.si[p], m.shown[p], m.where[p]);
+        set_level(plan.parameters[p], rest % n, plan.members[i], p);
         rest /= n;
       }
     }
   } else if (plan.design == SweepDesign::list) {
     for (std::size_t i = 0; i < count; ++i)
-      for (std::size_t p = 0; p < dims; ++p) {
-        auto& m = plan.members[i];
-        level(plan.parameters[p], i, m.written[p], m.si[p], m.shown[p], m.where[p]);
-      }
+      for (std::size_t p = 0; p < dims; ++p) set_level(plan.parameters[p], i, plan.members[i], p);
   } else {
-    Random random(plan.seed);
-    const auto assign = [&](std::size_t i, std::size_t p, double si) {
-      auto& m = plan.members[i];
-      const auto& parameter = plan.parameters[p];
-      m.si[p] = si;
-      m.written[p] = si_text(parameter.spec, si);
-      m.shown[p] = display_text(parameter.spec, si);
-      m.where[p] = parameter.location;
-    };
-    if (plan.design == SweepDesign::latin_hypercube) {
-      std::vector<std::size_t> strata(count);
-      for (std::size_t p = 0; p < dims; ++p) {
-        for (std::size_t k = 0; k < count; ++k) strata[k] = k;
-        for (std::size_t k = count; k-- > 1;) std::swap(strata[k], strata[random.index(k + 1)]);
-        const auto& parameter = plan.parameters[p];
-        for (std::size_t i = 0; i < count; ++i) {
-          const double t = (static_cast<double>(strata[i]) + random.open_uniform()) / static_cast<double>(count);
-          assign(i, p, parameter.a + (parameter.b - parameter.a) * t);
-        }
-      }
-    } else {
-      for (std::size_t i = 0; i < count; ++i)
-        for (std::size_t p = 0; p < dims; ++p) {
-          const auto& parameter = plan.parameters[p];
-          const double si = parameter.distribution == SweepDistribution::normal
-                                ? parameter.a + parameter.b * random.normal()
-                                : parameter.a + (parameter.b - parameter.a) * random.uniform();
-          assign(i, p, si);
-        }
-    }
+    sample_members(plan);
   }
+}
 
-  // The base with the fixed values must pass the scenario checker at every key the sweep does
-  // not vary; a problem there is a problem of the sweep, not of one member.
+/// The base with the fixed values must pass the scenario checker at every key the sweep does not
+/// vary; a problem there is a problem of the sweep, not of one member.
+void check_base_with_settings(const SweepPlan& plan, const SectionSchema& schema) {
   const std::string check_label = plan.file + " (base scenario)";
   try {
     (void)parse_scenario(compose(plan, nullptr, {}), check_label, schema);
@@ -999,6 +1063,30 @@ SweepPlan parse_sweep(std::string_view text, std::string file_label, const Secti
       throw SweepError(format_location(location) + ": " + located.rest, location, path);
     }
   }
+}
+
+}  // namespace
+
+SweepPlan parse_sweep(std::string_view text, std::string file_label, const SectionSchema& schema,
+                      const std::optional<SweepBase>& base) {
+  SweepPlan plan;
+  plan.file = std::move(file_label);
+  plan.source_text = std::string(text);
+  const SweepReader reader(plan.file, schema);
+
+  const YAML::Node root = single_document(plan.source_text, plan.file, "sweep");
+  const TopEntries top{reader, reader.entries(root, {}, top_keys), reader.where(root.Mark())};
+  plan.name = reader.scalar(top.required("name", "text"), "name", "text");
+  if (auto it = top.entries.find("description"); it != top.entries.end())
+    plan.description = reader.scalar(it->second, "description", "text");
+
+  const YAML::Node base_root = read_base(plan, reader, top, base);
+  read_design(plan, reader, top);
+  const auto fixed_lines = read_settings(plan, reader, top, base_root);
+  const KeyedNode& parameters_entry = top.required("parameters", "scenario keys to vary");
+  read_parameters(plan, reader, parameters_entry, fixed_lines, base_root);
+  make_members(plan, member_count(plan, reader, parameters_entry));
+  check_base_with_settings(plan, schema);
   return plan;
 }
 

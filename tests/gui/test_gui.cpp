@@ -1631,7 +1631,7 @@ TEST_CASE("study: events, limits and key figures are read from the report", "[mo
     CHECK((e.kind == StudyEvent::Kind::throttling_start || e.kind == StudyEvent::Kind::throttling_end));
   }
 
-  // Throttling intervals by hand, and quantities of the resolved scenario.
+  // Throttling intervals by hand.
   const auto by_hand = throttling_events({0, 10, 20, 30, 40, 50}, {0, 2, 5, 0, 0, 1});
   REQUIRE(by_hand.size() == 3);
   CHECK(by_hand[0].kind == StudyEvent::Kind::throttling_start);
@@ -1641,10 +1641,6 @@ TEST_CASE("study: events, limits and key figures are read from the report", "[mo
   CHECK(by_hand[1].time == 30.0);
   CHECK(by_hand[2].time == 50.0);
   CHECK(by_hand[2].text == "GPUs throttled (up to 1 at once)");
-  CHECK(scenario_quantity("360.15 K", "K") == 360.15);
-  CHECK(scenario_quantity("0.03", "1") == 0.03);
-  CHECK(std::isnan(scenario_quantity("60 s", "K")));
-  CHECK(std::isnan(scenario_quantity("hot", "K")));
 
   // Key figures: the run's (summary), then the state at t = 120 s (sample 4: load 0.91).
   const KpiModel kpi(report);

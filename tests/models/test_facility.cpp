@@ -66,6 +66,31 @@ struct GridObserver final : dctwin::solver::SimulationObserver {
   }
 };
 
+/// The liquid-to-air hall of two pods of four racks that the electrical feed's tests run:
+/// `sections` (simulation, electrical) written before `facility:`, and the job's keys `job`.
+dctwin::io::ScenarioDocument small_hall(const std::string& sections, const std::string& job) {
+  const std::string text = "name: small\nsite: facility\n" + sections +
+                           "facility:\n  cooling: liquid-to-air\n  layout: {pods: 2, racks_per_pod: 4}\n"
+                           "  pod_loop: {rack_count: 4}\nworkload:\n  job: {" + job + "}\n";
+  return dctwin::io::parse_scenario(text, "small.yaml", dctwin::models::facility::scenario_schema());
+}
+
+/// What a run of a site with its electrical feed leaves: the summary and the grid samples.
+struct GridRun {
+  std::vector<dctwin::solver::SummaryFigure> summary;
+  std::vector<dctwin::models::electrical::GridSample> grid;
+};
+
+/// Runs `site` to its end under a GridObserver (the run must finish).
+GridRun run_with_grid(FacilitySite& site) {
+  GridObserver observer;
+  observer.site = &site;
+  dctwin::solver::Simulator simulator(site.system(), site.settings());
+  const auto x0 = site.initial_state();
+  REQUIRE(simulator.run(x0, observer).finished());
+  return {site.summary(x0, simulator.final_state(), simulator.final_discrete()), std::move(observer.grid)};
+}
+
 double figure(const std::vector<dctwin::solver::SummaryFigure>& summary, const std::string& name) {
   for (const auto& f : summary)
     if (f.name == name) return f.value;
@@ -220,27 +245,19 @@ TEST_CASE("The layout's static data maps every GPU to its rack", "[models][facil
 
 TEST_CASE("The electrical feed follows the hall at 1 ms between knots and its energy closes", "[models][facility][electrical]") {
   // Short steps (2 s compute, 1 s exposed communication, 0.5 s optimizer) so that 30 s hold swings.
-  const std::string text =
-      "name: small\nsite: facility\nsimulation: {output_interval: 5 s, duration: 30 s}\n"
-      "facility:\n  cooling: liquid-to-air\n  layout: {pods: 2, racks_per_pod: 4}\n  pod_loop: {rack_count: 4}\n"
-      "workload:\n  job: {timing: given, compute_time: 2 s, exposed_communication_time: 1 s, optimizer_time: 0.5 s, "
-      "pipeline_parallel: 2}\n";
-  const auto doc = dctwin::io::parse_scenario(text, "small.yaml", dctwin::models::facility::scenario_schema());
+  const auto doc = small_hall("simulation: {output_interval: 5 s, duration: 30 s}\n",
+                               "timing: given, compute_time: 2 s, exposed_communication_time: 1 s, "
+                               "optimizer_time: 0.5 s, pipeline_parallel: 2");
   FacilitySite site(doc.tree, std::nullopt);
   REQUIRE(site.has_electrical_feed());
-  GridObserver observer;
-  observer.site = &site;
-  dctwin::solver::Simulator simulator(site.system(), site.settings());
-  const auto x0 = site.initial_state();
-  REQUIRE(simulator.run(x0, observer).finished());
-  const auto summary = site.summary(x0, simulator.final_state(), simulator.final_discrete());
+  const auto [summary, grid] = run_with_grid(site);
   const auto* feed = site.feed();
   REQUIRE(feed != nullptr);
   CHECK(feed->time() == Approx(30.0).margin(1e-9));
   // One sample per millisecond, the first at the start.
-  REQUIRE(observer.grid.size() == 30001);
-  CHECK(observer.grid[1].time == Approx(0.001).margin(1e-12));
-  CHECK(observer.grid.back().time == Approx(30.0).margin(1e-9));
+  REQUIRE(grid.size() == 30001);
+  CHECK(grid[1].time == Approx(0.001).margin(1e-12));
+  CHECK(grid.back().time == Approx(30.0).margin(1e-9));
   // The chain's energy closes; at the IT power boundary (the server inlets) the utility's energy
   // is IT + cooling + the losses upstream of the inlets (no storage here), and the PUE is the
   // utility's energy over the IT energy.
@@ -272,20 +289,12 @@ TEST_CASE("A utility outage in a hall: the stores carry it and it counts as a li
   // Without BBUs and with a UPS battery of 1 s at its 0.1 MW rating: the servers ride the first
   // part of the 3 s outage on the UPS, then drop after their PSUs' hold-up, and their load is lost
   // to its end.
-  const std::string text =
-      "name: small\nsite: facility\nsimulation: {output_interval: 5 s, duration: 20 s}\n"
-      "electrical:\n  ups: {rated_power: 0.1 MW, battery_autonomy: 1 s}\n  bbu: {unit_energy: 0}\n"
-      "  utility_events:\n    - {kind: outage, time: 10.0005 s, duration: 3 s}\n"
-      "facility:\n  cooling: liquid-to-air\n  layout: {pods: 2, racks_per_pod: 4}\n  pod_loop: {rack_count: 4}\n"
-      "workload:\n  job: {pipeline_parallel: 2}\n";
-  const auto doc = dctwin::io::parse_scenario(text, "small.yaml", dctwin::models::facility::scenario_schema());
+  const auto doc = small_hall("simulation: {output_interval: 5 s, duration: 20 s}\n"
+                               "electrical:\n  ups: {rated_power: 0.1 MW, battery_autonomy: 1 s}\n  bbu: {unit_energy: 0}\n"
+                               "  utility_events:\n    - {kind: outage, time: 10.0005 s, duration: 3 s}\n",
+                               "pipeline_parallel: 2");
   FacilitySite site(doc.tree, std::nullopt);
-  GridObserver observer;
-  observer.site = &site;
-  dctwin::solver::Simulator simulator(site.system(), site.settings());
-  const auto x0 = site.initial_state();
-  REQUIRE(simulator.run(x0, observer).finished());
-  const auto summary = site.summary(x0, simulator.final_state(), simulator.final_discrete());
+  const auto [summary, grid] = run_with_grid(site);
   const auto e = site.feed()->energy();
   CHECK(std::abs(e.grid - e.load - e.losses - e.storage_change) <= 1e-9 * e.grid);
   CHECK(figure(summary, "utility_disturbance_first") == Approx(10.0005).epsilon(1e-12));
@@ -303,7 +312,7 @@ TEST_CASE("A utility outage in a hall: the stores carry it and it counts as a li
   CHECK(figure(summary, "grid_limit_it_load_supplied") == 0.0);
   CHECK(figure(summary, "limit_violations") >= 2.0);
   // While the utility is out the grid connection carries nothing.
-  for (const auto& g : observer.grid)
+  for (const auto& g : grid)
     if (g.time > 10.002 && g.time < 13.0) CHECK(g.grid_power == 0.0);
 }
 
@@ -320,19 +329,16 @@ TEST_CASE("The grid sees the cooling's power as a ramp between samples, not a st
   const auto doc = dctwin::io::parse_scenario(text, "small.yaml", dctwin::models::facility::scenario_schema());
   FacilitySite site(doc.tree, std::nullopt);
   REQUIRE(site.has_electrical_feed());
-  GridObserver observer;
-  observer.site = &site;
-  dctwin::solver::Simulator simulator(site.system(), site.settings());
-  REQUIRE(simulator.run(site.initial_state(), observer).finished());
-  REQUIRE(observer.grid.size() == 60001);
+  const auto grid = run_with_grid(site).grid;
+  REQUIRE(grid.size() == 60001);
   // Held between samples, the cooling's power stepped by its change over 10 s at a sample (or at
   // the first knot after it): hundreds of W. Interpolated, the largest 1-ms change anywhere is a
   // small fraction of the slow drift the record shows over the minute.
-  double largest = 0.0, low = observer.grid.front().grid_power, high = low;
-  for (std::size_t m = 1; m < observer.grid.size(); ++m) {
-    largest = std::max(largest, std::abs(observer.grid[m].grid_power - observer.grid[m - 1].grid_power));
-    low = std::min(low, observer.grid[m].grid_power);
-    high = std::max(high, observer.grid[m].grid_power);
+  double largest = 0.0, low = grid.front().grid_power, high = low;
+  for (std::size_t m = 1; m < grid.size(); ++m) {
+    largest = std::max(largest, std::abs(grid[m].grid_power - grid[m - 1].grid_power));
+    low = std::min(low, grid[m].grid_power);
+    high = std::max(high, grid[m].grid_power);
   }
   INFO("largest 1-ms change " << largest << " W, drift over the run " << high - low << " W");
   CHECK(high - low > 1e3);

@@ -1,22 +1,16 @@
 #include "dctwin/gui/report_model.hpp"
 
-#include <hdf5.h>
-
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <set>
 
 #include "dctwin/io/report.hpp"
-#include "h5_util.hpp"
 
 namespace dctwin::gui {
 namespace {
 
 constexpr double nan = std::numeric_limits<double>::quiet_NaN();
-
-using H5Id = h5::Id;
-using h5::string_attribute;
 
 bool is_bitmask_field(const std::string& path, const std::string& units) {
   if (units != "1" && !units.empty()) return false;
@@ -101,7 +95,6 @@ std::vector<double> reduce_per_rack(std::span<const double> gpu_values, const Ha
 
 struct ReportModel::Impl {
   io::ReportReader reader;
-  hid_t file = H5I_INVALID_HID;
   std::vector<double> time;
   HallLayout layout;
   std::vector<FieldInfo> fields;
@@ -115,18 +108,10 @@ struct ReportModel::Impl {
   mutable std::map<std::pair<std::string, int>, std::vector<double>> aggregates;
 
   explicit Impl(const std::filesystem::path& path) : reader(path) {
-    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
-    file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
-    if (file < 0) throw io::ReportError(path.string() + ": cannot open the report");
     time = reader.time();
     discover();
     build_layout();
   }
-  ~Impl() {
-    if (file >= 0) H5Fclose(file);
-  }
-  Impl(const Impl&) = delete;
-  Impl& operator=(const Impl&) = delete;
 
   void discover() {
     const auto datasets = reader.datasets();
@@ -173,7 +158,7 @@ struct ReportModel::Impl {
         continue;
       }
       if (info.shape.size() != 2) continue;
-      std::string entity = string_attribute(file, info.path, "entity");
+      std::string entity = reader.string_attribute(info.path, "entity");
       if (entity.empty()) {  // no attribute: the entity whose index table has the right size
         for (const auto& [name, size] : index_sizes) {
           if (size == info.shape[1]) entity = name;
@@ -190,8 +175,7 @@ struct ReportModel::Impl {
   }
 
   [[nodiscard]] bool has_dataset(const std::string& path) const {
-    return H5Lexists(file, "/layout", H5P_DEFAULT) > 0 &&
-           H5Lexists(file, path.c_str(), H5P_DEFAULT) > 0;
+    return reader.contains("/layout") && reader.contains(path);
   }
 
   std::vector<std::string> labels(const std::string& entity) const {
@@ -300,11 +284,11 @@ std::vector<double> ReportModel::row(const std::string& path, std::size_t time_i
 
 std::vector<ReportEvent> ReportModel::events() const {
   std::vector<ReportEvent> result;
-  if (!h5::exists(impl_->file, "/events/time")) return result;
+  if (!impl_->reader.contains("/events/time")) return result;
   const auto times = impl_->reader.read("/events/time");
   if (times.empty()) return result;
   auto strings = [&](const char* path) {
-    auto values = h5::exists(impl_->file, path) ? impl_->reader.read_strings(path) : std::vector<std::string>{};
+    auto values = impl_->reader.contains(path) ? impl_->reader.read_strings(path) : std::vector<std::string>{};
     values.resize(times.size());
     return values;
   };
@@ -326,7 +310,7 @@ std::vector<SummaryValue> ReportModel::summary() const {
 }
 
 std::string ReportModel::resolved_scenario() const {
-  if (!h5::exists(impl_->file, "/scenario/resolved")) return {};
+  if (!impl_->reader.contains("/scenario/resolved")) return {};
   const auto text = impl_->reader.read_strings("/scenario/resolved");
   return text.empty() ? std::string() : text.front();
 }
@@ -454,34 +438,16 @@ std::vector<std::vector<double>> ReportModel::entity_series(const FieldInfo& fie
                                                             std::span<const std::size_t> entities) const {
   std::vector<std::vector<double>> result(entities.size());
   if (entities.empty() || impl_->time.empty()) return result;
-  const hid_t file = impl_->file;
-  const H5Id dataset(H5Dopen2(file, field.path.c_str(), H5P_DEFAULT), H5Dclose);
-  if (!dataset.valid()) throw io::ReportError("cannot open dataset '" + field.path + "'");
-  const H5Id file_space(H5Dget_space(dataset.get()), H5Sclose);
-  hsize_t dims[2] = {0, 0};
-  if (H5Sget_simple_extent_ndims(file_space.get()) != 2) {
-    throw io::ReportError("dataset '" + field.path + "' is not [time x entity]");
-  }
-  H5Sget_simple_extent_dims(file_space.get(), dims, nullptr);
   // One block of columns [first, last] read at once, then picked (a rack's GPUs are contiguous).
   const auto [first_it, last_it] = std::minmax_element(entities.begin(), entities.end());
-  const hsize_t first = *first_it;
-  const hsize_t last = *last_it;
-  if (last >= dims[1]) throw io::ReportError("entity index out of range in '" + field.path + "'");
-  const hsize_t start[2] = {0, first};
-  const hsize_t count[2] = {dims[0], last - first + 1};
-  std::vector<double> block(static_cast<std::size_t>(count[0] * count[1]));
-  H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start, nullptr, count, nullptr);
-  const H5Id memory(H5Screate_simple(2, count, nullptr), H5Sclose);
-  if (H5Dread(dataset.get(), H5T_NATIVE_DOUBLE, memory.get(), file_space.get(), H5P_DEFAULT,
-              block.data()) < 0) {
-    throw io::ReportError("cannot read dataset '" + field.path + "'");
-  }
-  const auto width = static_cast<std::size_t>(count[1]);
+  const std::size_t first = *first_it;
+  const std::size_t width = *last_it - first + 1;
+  const auto block = impl_->reader.read_columns(field.path, first, width);
+  const std::size_t rows = block.size() / width;
   for (std::size_t k = 0; k < entities.size(); ++k) {
-    const std::size_t column = entities[k] - static_cast<std::size_t>(first);
-    result[k].resize(static_cast<std::size_t>(dims[0]));
-    for (std::size_t t = 0; t < result[k].size(); ++t) result[k][t] = block[t * width + column];
+    const std::size_t column = entities[k] - first;
+    result[k].resize(rows);
+    for (std::size_t t = 0; t < rows; ++t) result[k][t] = block[t * width + column];
   }
   return result;
 }

@@ -1,7 +1,5 @@
 #include "dctwin/gui/study.hpp"
 
-#include <yaml-cpp/yaml.h>
-
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -11,6 +9,9 @@
 #include <optional>
 
 #include "dctwin/io/report.hpp"
+#include "dctwin/io/scenario.hpp"
+#include "dctwin/models/facility/site.hpp"
+#include "dctwin/solver/parameters.hpp"
 
 namespace dctwin::gui {
 namespace {
@@ -29,40 +30,48 @@ std::string display(double si, const std::string& units) {
   return format_value(unit.from_si(si), unit.unit);
 }
 
-/// The first map found under key `name` (depth first, in document order), with its dotted path.
-std::optional<std::pair<YAML::Node, std::string>> find_section(const YAML::Node& node, const std::string& name,
-                                                               const std::string& path) {
-  if (!node.IsMap()) return std::nullopt;
-  for (const auto& entry : node) {
-    const std::string key = entry.first.as<std::string>();
-    const std::string here = path.empty() ? key : path + "." + key;
-    if (key == name && entry.second.IsMap()) return std::make_pair(entry.second, here);
+/// The sections of `tree` written in the resolved scenario (not filled in with defaults), in the
+/// order they stand there.
+std::vector<const solver::ParameterTree*> written_sections(const solver::ParameterTree& tree) {
+  std::vector<const solver::ParameterTree*> written;
+  for (const auto& [name, section] : tree.sections) {
+    if (section.location.line > 0) written.push_back(&section);
   }
-  for (const auto& entry : node) {
-    const std::string key = entry.first.as<std::string>();
-    if (auto found = find_section(entry.second, name, path.empty() ? key : path + "." + key)) return found;
-  }
-  return std::nullopt;
+  std::sort(written.begin(), written.end(), [](const solver::ParameterTree* a, const solver::ParameterTree* b) {
+    return std::pair(a->location.line, a->location.column) < std::pair(b->location.line, b->location.column);
+  });
+  return written;
 }
 
-/// The first sequence found under key `name`, with its dotted path.
-std::optional<std::pair<YAML::Node, std::string>> find_list(const YAML::Node& node, const std::string& name,
-                                                            const std::string& path) {
-  if (!node.IsMap()) return std::nullopt;
-  for (const auto& entry : node) {
-    const std::string key = entry.first.as<std::string>();
-    const std::string here = path.empty() ? key : path + "." + key;
-    if (key == name && entry.second.IsSequence()) return std::make_pair(entry.second, here);
-    if (auto found = find_list(entry.second, name, here)) return found;
+/// The first written section whose key is `name`: the direct ones first, then depth first in the
+/// order of the file.
+const solver::ParameterTree* find_section(const solver::ParameterTree& tree, const std::string& name) {
+  const auto written = written_sections(tree);
+  const auto named = tree.sections.find(name);
+  if (named != tree.sections.end() && named->second.location.line > 0) return &named->second;
+  for (const auto* section : written) {
+    if (const auto* found = find_section(*section, name)) return found;
   }
-  return std::nullopt;
+  return nullptr;
 }
 
-/// A scalar of a map as a quantity in `unit`; NaN when absent or in another unit.
-double quantity(const YAML::Node& map, const std::string& key, const std::string& unit) {
-  const YAML::Node value = map[key];
-  if (!value || !value.IsScalar()) return nan;
-  return scenario_quantity(value.as<std::string>(), unit);
+/// The first non-empty list `name`, depth first in the order of the file, with its key path.
+const std::vector<solver::ParameterTree>* find_list(const solver::ParameterTree& tree, const std::string& name,
+                                                    std::string& path) {
+  if (const auto it = tree.lists.find(name); it != tree.lists.end() && !it->second.empty()) {
+    path = tree.path.empty() ? name : tree.path + "." + name;
+    return &it->second;
+  }
+  for (const auto* section : written_sections(tree)) {
+    if (const auto* found = find_list(*section, name, path)) return found;
+  }
+  return nullptr;
+}
+
+/// The SI value of parameter `key` of a section; NaN when the section does not declare it.
+double number(const solver::ParameterTree& section, const std::string& key) {
+  const auto it = section.values.find(key);
+  return it == section.values.end() ? nan : it->second.number;
 }
 
 }  // namespace
@@ -76,19 +85,6 @@ const char* study_event_kind_name(StudyEvent::Kind kind) {
     case StudyEvent::Kind::envelope_left: return "envelope left";
   }
   return "event";
-}
-
-double scenario_quantity(const std::string& text, const std::string& unit) {
-  const char* begin = text.c_str();
-  char* end = nullptr;
-  const double value = std::strtod(begin, &end);
-  if (end == begin || !std::isfinite(value)) return nan;
-  std::string rest(end);
-  rest.erase(0, rest.find_first_not_of(' '));
-  rest.erase(rest.find_last_not_of(' ') + 1);
-  const bool dimensionless = unit.empty() || unit == "1";
-  if (dimensionless ? (rest.empty() || rest == "1") : rest == unit) return value;
-  return nan;
 }
 
 std::vector<StudyLimit> Study::limits_for(const std::string& id) const {
@@ -176,25 +172,28 @@ Study read_study(const ReportModel& report) {
 
   // The resolved scenario: pump failures and limits.
   const std::string resolved = report.resolved_scenario();
-  YAML::Node root;
+  std::optional<io::ScenarioDocument> scenario;
   if (!resolved.empty()) {
     try {
-      root = YAML::Load(resolved);
-    } catch (const YAML::Exception& e) {
+      scenario = io::parse_scenario(resolved, report.path().string() + " (/scenario/resolved)",
+                                    models::facility::scenario_schema());
+    } catch (const solver::InputError& e) {
       study.notes.push_back(std::string("the resolved scenario cannot be read: ") + e.what());
     }
   }
-  if (root && root.IsMap()) {
+  if (scenario) {
+    const solver::ParameterTree& root = scenario->tree;
     double first_failure = nan;
-    if (const auto failures = find_list(root, "pump_failures", "")) {
-      for (const auto& failure : failures->first) {
-        const double t = quantity(failure, "time", "s");
+    std::string failures_path;
+    if (const auto* failures = find_list(root, "pump_failures", failures_path)) {
+      for (const auto& failure : *failures) {
+        const double t = number(failure, "time");
         if (std::isnan(t)) {
-          study.notes.push_back(failures->second + ": a failure without a time in s");
+          study.notes.push_back(failures_path + ": a failure without a time in s");
           continue;
         }
-        const double pod = quantity(failure, "pod", "1");
-        const double failed = quantity(failure, "failed", "1");
+        const double pod = number(failure, "pod");
+        const double failed = number(failure, "failed");
         char text[160];
         std::snprintf(text, sizeof text, "pod %.0f: %.0f pump%s failed", pod, failed, failed == 1.0 ? "" : "s");
         study.events.push_back({StudyEvent::Kind::pump_failure, t, text});
@@ -207,8 +206,7 @@ Study read_study(const ReportModel& report) {
       study.events.push_back({StudyEvent::Kind::envelope_left, first_failure + it->second.value,
                               "first GPU junction over its max operating temperature"});
     }
-    if (const auto gpu = find_section(root, "gpu", "")) {
-      const auto& [node, path] = *gpu;
+    if (const auto* gpu = find_section(root, "gpu")) {
       struct Key {
         const char* key;
         const char* target;
@@ -219,19 +217,18 @@ Study read_study(const ReportModel& report) {
                            Key{"hw_slowdown_temperature", "/gpu/junction_temperature", "GPU hardware slowdown"},
                            Key{"shutdown_temperature", "/gpu/junction_temperature", "GPU shutdown"},
                            Key{"hbm_max_operating_temperature", "/gpu/hbm_temperature", "HBM max operating temperature"}}) {
-        const double value = quantity(node, k.key, "K");
-        if (!std::isnan(value)) study.limits.push_back({k.target, value, true, false, k.label, path + "." + k.key});
+        const double value = number(*gpu, k.key);
+        if (!std::isnan(value)) study.limits.push_back({k.target, value, true, false, k.label, gpu->key_path(k.key)});
       }
     }
-    const YAML::Node& constant_root = root;  // lookups only: a missing key is not added
-    const YAML::Node electrical = constant_root["electrical"];
-    const bool feed = electrical && electrical.IsMap() && electrical["enabled"] &&
-                      electrical["enabled"].as<std::string>() == "true";
-    if (feed && electrical["limits"] && electrical["limits"].IsMap()) {
-      const YAML::Node limits = electrical["limits"];
+    const auto electrical = root.sections.find("electrical");
+    const bool feed = electrical != root.sections.end() && electrical->second.location.line > 0 &&
+                      electrical->second.values.contains("enabled") && electrical->second.boolean("enabled");
+    if (feed && electrical->second.has_section("limits")) {
+      const solver::ParameterTree& limits = electrical->second.section("limits");
       const std::string base = "electrical.limits.";
-      const double ramp = quantity(limits, "ramp_rate_max", "W/s");
-      const double window = quantity(limits, "ramp_window", "s");
+      const double ramp = number(limits, "ramp_rate_max");
+      const double window = number(limits, "ramp_window");
       if (ramp > 0.0 && window == 1.0) {
         study.limits.push_back({"ramp:/grid/power", ramp, true, false, "utility ramp-rate limit", base + "ramp_rate_max"});
         study.limits.push_back({"ramp:/grid/power", -ramp, false, false, "utility ramp-rate limit", base + "ramp_rate_max"});
@@ -239,19 +236,19 @@ Study read_study(const ReportModel& report) {
         study.notes.push_back("the ramp-rate limit holds over " + printf_string("%g", window) +
                               "-s windows; the charts' ramp rate is over 1-s windows, so it is not drawn");
       }
-      const double frequency = quantity(limits, "frequency_deviation_max", "Hz");
+      const double frequency = number(limits, "frequency_deviation_max");
       if (frequency > 0.0) {
         study.limits.push_back({"/grid/frequency", frequency, true, true, "utility frequency deviation limit",
                                 base + "frequency_deviation_max"});
         study.limits.push_back({"/grid/frequency", -frequency, false, true, "utility frequency deviation limit",
                                 base + "frequency_deviation_max"});
       }
-      const double voltage = quantity(limits, "voltage_change_max", "1");
+      const double voltage = number(limits, "voltage_change_max");
       if (voltage > 0.0) {
         study.limits.push_back({"/grid/voltage", voltage, true, true, "utility voltage change limit", base + "voltage_change_max"});
         study.limits.push_back({"/grid/voltage", -voltage, false, true, "utility voltage change limit", base + "voltage_change_max"});
       }
-      const double hot_spot = quantity(limits, "transformer_hot_spot_max", "K");
+      const double hot_spot = number(limits, "transformer_hot_spot_max");
       if (hot_spot > 0.0) {
         study.limits.push_back({"/grid/transformer_hot_spot", hot_spot, true, false, "transformer hot-spot limit",
                                 base + "transformer_hot_spot_max"});

@@ -3,21 +3,33 @@
 #include <cmath>
 #include <cstdio>
 
+#include "dctwin/io/units.hpp"
+
 namespace dctwin::gui {
+namespace {
+
+/// `si_unit` shown as `label`, which udunits2 spells `expression` ("MWh" is "MW.h"): the affine
+/// map display = si * scale + offset from two points of io's unit conversion.
+DisplayUnit shown_as(const std::string& label, const std::string& expression, const std::string& si_unit) {
+  const double offset = io::convert(0.0, si_unit, expression);
+  return {label, io::convert(1.0, si_unit, expression) - offset, offset};
+}
+
+}  // namespace
 
 DisplayUnit display_unit_for(const std::string& si_unit, double typical_magnitude) {
   const double magnitude = std::fabs(typical_magnitude);
-  if (si_unit == "K") return {"degC", 1.0, -273.15};
-  if (si_unit == "Pa") return {"kPa", 1e-3, 0.0};
-  if (si_unit == "m3/s" || si_unit == "m3 s-1") return {"L/min", 60000.0, 0.0};
+  if (si_unit == "K") return shown_as("degC", "degC", si_unit);
+  if (si_unit == "Pa") return shown_as("kPa", "kPa", si_unit);
+  if (si_unit == "m3/s" || si_unit == "m3 s-1") return shown_as("L/min", "L/min", si_unit);
   if (si_unit == "W") {
-    if (magnitude >= 1e6) return {"MW", 1e-6, 0.0};
-    if (magnitude >= 1e4) return {"kW", 1e-3, 0.0};
+    if (magnitude >= 1e6) return shown_as("MW", "MW", si_unit);
+    if (magnitude >= 1e4) return shown_as("kW", "kW", si_unit);
     return {"W", 1.0, 0.0};
   }
   if (si_unit == "J") {
-    if (magnitude >= 3.6e9) return {"MWh", 1.0 / 3.6e9, 0.0};
-    if (magnitude >= 3.6e6) return {"kWh", 1.0 / 3.6e6, 0.0};
+    if (magnitude >= 3.6e9) return shown_as("MWh", "MW.h", si_unit);
+    if (magnitude >= 3.6e6) return shown_as("kWh", "kW.h", si_unit);
     return {"J", 1.0, 0.0};
   }
   if (si_unit.empty()) return {"1", 1.0, 0.0};

@@ -3,23 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <stdexcept>
 
-#include "h5_util.hpp"
+#include "dctwin/io/validation_report.hpp"
 
 namespace dctwin::gui {
-namespace {
-
-/// Opens an HDF5 file read-only without HDF5 printing its error stack; -1 when it cannot.
-hid_t open_quietly(const std::filesystem::path& path) {
-  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
-  std::error_code error;
-  if (!std::filesystem::is_regular_file(path, error)) return H5I_INVALID_HID;
-  if (H5Fis_hdf5(path.c_str()) <= 0) return H5I_INVALID_HID;
-  return H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
-}
-
-}  // namespace
 
 const std::vector<std::string>& validation_metric_names() {
   static const std::vector<std::string> names{"mae", "rmse", "bias", "cv_rmse", "nmbe", "max_error", "lag", "count"};
@@ -46,75 +33,48 @@ const ValidationMetric* ValidationQuantity::metric(const std::string& wanted) co
 }
 
 bool ValidationModel::is_validation_report(const std::filesystem::path& path) {
-  const hid_t file = open_quietly(path);
-  if (file < 0) return false;
-  const h5::Id owner(file, H5Fclose);
-  return H5Aexists_by_name(file, "/", "dctwin_validation_version", H5P_DEFAULT) > 0 ||
-         h5::exists(file, "/validation/metrics");
+  return io::is_validation_report(path);
 }
 
 ValidationModel::ValidationModel(const std::filesystem::path& path) : path_(path) {
-  const hid_t raw = open_quietly(path);
-  if (raw < 0) throw std::runtime_error(path.string() + ": cannot open the validation report");
-  const h5::Id file(raw, H5Fclose);
-  if (!h5::exists(raw, "/validation")) {
-    throw std::runtime_error(path.string() + ": not a validation report (no /validation)");
-  }
-  start_time_ = h5::number_attribute(raw, "/validation", "start_time", 0.0);
-  start_time_utc_ = h5::string_attribute(raw, "/validation", "start_time_utc");
-  notes_ = h5::string_attribute(raw, "/validation", "notes");
-  gpus_ = h5::read_strings(raw, "/validation/gpu");
-  phase_names_ = h5::read_strings(raw, "/validation/phases/names");
-  phase_share_ = h5::read_numbers(raw, "/validation/phases/overall_share");
-  constexpr double nan = std::numeric_limits<double>::quiet_NaN();
+  io::StoredValidationReport stored = io::read_validation_report(path);
+  start_time_ = stored.start_time;
+  start_time_utc_ = std::move(stored.start_time_utc);
+  notes_ = std::move(stored.notes);
+  gpus_ = std::move(stored.gpus);
+  phase_names_ = std::move(stored.phase_names);
+  phase_share_ = std::move(stored.phase_share);
 
-  for (const auto& q : h5::members(raw, "/validation/metrics")) {
-    const std::string group = "/validation/metrics/" + q;
+  for (auto& stored_quantity : stored.quantities) {
     ValidationQuantity quantity;
-    quantity.name = q;
-    quantity.units = h5::string_attribute(raw, group, "units");
-    const auto present = h5::members(raw, group);
-    // The table's order first, then any metric a later version adds.
+    quantity.name = std::move(stored_quantity.name);
+    quantity.units = std::move(stored_quantity.units);
+    // The table's order first, then any metric a later version adds (in name order).
     std::vector<std::string> order = validation_metric_names();
-    for (const auto& name : present) {
-      if (std::find(order.begin(), order.end(), name) == order.end()) order.push_back(name);
+    for (const auto& metric : stored_quantity.metrics) {
+      if (std::find(order.begin(), order.end(), metric.name) == order.end()) order.push_back(metric.name);
     }
     for (const auto& name : order) {
-      if (std::find(present.begin(), present.end(), name) == present.end()) continue;
-      const std::string dataset = group + "/" + name;
-      ValidationMetric metric;
-      metric.name = name;
-      metric.units = h5::string_attribute(raw, dataset, "units");
-      metric.long_name = h5::string_attribute(raw, dataset, "long_name");
-      metric.per_gpu = h5::read_numbers(raw, dataset);
-      metric.overall = h5::number_attribute(raw, dataset, "overall", nan);
-      quantity.metrics.push_back(std::move(metric));
+      for (auto& metric : stored_quantity.metrics) {
+        if (metric.name != name) continue;
+        quantity.metrics.push_back({std::move(metric.name), std::move(metric.units), std::move(metric.long_name),
+                                    std::move(metric.per_gpu), metric.overall});
+        break;
+      }
     }
     if (quantity.units.empty() && !quantity.metrics.empty()) quantity.units = quantity.metrics.front().units;
     quantities_.push_back(std::move(quantity));
   }
   // Quantities that have series but no metrics still get an entry.
-  for (const auto& q : h5::members(raw, "/validation/series")) {
-    const std::string group = "/validation/series/" + q;
-    StoredSeries stored;
-    stored.quantity = q;
-    std::vector<hsize_t> shape;
-    stored.measured = h5::read_numbers(raw, group + "/measured", &shape);
-    if (shape.size() != 2) continue;
-    stored.gpus = static_cast<std::size_t>(shape[0]);
-    stored.samples = static_cast<std::size_t>(shape[1]);
-    std::vector<hsize_t> other;
-    stored.simulated = h5::read_numbers(raw, group + "/simulated", &other);
-    if (other != shape) continue;
-    stored.time = h5::read_numbers(raw, group + "/time", &other);
-    if (other != shape) continue;
-    if (quantity(q) == nullptr) {
+  for (auto& series : stored.series) {
+    if (quantity(series.quantity) == nullptr) {
       ValidationQuantity bare;
-      bare.name = q;
-      bare.units = h5::string_attribute(raw, group + "/measured", "units");
+      bare.name = series.quantity;
+      bare.units = series.units;
       quantities_.push_back(std::move(bare));
     }
-    series_.push_back(std::move(stored));
+    series_.push_back({std::move(series.quantity), series.gpus, series.samples, std::move(series.time),
+                       std::move(series.measured), std::move(series.simulated)});
   }
   // The order of `dctwin validate`'s table (HDF5 lists groups by name).
   const std::vector<std::string> preferred{"power", "junction_temperature", "sm_clock"};

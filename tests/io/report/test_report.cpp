@@ -20,8 +20,10 @@
 #include <vector>
 
 #include "dctwin/io/report.hpp"
+#include "scratch.hpp"
 
 namespace fs = std::filesystem;
+using test_support::report_scratch_dir;
 using dctwin::io::ReportError;
 using dctwin::io::ReportLayout;
 using dctwin::io::ReportOutput;
@@ -34,14 +36,6 @@ using dctwin::solver::StopReason;
 using dctwin::solver::SummaryFigure;
 
 namespace {
-
-/// An empty directory for one test case, below the build tree.
-fs::path scratch_dir(const std::string& name) {
-  const fs::path dir = fs::path(DCTWIN_BINARY_DIR) / "tests" / "io" / "report" / "scratch" / name;
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
 
 /// The temporaries of a report at `path`: `.<name>.XXXXXX.part` in its directory.
 std::vector<fs::path> temporaries_of(const fs::path& path) {
@@ -170,7 +164,7 @@ std::string error_of(const std::function<void()>& action) {
 }  // namespace
 
 TEST_CASE("a finished report reads back exactly, across several chunks", "[report]") {
-  const fs::path dir = scratch_dir("round_trip");
+  const fs::path dir = report_scratch_dir("round_trip");
   const fs::path path = dir / "run.h5";
   // 1-D series are chunked by 4096 samples, the [time x 5] series too; events by 256.
   constexpr std::size_t samples = 9000;
@@ -321,7 +315,7 @@ TEST_CASE("a finished report reads back exactly, across several chunks", "[repor
 }
 
 TEST_CASE("a facility-wide [time x 24576] series crosses chunks in both dimensions", "[report]") {
-  const fs::path path = scratch_dir("wide") / "wide.h5";
+  const fs::path path = report_scratch_dir("wide") / "wide.h5";
   constexpr std::size_t gpus = 24576;
   constexpr std::size_t samples = 70;  // time chunks of 32 rows for 4096-entity chunks
   ReportLayout layout;
@@ -360,7 +354,7 @@ TEST_CASE("a series whose width ends inside a chunk reads back bit for bit, full
   // whole chunk of 32 rows written during the run, 8 rows in edge chunks written at the finish.
   // The chunks are encoded on the run's threads and stored with H5Dwrite_chunk; HDF5's own
   // reader must give every value back.
-  const fs::path path = scratch_dir("edge") / "edge.h5";
+  const fs::path path = report_scratch_dir("edge") / "edge.h5";
   constexpr std::size_t entities = 5000;
   constexpr std::size_t samples = 40;
   ReportLayout layout;
@@ -395,7 +389,7 @@ TEST_CASE("a series whose width ends inside a chunk reads back bit for bit, full
 
 TEST_CASE("a run that ended early is marked incomplete with the status description",
           "[report]") {
-  const fs::path path = scratch_dir("ended_early") / "run.h5";
+  const fs::path path = report_scratch_dir("ended_early") / "run.h5";
   RunInfo run = finished_run(12.5);
   run.status.reason = StopReason::event;
   run.status.component = "pdu3";
@@ -413,7 +407,7 @@ TEST_CASE("a run that ended early is marked incomplete with the status descripti
 }
 
 TEST_CASE("abandon() publishes an incomplete report with the reason", "[report]") {
-  const fs::path path = scratch_dir("abandon") / "run.h5";
+  const fs::path path = report_scratch_dir("abandon") / "run.h5";
   ReportWriter writer(path, test_layout());
   CHECK(writer.final_path() == path);
   CHECK(temporaries_of(path).size() == 1);
@@ -449,7 +443,7 @@ TEST_CASE("abandon() publishes an incomplete report with the reason", "[report]"
 
 TEST_CASE("an exception during a run leaves an incomplete report and no temporary file",
           "[report]") {
-  const fs::path path = scratch_dir("exception") / "run.h5";
+  const fs::path path = report_scratch_dir("exception") / "run.h5";
   try {
     ReportWriter writer(path, test_layout());
     for (std::size_t i = 0; i < 10; ++i) writer.append_sample(time_at(i), sample(i));
@@ -467,7 +461,7 @@ TEST_CASE("an exception during a run leaves an incomplete report and no temporar
 
 TEST_CASE("destroying an open writer without an exception also abandons the report",
           "[report]") {
-  const fs::path path = scratch_dir("destructor") / "run.h5";
+  const fs::path path = report_scratch_dir("destructor") / "run.h5";
   ReportLayout layout = test_layout();
   layout.entities.push_back(EntityTable{"pump", {}});  // an entity kind with no members
   { ReportWriter writer(path, layout); }
@@ -481,7 +475,7 @@ TEST_CASE("destroying an open writer without an exception also abandons the repo
 }
 
 TEST_CASE("a moved writer keeps its report", "[report]") {
-  const fs::path path = scratch_dir("move") / "run.h5";
+  const fs::path path = report_scratch_dir("move") / "run.h5";
   ReportWriter first(path, test_layout());
   first.append_sample(0.0, sample(0));
   ReportWriter second(std::move(first));
@@ -493,7 +487,7 @@ TEST_CASE("a moved writer keeps its report", "[report]") {
 }
 
 TEST_CASE("finishing replaces an existing report atomically", "[report]") {
-  const fs::path path = scratch_dir("replace") / "run.h5";
+  const fs::path path = report_scratch_dir("replace") / "run.h5";
   { std::ofstream(path) << "an old file\n"; }
   ReportWriter writer(path, test_layout());
   writer.append_sample(0.0, sample(0));
@@ -503,7 +497,7 @@ TEST_CASE("finishing replaces an existing report atomically", "[report]") {
 }
 
 TEST_CASE("the same run gives a bit-identical report", "[report]") {
-  const fs::path dir = scratch_dir("determinism");
+  const fs::path dir = report_scratch_dir("determinism");
   write_report(dir / "a.h5", 500, 20, finished_run(time_at(499)));
   write_report(dir / "b.h5", 500, 20, finished_run(time_at(499)));
   const std::string a = read_text(dir / "a.h5");
@@ -512,7 +506,7 @@ TEST_CASE("the same run gives a bit-identical report", "[report]") {
 }
 
 TEST_CASE("an unwritable output directory is reported with the system's reason", "[report]") {
-  const fs::path dir = scratch_dir("unwritable");
+  const fs::path dir = report_scratch_dir("unwritable");
 
   SECTION("a path below a regular file") {
     const fs::path file = dir / "not_a_directory";
@@ -606,7 +600,7 @@ TEST_CASE("a write failure never leaves a temporary or corrupt file behind", "[r
   // Whatever write the failure hits (index tables, samples, the final flush of data or
   // metadata), the result is either a readable report or no file at all, and the process
   // survives: HDF5 1.10 crashes at exit when a file it failed to close is left open.
-  const fs::path dir = scratch_dir("write_failure");
+  const fs::path dir = report_scratch_dir("write_failure");
   const fs::path path = dir / "run.h5";
   ReportLayout layout = test_layout();
   layout.entities[0].labels = labels("pod0/rack0/node0/gpu", n_gpu);
@@ -658,7 +652,7 @@ TEST_CASE("a write failure never leaves a temporary or corrupt file behind", "[r
 }
 
 TEST_CASE("an inconsistent layout is rejected before any file is created", "[report]") {
-  const fs::path path = scratch_dir("layout") / "run.h5";
+  const fs::path path = report_scratch_dir("layout") / "run.h5";
   auto rejects = [&](const ReportLayout& layout, const std::string& expected) {
     const std::string message = error_of([&] { ReportWriter writer(path, layout); });
     INFO(message);
@@ -718,7 +712,7 @@ TEST_CASE("an inconsistent layout is rejected before any file is created", "[rep
 }
 
 TEST_CASE("categorical series are stored as uint32 with CF flag attributes", "[report]") {
-  const fs::path path = scratch_dir("categorical") / "run.h5";
+  const fs::path path = report_scratch_dir("categorical") / "run.h5";
   ReportLayout layout = test_layout();
   // it_power becomes an enumeration, the GPU series a bit field (values 0.25 + ... replaced below).
   layout.outputs[0].flags = {dctwin::io::SeriesFlags::Kind::enumeration, {0, 1, 2}, {"idle", "busy", "down"}};
@@ -784,7 +778,7 @@ TEST_CASE("categorical series are stored as uint32 with CF flag attributes", "[r
 }
 
 TEST_CASE("bad samples are rejected and the report stays usable", "[report]") {
-  const fs::path path = scratch_dir("bad_samples") / "run.h5";
+  const fs::path path = report_scratch_dir("bad_samples") / "run.h5";
   ReportWriter writer(path, test_layout());
   writer.append_sample(1.0, sample(0));
   const std::vector<double> short_sample(sample_size - 2, 0.0);
@@ -806,7 +800,7 @@ TEST_CASE("bad samples are rejected and the report stays usable", "[report]") {
 }
 
 TEST_CASE("the reader rejects truncated files, other files and missing datasets", "[report]") {
-  const fs::path dir = scratch_dir("reader_errors");
+  const fs::path dir = report_scratch_dir("reader_errors");
   const fs::path good = dir / "good.h5";
   write_report(good, 5000, 10, finished_run(time_at(4999)));
 
@@ -870,7 +864,7 @@ TEST_CASE("write the sample report for check_report.py", "[.][sample]") {
 }
 
 TEST_CASE("static data (layout, maps) is written once with units and its entity scale", "[report]") {
-  const fs::path path = scratch_dir("static") / "run.h5";
+  const fs::path path = report_scratch_dir("static") / "run.h5";
   ReportLayout layout = test_layout();
   layout.static_data = {
       {"layout", "rack_position", "m", "rack centre position", "rack", {n_rack, 3}, {0.0, 0.0, 0.0, 0.6, 0.0, 0.0}},
@@ -896,12 +890,12 @@ TEST_CASE("static data (layout, maps) is written once with units and its entity 
 
   ReportLayout wrong = test_layout();
   wrong.static_data = {{"layout", "gpu_rack", "1", "map", "gpu", {n_gpu + 1}, std::vector<double>(n_gpu + 1, 0.0)}};
-  CHECK_THROWS_WITH(dctwin::io::ReportWriter(scratch_dir("static_wrong") / "r.h5", wrong),
+  CHECK_THROWS_WITH(dctwin::io::ReportWriter(report_scratch_dir("static_wrong") / "r.h5", wrong),
                     "invalid report layout: static data 'layout/gpu_rack': first dimension does not match entity 'gpu'");
 }
 
 TEST_CASE("fine series have their own time axis, cross chunks and are refused out of order", "[report]") {
-  const fs::path path = scratch_dir("fine_series") / "run.h5";
+  const fs::path path = report_scratch_dir("fine_series") / "run.h5";
   ReportLayout layout = test_layout();
   layout.fine_series.push_back({"grid", "time of the grid samples",
                                 {OutputSpec{"grid", "power", "W", "grid power", "", 1},
@@ -962,7 +956,7 @@ TEST_CASE("fine series have their own time axis, cross chunks and are refused ou
 }
 
 TEST_CASE("unsigned 64-bit attributes (the seed) are stored as uint64 and read back exactly", "[report][seed]") {
-  const fs::path path = scratch_dir("unsigned") / "run.h5";
+  const fs::path path = report_scratch_dir("unsigned") / "run.h5";
   ReportLayout layout = test_layout();
   layout.attributes.erase("seed");
   layout.unsigned_attributes = {{"seed", 18446744073709551615ULL}, {"other_seed", 9007199254740993ULL}};
@@ -989,11 +983,11 @@ TEST_CASE("unsigned 64-bit attributes (the seed) are stored as uint64 and read b
   // The same name twice is refused before any file is created.
   ReportLayout twice = test_layout();
   twice.unsigned_attributes = {{"seed", 7}};
-  CHECK_THROWS_AS(ReportWriter(scratch_dir("unsigned_twice") / "run.h5", twice), ReportError);
+  CHECK_THROWS_AS(ReportWriter(report_scratch_dir("unsigned_twice") / "run.h5", twice), ReportError);
 }
 
 TEST_CASE("report errors show control characters in file names as escapes", "[report][messages]") {
-  const fs::path dir = scratch_dir("escapes");
+  const fs::path dir = report_scratch_dir("escapes");
   const fs::path text = dir / "notes\x1b[2J.h5";
   { std::ofstream(text) << "not a report\n"; }
   try {

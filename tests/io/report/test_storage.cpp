@@ -11,23 +11,18 @@
 #include <vector>
 
 #include "dctwin/io/report.hpp"
+#include "scratch.hpp"
 #include "dctwin/io/report_storage.hpp"
 #include "dctwin/io/scenario.hpp"
 #include "dctwin/models/facility/site.hpp"
 
 namespace fs = std::filesystem;
+using test_support::report_scratch_dir;
 namespace io = dctwin::io;
 using dctwin::solver::EntityTable;
 using dctwin::solver::OutputSpec;
 
 namespace {
-
-fs::path scratch_dir(const std::string& name) {
-  const fs::path dir = fs::path(DCTWIN_BINARY_DIR) / "tests" / "io" / "report" / "scratch" / name;
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
 
 constexpr std::size_t gpus = 3;
 
@@ -196,7 +191,7 @@ TEST_CASE("the output section's rules are checked with their place in the file",
 }
 
 TEST_CASE("a report with rules holds float32 and rounded series within their resolution", "[report][storage]") {
-  const fs::path path = scratch_dir("storage") / "run.h5";
+  const fs::path path = report_scratch_dir("storage") / "run.h5";
   io::ReportLayout layout = storage_layout();
   io::apply_output_section(scenario_with("output:\n"
                                          "  variables:\n"

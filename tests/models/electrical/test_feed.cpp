@@ -3,8 +3,6 @@
 // the output grid, the summary's names, and bad input.
 #include <catch2/catch.hpp>
 
-#include "../test_helpers.hpp"
-
 #include <algorithm>
 #include <cmath>
 #include <set>
@@ -12,17 +10,11 @@
 #include <vector>
 
 #include "dctwin/models/electrical/feed.hpp"
+#include "feed_fixture.hpp"
 
-using namespace dctwin::models::electrical;
-using dctwin::solver::ParameterTree;
-using dctwin::solver::SectionSchema;
-using model_test::defaults_tree;
-using model_test::input_error;
+using namespace feed_test;
 
 namespace {
-
-constexpr std::size_t lineups = 2, servers = 384, racks = 192;
-constexpr double ambient = 303.15;
 
 /// A resolved tree of a schema at its defaults, sub-sections included (lists left empty).
 ParameterTree tree_from(const SectionSchema& schema, const std::string& path) {
@@ -116,8 +108,7 @@ TEST_CASE("Feed conserves energy over a square-wave load", "[electrical][feed]")
   for (const bool storage : {false, true}) {
     const Wave wave = square_wave();
     const double start_it = wave.at(0.0, true);
-    ElectricalFeed feed(parameters(storage), lineups, servers, racks, ambient, 0.0,
-                        load(start_it, mechanical_at(start_it)));
+    ElectricalFeed feed = reference_feed(parameters(storage), load(start_it, mechanical_at(start_it)));
     run(feed, wave, knots_with(wave, 0.0, 10.0, 0.1, 0.0));
     const FeedEnergy e = feed.energy();
     INFO("storage " << storage << ": grid " << e.grid << " J, load " << e.load << " J, losses " << e.losses
@@ -146,8 +137,7 @@ TEST_CASE("Feed conserves energy over a square-wave load", "[electrical][feed]")
     if (storage) {
       CHECK(std::fabs(e.storage_change) > 0.0);
       // The storage takes swing out of the grid power.
-      ElectricalFeed bare(parameters(false), lineups, servers, racks, ambient, 0.0,
-                          load(start_it, mechanical_at(start_it)));
+      ElectricalFeed bare = reference_feed(parameters(false), load(start_it, mechanical_at(start_it)));
       run(bare, wave, knots_with(wave, 0.0, 10.0, 0.1, 0.0));
       CHECK(feed.metrics().power_peak_to_peak < bare.metrics().power_peak_to_peak);
     }
@@ -203,10 +193,8 @@ TEST_CASE("Knots at odd times give the same grid energy as knots on the grid", "
   for (const bool storage : {false, true}) {
     const Wave wave = square_wave();
     const double start_it = wave.at(0.0, true);
-    ElectricalFeed on_grid(parameters(storage), lineups, servers, racks, ambient, 0.0,
-                           load(start_it, mechanical_at(start_it)));
-    ElectricalFeed odd(parameters(storage), lineups, servers, racks, ambient, 0.0,
-                       load(start_it, mechanical_at(start_it)));
+    ElectricalFeed on_grid = reference_feed(parameters(storage), load(start_it, mechanical_at(start_it)));
+    ElectricalFeed odd = reference_feed(parameters(storage), load(start_it, mechanical_at(start_it)));
     run(on_grid, wave, knots_with(wave, 0.0, 10.0, 0.1, 0.0));
     run(odd, wave, knots_with(wave, 0.0, 10.0, 0.0913, 0.0437));
     const double a = on_grid.energy().grid, b = odd.energy().grid;
@@ -224,7 +212,7 @@ TEST_CASE("Load edges at odd times are resolved and samples lie on the output gr
   const double t0 = 0.25;
   const Wave wave = square_wave(t0, 0.0004321);  // edges between grid points
   const double start_it = wave.at(t0, true);
-  ElectricalFeed feed(p, lineups, servers, racks, ambient, t0, load(start_it, mechanical_at(start_it)));
+  ElectricalFeed feed = reference_feed(p, load(start_it, mechanical_at(start_it)), t0);
   run(feed, wave, knots_with(wave, t0, t0 + 6.0, 0.1, 0.0));
   CHECK(feed.time() == Approx(t0 + 6.0).epsilon(1e-14));
   CHECK(imbalance(feed.energy()) <= 1e-11);
@@ -260,7 +248,7 @@ TEST_CASE("Transformer hot spots at the samples are the units' state at each gri
     l.it[1] *= 1.3;
     return l;
   };
-  ElectricalFeed feed(p, lineups, servers, racks, ambient, 0.0, uneven(2.0e6));
+  ElectricalFeed feed = reference_feed(p, uneven(2.0e6));
   double previous = feed.samples().back().hot_spot;
   std::size_t checked = 0;
   for (int k = 1; k <= 40; ++k) {
@@ -283,7 +271,7 @@ TEST_CASE("Transformer hot spots at the samples are the units' state at each gri
 
 TEST_CASE("Feed starts in steady state and reports its summary", "[electrical][feed]") {
   const FeedLoad steady = load(2.5e6, 1.0e6);
-  ElectricalFeed feed(parameters(true), lineups, servers, racks, ambient, 0.0, steady);
+  ElectricalFeed feed = reference_feed(parameters(true), steady);
   feed.advance(2.0, steady, steady);
   const GridMetrics m = feed.metrics();
   CHECK(m.power_peak_to_peak <= 1e-6 * feed.samples().back().grid_power);
@@ -329,7 +317,7 @@ TEST_CASE("Bad electrical input names the key", "[electrical][feed]") {
   bad.values["time_step"].number = 0.0;
   CHECK(input_error([&] { ElectricalParameters::from(bad); }) == "electrical.time_step = 0 s (must be >= 0.0001 s)");
 
-  ElectricalFeed feed(ElectricalParameters{}, lineups, servers, racks, ambient, 0.0, load(1e6, 1e6));
+  ElectricalFeed feed = reference_feed(ElectricalParameters{}, load(1e6, 1e6));
   CHECK(input_error([&] { feed.advance(0.5, load(-1.0, 1e6), load(1e6, 1e6)); }) ==
         "electrical feed: IT load of lineup 0 at t = 0 s is -1 W (must be a finite number >= 0)");
   feed.advance(0.5, load(1e6, 1e6), load(1e6, 1e6));

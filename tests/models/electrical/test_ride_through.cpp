@@ -3,8 +3,6 @@
 // stores and the lost load, what the grid sees, and bad input.
 #include <catch2/catch.hpp>
 
-#include "../test_helpers.hpp"
-
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -13,17 +11,12 @@
 
 #include "dctwin/models/electrical/feed.hpp"
 #include "dctwin/models/electrical/ride_through.hpp"
+#include "feed_fixture.hpp"
 
-using namespace dctwin::models::electrical;
-using dctwin::solver::ParameterTree;
-using dctwin::solver::SectionSchema;
-using model_test::defaults_tree;
-using model_test::input_error;
+using namespace feed_test;
 
 namespace {
 
-constexpr std::size_t lineups = 2, servers = 384, racks = 192;
-constexpr double ambient = 303.15;
 constexpr double it_power = 2.5e6;     // W at the PSU outputs of lineup 0 (lineup 1: 80 %)
 constexpr double mechanical = 1.0e6;   // W of cooling
 
@@ -78,7 +71,7 @@ double imbalance(const FeedEnergy& e) { return std::fabs(e.grid - (e.load + e.lo
 TEST_CASE("Hold-up time of the PSUs is one half C (V0^2 - Vmin^2) over P", "[electrical][ride_through]") {
   const double start = 1.0004, duration = 0.5;
   const ElectricalParameters p = bare(start, duration);
-  ElectricalFeed feed(p, lineups, servers, racks, ambient, 0.0, steady_load());
+  ElectricalFeed feed = reference_feed(p, steady_load());
   feed.advance(2.0, steady_load(), steady_load());
   const auto f = figures(feed);
   const double t0 = holdup_at(p.psu, it_power), t1 = holdup_at(p.psu, 0.8 * it_power);
@@ -114,7 +107,7 @@ TEST_CASE("BBUs carry the busbar for E eta over P_in, then the hold-up", "[elect
   ElectricalParameters p = bare(start, duration);
   p.bbu.unit_energy = 2000.0;  // small modules, so that they run out within the test
   p.bbu.transfer_time = 0.0;   // the BBUs take over at once: the PSU input stays at its steady value
-  ElectricalFeed feed(p, lineups, servers, racks, ambient, 0.0, steady_load());
+  ElectricalFeed feed = reference_feed(p, steady_load());
   feed.advance(2.0, steady_load(), steady_load());
   const auto f = figures(feed);
   const double energy = static_cast<double>(racks) * p.bbu.units_per_rack * p.bbu.unit_energy;
@@ -137,7 +130,7 @@ TEST_CASE("BBUs carry the busbar for E eta over P_in, then the hold-up", "[elect
 TEST_CASE("BBU transfer time is bridged by the hold-up and nothing is lost", "[electrical][ride_through]") {
   ElectricalParameters p = bare(0.3002, 0.4);
   p.bbu.unit_energy = 3.6e6;  // Open Rack v3: 15 kW for 240 s
-  ElectricalFeed feed(p, lineups, servers, racks, ambient, 0.0, steady_load());
+  ElectricalFeed feed = reference_feed(p, steady_load());
   feed.advance(1.0, steady_load(), steady_load());
   const auto f = figures(feed);
   const FeedEnergy e = feed.energy();
@@ -162,7 +155,7 @@ TEST_CASE("UPS battery runs for E eta_b over its output, then BBUs and hold-up",
   const double start = 0.2001, duration = 1.0;
   ElectricalParameters p = bare(start, duration);
   p.ups.battery_autonomy = 0.2;  // at the 5 MW rating: 0.38 s at 2.6 MW
-  ElectricalFeed feed(p, lineups, servers, racks, ambient, 0.0, steady_load());
+  ElectricalFeed feed = reference_feed(p, steady_load());
   feed.advance(1.5, steady_load(), steady_load());
   const auto f = figures(feed);
   // The UPS output while on battery: PSU input, BBU standby, PDU loss (double conversion: no gap).
@@ -184,7 +177,7 @@ TEST_CASE("The grid sees the facility drop off in an outage and come back", "[el
   e.time = 0.5;
   e.duration = 0.3;
   p.utility_events.push_back(e);
-  ElectricalFeed feed(p, lineups, servers, racks, ambient, 0.0, steady_load());
+  ElectricalFeed feed = reference_feed(p, steady_load());
   feed.advance(1.5, steady_load(), steady_load());
   const auto f = figures(feed);
   const FeedEnergy energy = feed.energy();
@@ -216,7 +209,7 @@ TEST_CASE("A sag within the UPS input tolerance passes, a deeper one moves the U
     e.duration = 0.25;
     e.depth = depth;
     p.utility_events.push_back(e);
-    ElectricalFeed feed(p, lineups, servers, racks, ambient, 0.0, steady_load());
+    ElectricalFeed feed = reference_feed(p, steady_load());
     feed.advance(1.0, steady_load(), steady_load());
     const auto f = figures(feed);
     const FeedEnergy energy = feed.energy();
@@ -234,9 +227,9 @@ TEST_CASE("A sag within the UPS input tolerance passes, a deeper one moves the U
 TEST_CASE("Knots at odd times do not change the ride-through", "[electrical][ride_through]") {
   ElectricalParameters p = bare(0.3002, 0.2);
   p.bbu.unit_energy = 500.0;
-  ElectricalFeed whole(p, lineups, servers, racks, ambient, 0.0, steady_load());
+  ElectricalFeed whole = reference_feed(p, steady_load());
   whole.advance(1.0, steady_load(), steady_load());
-  ElectricalFeed pieces(p, lineups, servers, racks, ambient, 0.0, steady_load());
+  ElectricalFeed pieces = reference_feed(p, steady_load());
   for (double t = 0.00037; t < 1.0; t += 0.0173) pieces.advance(t, steady_load(), steady_load());
   pieces.advance(1.0, steady_load(), steady_load());
   const auto a = figures(whole), b = figures(pieces);

@@ -233,8 +233,17 @@ class ReportReader {
   /// Row `time_index` of a 2-D [time x entity] dataset.
   [[nodiscard]] std::vector<double> read_row(const std::string& path,
                                              std::size_t time_index) const;
+  /// Columns [first, first + count) of a 2-D [time x entity] dataset, every row, row-major
+  /// ([time x count]).
+  [[nodiscard]] std::vector<double> read_columns(const std::string& path, std::size_t first,
+                                                 std::size_t count) const;
   /// A 1-D (or scalar) string dataset.
   [[nodiscard]] std::vector<std::string> read_strings(const std::string& path) const;
+  /// Whether an object (group or dataset) exists at the absolute `path`.
+  [[nodiscard]] bool contains(const std::string& path) const;
+  /// The scalar string attribute `name` of the object at `path`; "" when either is absent or the
+  /// attribute is not a string.
+  [[nodiscard]] std::string string_attribute(const std::string& path, const std::string& name) const;
   /// The /time coordinate [s].
   [[nodiscard]] std::vector<double> time() const;
 

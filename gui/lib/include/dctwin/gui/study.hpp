@@ -69,10 +69,6 @@ struct Study {
 [[nodiscard]] std::vector<StudyEvent> throttling_events(const std::vector<double>& time,
                                                         const std::vector<double>& flagged);
 
-/// A value of the resolved scenario: "360.15 K" -> 360.15 when its unit is `unit` ("" for a bare
-/// number); NaN otherwise.
-[[nodiscard]] double scenario_quantity(const std::string& text, const std::string& unit);
-
 /// One line of the KPI panel.
 struct KpiRow {
   enum class State { none, pass, fail };

@@ -1,6 +1,7 @@
 // Display units: reports store SI values; the GUI shows some quantities in the units facility
 // engineers read (degC for temperatures, kPa for pressures, L/min for flows, kW / MW for large
-// powers). A display unit is an affine map of the SI value: display = si * scale + offset.
+// powers). A display unit is an affine map of the SI value: display = si * scale + offset, its
+// factors taken from io's unit conversion (udunits2, dctwin/io/units.hpp).
 #pragma once
 
 #include <string>
