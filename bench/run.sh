@@ -7,6 +7,12 @@
 #   bash bench/run.sh --hour [BUILD_DIR] [RUNS]   the 24k hall for one simulated hour (RUNS default 3)
 #   bash bench/run.sh --day [BUILD_DIR] [RUNS]    the 24k hall for a simulated day (RUNS default 1;
 #                                                 each run takes ~10 min on 2 cores)
+#   bash bench/run.sh --air-hour [BUILD_DIR] [RUNS]  the air-cooled 24k hall (llama3-24k-air) and the
+#                                                 liquid-to-liquid one (llama3-24k-l2l), one
+#                                                 simulated hour each, 60 s samples (RUNS default 3)
+#   bash bench/run.sh --air-day [BUILD_DIR] [RUNS]   the air-cooled hall's hot day
+#                                                 (llama3-24k-air-diurnal, 24 h, its 5-min samples;
+#                                                 RUNS default 1)
 #
 # Each run prints simulated time, wall time, speed (simulated / wall), CVODE's steps, right-hand
 # side and Jacobian evaluations, segments (integrator restarts) and continued segments (forcing
@@ -21,6 +27,8 @@ case "${1:-}" in
   --sizes) mode=sizes ;;
   --hour) mode=hour default_runs=3 ;;
   --day) mode=day default_runs=1 ;;
+  --air-hour) mode=air-hour default_runs=3 ;;
+  --air-day) mode=air-day default_runs=1 ;;
 esac
 [[ "$mode" == standard ]] || shift
 build="${1:-$top/build/release}"
@@ -79,6 +87,16 @@ case "$mode" in
   day)
     bench "24,576 GPUs (liquid-to-air), 24 h, 600 s samples" 86400 \
       run "$top/scenarios/llama3-24k-l2a.yaml" --duration "24 h" --output-interval 600
+    exit 0 ;;
+  air-hour)
+    bench "24,576 GPUs (air-cooled), 1 h, 60 s samples" 3600 \
+      run "$top/scenarios/llama3-24k-air.yaml" --duration "1 h" --output-interval 60
+    bench "24,576 GPUs (liquid-to-liquid), 1 h, 60 s samples" 3600 \
+      run "$top/scenarios/llama3-24k-l2l.yaml" --duration "1 h" --output-interval 60
+    exit 0 ;;
+  air-day)
+    bench "24,576 GPUs (air-cooled, hot day), 24 h, 300 s samples" 86400 \
+      run "$top/scenarios/llama3-24k-air-diurnal.yaml"
     exit 0 ;;
 esac
 
