@@ -1,4 +1,5 @@
 #include "dctwin/models/parameter_check.hpp"
+#include "dctwin/models/parameter_declarations.hpp"
 
 #include <array>
 #include <cmath>
@@ -107,8 +108,71 @@ void ParameterCheck::temperature_in_range(const char* key, double value, double 
            "in [" + format_number(low - kelvin_offset) + ", " + format_number(high - kelvin_offset) + "] degC");
 }
 
+namespace {
+
+/// The unit a declared number is printed with in models' messages: its SI unit, none for a count
+/// or a dimensionless value.
+const char* message_unit(const solver::ParameterSpec& spec) {
+  if (spec.kind != solver::ParameterKind::real || spec.unit == "1") return "";
+  return spec.unit.c_str();
+}
+
+bool shown_in_celsius(const solver::ParameterSpec& spec) {
+  return spec.kind == solver::ParameterKind::real && spec.unit == "K" && spec.display_unit == "degC";
+}
+
+}  // namespace
+
+void ParameterCheck::declared(const solver::ParameterSpec& spec, double value) const {
+  const char* key = spec.name.c_str();
+  const bool has_min = std::isfinite(spec.min);
+  const bool has_max = std::isfinite(spec.max);
+  const bool above_min = !has_min || value > spec.min || (spec.min_inclusive && value == spec.min);
+  const bool below_max = !has_max || value < spec.max || (spec.max_inclusive && value == spec.max);
+  if (has_min && has_max && !(above_min && below_max)) {
+    const bool celsius = shown_in_celsius(spec);
+    const double offset = celsius ? kelvin_offset : 0.0;
+    const char* unit = celsius ? "degC" : message_unit(spec);
+    std::string rule = spec.min_inclusive ? "in [" : "in (";
+    rule += format_number(spec.min - offset) + ", " + format_number(spec.max - offset);
+    rule += spec.max_inclusive ? "]" : ")";
+    if (!(spec.min - offset == 0.0 && spec.max - offset == 0.0)) rule += unit_suffix(unit);
+    reject(key, celsius ? format_celsius(value) : with_unit(value, unit), rule);
+  }
+  if (shown_in_celsius(spec) && !(above_min && below_max)) {
+    const double bound = above_min ? spec.max : spec.min;
+    const char* relation = above_min ? (spec.max_inclusive ? "<= " : "< ") : (spec.min_inclusive ? ">= " : "> ");
+    reject(key, format_celsius(value), relation + format_celsius(bound));
+  }
+  const char* unit = message_unit(spec);
+  if (!above_min) {
+    if (spec.min_inclusive) at_least(key, value, spec.min, unit);
+    else greater_than(key, value, spec.min, unit);
+  }
+  if (!below_max) {
+    if (spec.max_inclusive) at_most(key, value, spec.max, unit);
+    else less_than(key, value, spec.max, unit);
+  }
+  if (!std::isfinite(value)) fail(spec.name + " must be a finite number");
+}
+
+void ParameterCheck::declared_choice(const solver::ParameterSpec& spec, const std::string& value) const {
+  for (const std::string& choice : spec.choices)
+    if (value == choice) return;
+  std::string rule;
+  for (std::size_t i = 0; i < spec.choices.size(); ++i) {
+    if (i > 0) rule += i + 1 == spec.choices.size() ? " or " : ", ";
+    rule += spec.choices[i];
+  }
+  reject(spec.name.c_str(), value, rule);
+}
+
 void ParameterCheck::fail(const std::string& sentence) const {
   throw solver::InputError(section_ + ": " + sentence, section_);
+}
+
+std::string section_path(const solver::ParameterTree& section, const char* fallback) {
+  return section.path.empty() ? std::string(fallback) : section.path;
 }
 
 }  // namespace dctwin::models

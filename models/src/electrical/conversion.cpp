@@ -6,7 +6,7 @@
 #include <Eigen/Core>
 #include <unsupported/Eigen/MatrixFunctions>
 
-#include "dctwin/models/parameter_check.hpp"
+#include "dctwin/models/parameter_declarations.hpp"
 #include "dctwin/solver/check.hpp"
 #include "dctwin/solver/parallel.hpp"
 
@@ -15,20 +15,6 @@ namespace dctwin::models::electrical {
 namespace {
 
 using solver::ParameterTable;
-
-/// The section's path, or `fallback` for a tree built without one.
-std::string section_name(const solver::ParameterTree& s, const char* fallback) {
-  return s.path.empty() ? std::string(fallback) : s.path;
-}
-
-void finite(const ParameterCheck& check, const char* key, double value) {
-  if (!std::isfinite(value)) check.fail(std::string(key) + " must be a finite number");
-}
-
-void positive_finite(const ParameterCheck& check, const char* key, double value, const char* unit) {
-  check.positive(key, value, unit);
-  finite(check, key, value);
-}
 
 /// Reads a list of efficiency points, or `fallback` when the list is empty or absent.
 std::vector<EfficiencyPoint> read_curve(const solver::ParameterTree& s, const std::string& name,
@@ -60,35 +46,40 @@ std::string list_text(const std::vector<EfficiencyPoint>& points) {
 
 // ---- efficiency curves --------------------------------------------------------------------------
 
-ParameterTable EfficiencyPoint::table() {
-  using namespace solver;
-  ParameterTable t;
-  auto p = real_parameter("load_fraction", "1", "x: output power per rated output power", std::nullopt,
-                          "Given with each point");
-  t.push_back(greater_than(p, 0.0));
-  p = real_parameter("efficiency", "1", "eta: output power per input power at that load", std::nullopt,
-                     "Given with each point");
-  greater_than(p, 0.0);
-  t.push_back(at_most(p, 1.0));
-  return t;
+namespace {
+
+const ParameterDeclarations<EfficiencyPoint>& point_declarations() {
+  static const ParameterDeclarations<EfficiencyPoint> declared = [] {
+    ParameterDeclarations<EfficiencyPoint> d;
+    using P = EfficiencyPoint;
+    d.real("load_fraction", &P::load_fraction, "1", "x: output power per rated output power", "Given with each point")
+        .above(0.0)
+        .required();
+    d.real("efficiency", &P::efficiency, "1", "eta: output power per input power at that load", "Given with each point")
+        .above(0.0)
+        .at_most(1.0)
+        .required();
+    return d;
+  }();
+  return declared;
 }
 
-EfficiencyPoint EfficiencyPoint::from(const solver::ParameterTree& s) {
-  EfficiencyPoint p;
-  p.load_fraction = s.number("load_fraction");
-  p.efficiency = s.number("efficiency");
-  return p;
-}
+}  // namespace
+
+ParameterTable EfficiencyPoint::table() { return point_declarations().table(); }
+
+EfficiencyPoint EfficiencyPoint::from(const solver::ParameterTree& s) { return point_declarations().read(s); }
 
 void check_efficiency_curve(const std::vector<EfficiencyPoint>& points, const std::string& list_path) {
   if (points.size() < 2)
     ParameterCheck(list_path).fail("an efficiency curve needs at least 2 points (" +
                                        std::to_string(points.size()) + " given)");
   for (std::size_t i = 0; i < points.size(); ++i) {
-    const ParameterCheck check(list_path + "[" + std::to_string(i) + "]");
-    positive_finite(check, "load_fraction", points[i].load_fraction, "");
-    check.in_half_open_range("efficiency", points[i].efficiency, 0.0, 1.0, "");
-    if (i > 0) check.greater_than("load_fraction", points[i].load_fraction, points[i - 1].load_fraction, "");
+    const std::string point_path = list_path + "[" + std::to_string(i) + "]";
+    point_declarations().check(points[i], point_path);
+    if (i > 0)
+      ParameterCheck(point_path)
+          .greater_than("load_fraction", points[i].load_fraction, points[i - 1].load_fraction, "");
   }
 }
 
@@ -151,41 +142,50 @@ std::vector<EfficiencyPoint> PsuParameters::default_efficiency() {
   return {{0.1, 0.90}, {0.2, 0.94}, {0.5, 0.96}, {1.0, 0.91}};
 }
 
-ParameterTable PsuParameters::table() {
-  using namespace solver;
-  const PsuParameters d;
-  ParameterTable t;
-  auto n = integer_parameter("supplies", "Power supplies per server", d.supplies,
-                             "NVIDIA DGX H100: six 3.3 kW supplies per system (DGX H100 user guide)");
-  t.push_back(at_least(n, 1.0));
-  auto p = real_parameter("supply_rated_power", "W", "Rated output power of one supply", d.supply_rated_power,
-                          "NVIDIA DGX H100: 3.3 kW per supply (DGX H100 user guide)");
-  p.display_unit = "kW";
-  t.push_back(greater_than(p, 0.0));
-  n = integer_parameter("active_supplies", "Supplies that carry the server's load (N of an N+N arrangement)",
-                        d.active_supplies,
-                        "DGX H100 N+N redundancy: 3 of 6 supplies carry a 10.2 kW system (DGX H100 user guide)");
-  t.push_back(at_least(n, 1.0));
-  p = real_parameter("bulk_capacitance", "F", "Bulk (PFC output) capacitance of one supply", d.bulk_capacitance,
-                     "Estimate (uncertain): 10 ms hold-up at 3.3 kW between 400 V and 300 V needs "
-                     "~0.94 mF (33 J = 1/2 C (400^2 - 300^2)); rounded up");
-  p.display_unit = "mF";
-  t.push_back(greater_than(p, 0.0));
-  p = real_parameter("bulk_voltage_nominal", "V", "Bulk capacitor voltage held by the PFC stage in steady state",
-                     d.bulk_voltage_nominal,
-                     "Estimate (uncertain): boost PFC stages of 230 V supplies regulate ~380-400 V DC");
-  t.push_back(greater_than(p, 0.0));
-  p = real_parameter("bulk_voltage_min", "V", "Bulk voltage below which the supply's DC-DC stage drops out",
-                     d.bulk_voltage_min, "Estimate (uncertain): ~75 % of the nominal bulk voltage");
-  t.push_back(greater_than(p, 0.0));
-  p = real_parameter("pfc_time_constant", "s", "Lag of the input power behind the output power (PFC voltage loop)",
-                     d.pfc_time_constant,
-                     "Estimate (uncertain): PFC voltage loops cross over at ~10-20 Hz to reject the 100/120 Hz "
-                     "ripple; 1 / (2 pi 16 Hz) ~ 10 ms");
-  p.display_unit = "ms";
-  t.push_back(greater_than(p, 0.0));
-  return t;
+namespace {
+
+const ParameterDeclarations<PsuParameters>& psu_declarations() {
+  static const ParameterDeclarations<PsuParameters> declared = [] {
+    ParameterDeclarations<PsuParameters> d;
+    using P = PsuParameters;
+    d.integer("supplies", &P::supplies, "Power supplies per server",
+              "NVIDIA DGX H100: six 3.3 kW supplies per system (DGX H100 user guide)")
+        .at_least(1.0);
+    d.real("supply_rated_power", &P::supply_rated_power, "W", "Rated output power of one supply",
+           "NVIDIA DGX H100: 3.3 kW per supply (DGX H100 user guide)")
+        .above(0.0)
+        .shown_in("kW");
+    d.integer("active_supplies", &P::active_supplies,
+              "Supplies that carry the server's load (N of an N+N arrangement)",
+              "DGX H100 N+N redundancy: 3 of 6 supplies carry a 10.2 kW system (DGX H100 user guide)")
+        .at_least(1.0);
+    d.real("bulk_capacitance", &P::bulk_capacitance, "F", "Bulk (PFC output) capacitance of one supply",
+           "Estimate (uncertain): 10 ms hold-up at 3.3 kW between 400 V and 300 V needs ~0.94 mF (33 J = 1/2 C "
+           "(400^2 - 300^2)); rounded up")
+        .above(0.0)
+        .shown_in("mF");
+    d.real("bulk_voltage_nominal", &P::bulk_voltage_nominal, "V",
+           "Bulk capacitor voltage held by the PFC stage in steady state",
+           "Estimate (uncertain): boost PFC stages of 230 V supplies regulate ~380-400 V DC")
+        .above(0.0);
+    d.real("bulk_voltage_min", &P::bulk_voltage_min, "V",
+           "Bulk voltage below which the supply's DC-DC stage drops out",
+           "Estimate (uncertain): ~75 % of the nominal bulk voltage")
+        .above(0.0);
+    d.real("pfc_time_constant", &P::pfc_time_constant, "s",
+           "Lag of the input power behind the output power (PFC voltage loop)",
+           "Estimate (uncertain): PFC voltage loops cross over at ~10-20 Hz to reject the 100/120 Hz ripple; 1 / (2 "
+           "pi 16 Hz) ~ 10 ms")
+        .above(0.0)
+        .shown_in("ms");
+    return d;
+  }();
+  return declared;
 }
+
+}  // namespace
+
+ParameterTable PsuParameters::table() { return psu_declarations().table(); }
 
 solver::SectionSchema PsuParameters::schema() {
   solver::SectionSchema s;
@@ -198,28 +198,15 @@ solver::SectionSchema PsuParameters::schema() {
 }
 
 PsuParameters PsuParameters::from(const solver::ParameterTree& s) {
-  PsuParameters p;
-  p.supplies = static_cast<int>(s.integer("supplies"));
-  p.supply_rated_power = s.number("supply_rated_power");
-  p.active_supplies = static_cast<int>(s.integer("active_supplies"));
-  p.bulk_capacitance = s.number("bulk_capacitance");
-  p.bulk_voltage_nominal = s.number("bulk_voltage_nominal");
-  p.bulk_voltage_min = s.number("bulk_voltage_min");
-  p.pfc_time_constant = s.number("pfc_time_constant");
+  PsuParameters p = psu_declarations().read(s);
   p.efficiency = read_curve(s, "efficiency", default_efficiency());
-  p.check(section_name(s, "electrical.psu"));
+  p.check(section_path(s, "electrical.psu"));
   return p;
 }
 
 void PsuParameters::check(const std::string& section) const {
   const ParameterCheck check(section);
-  check.at_least("supplies", supplies, 1.0, "");
-  positive_finite(check, "supply_rated_power", supply_rated_power, "W");
-  check.at_least("active_supplies", active_supplies, 1.0, "");
-  positive_finite(check, "bulk_capacitance", bulk_capacitance, "F");
-  positive_finite(check, "bulk_voltage_nominal", bulk_voltage_nominal, "V");
-  positive_finite(check, "bulk_voltage_min", bulk_voltage_min, "V");
-  positive_finite(check, "pfc_time_constant", pfc_time_constant, "s");
+  psu_declarations().check(*this, section);
   if (active_supplies > supplies)
     check.fail("active_supplies " + std::to_string(active_supplies) + " is more than supplies " +
                std::to_string(supplies));
@@ -339,75 +326,60 @@ void PsuBank::step_each(std::size_t n, double h, const double* output_start, con
 
 // ---- BBUs ---------------------------------------------------------------------------------------
 
-ParameterTable BbuParameters::table() {
-  using namespace solver;
-  const BbuParameters d;
-  ParameterTable t;
-  auto n = integer_parameter("units_per_rack", "Battery backup units on each rack's busbar", d.units_per_rack,
-                             "Estimate (uncertain): Open Rack v3 BBU shelves of 15 kW ([ocp-open-rack-v3]); two cover a "
-                             "rack of two ~10 kW servers");
-  t.push_back(at_least(n, 0.0));
-  auto p = real_parameter("unit_rated_power", "W",
-                          "Discharge rating of one unit at the busbar; a busbar load above the rack's units' "
-                          "rating trips them",
-                          d.unit_rated_power, "Open Rack v3 BBU 15 kW, up to 4 min hold-up ([ocp-open-rack-v3])");
-  p.display_unit = "kW";
-  t.push_back(greater_than(p, 0.0));
-  p = real_parameter("standby_loss", "W", "Float charging and management loss of one unit", d.standby_loss,
-                     "Estimate (uncertain): charger and battery management of a ~15 kW Li-ion module draw a few "
-                     "tens of W at float");
-  t.push_back(at_least(p, 0.0));
-  p = real_parameter("unit_energy", "J", "Usable energy of one unit (0: no discharge)", d.unit_energy,
-                     "Open Rack v3 BBU: 15 kW for up to 240 s, 15 kW x 240 s = 3.6 MJ ([ocp-orv3-hpr-psu], "
-                     "[ocp-open-rack-v3])");
-  p.display_unit = "MJ";
-  t.push_back(at_least(p, 0.0));
-  p = real_parameter("discharge_efficiency", "1",
-                     "Energy delivered to the busbar per energy taken from the cells (also stored per energy drawn "
-                     "while recharging)",
-                     d.discharge_efficiency,
-                     "Estimate (uncertain): the BBU's boost converter to the 48 V busbar, ~97 %");
-  greater_than(p, 0.0);
-  t.push_back(at_most(p, 1.0));
-  p = real_parameter("transfer_time", "s", "From the busbar's loss of feed to the BBUs carrying it", d.transfer_time,
-                     "Open Rack v3 power shelf: the BBU is triggered after the bus has been low for 2 ms and "
-                     "starts within 2 ms, 4 ms in all; the PSU's hold-up bridges it ([ocp-orv3-hpr-psu])");
-  p.display_unit = "ms";
-  t.push_back(at_least(p, 0.0));
-  p = real_parameter("recharge_power", "W", "Power one unit draws from the busbar while it recharges", d.recharge_power,
-                     "Estimate (uncertain): a 1 kWh module recharged in about 45 min");
-  p.display_unit = "kW";
-  t.push_back(at_least(p, 0.0));
-  return t;
+namespace {
+
+const ParameterDeclarations<BbuParameters>& bbu_declarations() {
+  static const ParameterDeclarations<BbuParameters> declared = [] {
+    ParameterDeclarations<BbuParameters> d;
+    using P = BbuParameters;
+    d.integer("units_per_rack", &P::units_per_rack, "Battery backup units on each rack's busbar",
+              "Estimate (uncertain): Open Rack v3 BBU shelves of 15 kW ([ocp-open-rack-v3]); two cover a rack of two "
+              "~10 kW servers")
+        .at_least(0.0);
+    d.real("unit_rated_power", &P::unit_rated_power, "W",
+           "Discharge rating of one unit at the busbar; a busbar load above the rack's units' rating trips them",
+           "Open Rack v3 BBU 15 kW, up to 4 min hold-up ([ocp-open-rack-v3])")
+        .above(0.0)
+        .shown_in("kW");
+    d.real("standby_loss", &P::standby_loss, "W", "Float charging and management loss of one unit",
+           "Estimate (uncertain): charger and battery management of a ~15 kW Li-ion module draw a few tens of W at "
+           "float")
+        .at_least(0.0);
+    d.real("unit_energy", &P::unit_energy, "J", "Usable energy of one unit (0: no discharge)",
+           "Open Rack v3 BBU: 15 kW for up to 240 s, 15 kW x 240 s = 3.6 MJ ([ocp-orv3-hpr-psu], [ocp-open-rack-v3])")
+        .at_least(0.0)
+        .shown_in("MJ");
+    d.real("discharge_efficiency", &P::discharge_efficiency, "1",
+           "Energy delivered to the busbar per energy taken from the cells (also stored per energy drawn while "
+           "recharging)",
+           "Estimate (uncertain): the BBU's boost converter to the 48 V busbar, ~97 %")
+        .above(0.0)
+        .at_most(1.0);
+    d.real("transfer_time", &P::transfer_time, "s", "From the busbar's loss of feed to the BBUs carrying it",
+           "Open Rack v3 power shelf: the BBU is triggered after the bus has been low for 2 ms and starts within 2 "
+           "ms, 4 ms in all; the PSU's hold-up bridges it ([ocp-orv3-hpr-psu])")
+        .at_least(0.0)
+        .shown_in("ms");
+    d.real("recharge_power", &P::recharge_power, "W", "Power one unit draws from the busbar while it recharges",
+           "Estimate (uncertain): a 1 kWh module recharged in about 45 min")
+        .at_least(0.0)
+        .shown_in("kW");
+    return d;
+  }();
+  return declared;
 }
 
+}  // namespace
+
+ParameterTable BbuParameters::table() { return bbu_declarations().table(); }
+
 BbuParameters BbuParameters::from(const solver::ParameterTree& s) {
-  BbuParameters p;
-  p.units_per_rack = static_cast<int>(s.integer("units_per_rack"));
-  p.unit_rated_power = s.number("unit_rated_power");
-  p.standby_loss = s.number("standby_loss");
-  p.unit_energy = s.number("unit_energy");
-  p.discharge_efficiency = s.number("discharge_efficiency");
-  p.transfer_time = s.number("transfer_time");
-  p.recharge_power = s.number("recharge_power");
-  p.check(section_name(s, "electrical.bbu"));
+  BbuParameters p = bbu_declarations().read(s);
+  p.check(section_path(s, "electrical.bbu"));
   return p;
 }
 
-void BbuParameters::check(const std::string& section) const {
-  const ParameterCheck check(section);
-  check.at_least("units_per_rack", units_per_rack, 0.0, "");
-  positive_finite(check, "unit_rated_power", unit_rated_power, "W");
-  check.at_least("standby_loss", standby_loss, 0.0, "W");
-  finite(check, "standby_loss", standby_loss);
-  check.at_least("unit_energy", unit_energy, 0.0, "J");
-  finite(check, "unit_energy", unit_energy);
-  check.in_half_open_range("discharge_efficiency", discharge_efficiency, 0.0, 1.0, "");
-  check.at_least("transfer_time", transfer_time, 0.0, "s");
-  finite(check, "transfer_time", transfer_time);
-  check.at_least("recharge_power", recharge_power, 0.0, "W");
-  finite(check, "recharge_power", recharge_power);
-}
+void BbuParameters::check(const std::string& section) const { bbu_declarations().check(*this, section); }
 
 double BbuParameters::loss(std::size_t racks) const {
   return static_cast<double>(racks) * static_cast<double>(units_per_rack) * standby_loss;
@@ -419,43 +391,39 @@ double BbuParameters::energy(std::size_t racks) const {
 
 // ---- PDUs ---------------------------------------------------------------------------------------
 
-ParameterTable PduParameters::table() {
-  using namespace solver;
-  const PduParameters d;
-  ParameterTable t;
-  auto p = real_parameter("rated_power", "W", "Rated power of all PDUs of one lineup together", d.rated_power,
-                          "Estimate (uncertain): one pod of 384 servers at up to ~10 kW, ~4 MW, with margin");
-  p.display_unit = "MW";
-  t.push_back(greater_than(p, 0.0));
-  p = real_parameter("loss_fraction_at_rated", "1", "Resistive loss at rated power per rated power",
-                     d.loss_fraction_at_rated,
-                     "Estimate (uncertain): busway, cables and panel boards without transformers lose ~0.5-1.5 % "
-                     "at full load");
-  at_least(p, 0.0);
-  t.push_back(less_than(p, 1.0));
-  p = real_parameter("no_load_loss", "W", "Loss independent of load (transformer-type PDUs), per lineup",
-                     d.no_load_loss, "0: PDUs without transformers (remote power panels, busway)");
-  t.push_back(at_least(p, 0.0));
-  return t;
+namespace {
+
+const ParameterDeclarations<PduParameters>& pdu_declarations() {
+  static const ParameterDeclarations<PduParameters> declared = [] {
+    ParameterDeclarations<PduParameters> d;
+    using P = PduParameters;
+    d.real("rated_power", &P::rated_power, "W", "Rated power of all PDUs of one lineup together",
+           "Estimate (uncertain): one pod of 384 servers at up to ~10 kW, ~4 MW, with margin")
+        .above(0.0)
+        .shown_in("MW");
+    d.real("loss_fraction_at_rated", &P::loss_fraction_at_rated, "1", "Resistive loss at rated power per rated power",
+           "Estimate (uncertain): busway, cables and panel boards without transformers lose ~0.5-1.5 % at full load")
+        .at_least(0.0)
+        .below(1.0);
+    d.real("no_load_loss", &P::no_load_loss, "W", "Loss independent of load (transformer-type PDUs), per lineup",
+           "0: PDUs without transformers (remote power panels, busway)")
+        .at_least(0.0);
+    return d;
+  }();
+  return declared;
 }
 
+}  // namespace
+
+ParameterTable PduParameters::table() { return pdu_declarations().table(); }
+
 PduParameters PduParameters::from(const solver::ParameterTree& s) {
-  PduParameters p;
-  p.rated_power = s.number("rated_power");
-  p.loss_fraction_at_rated = s.number("loss_fraction_at_rated");
-  p.no_load_loss = s.number("no_load_loss");
-  p.check(section_name(s, "electrical.pdu"));
+  PduParameters p = pdu_declarations().read(s);
+  p.check(section_path(s, "electrical.pdu"));
   return p;
 }
 
-void PduParameters::check(const std::string& section) const {
-  const ParameterCheck check(section);
-  positive_finite(check, "rated_power", rated_power, "W");
-  check.at_least("loss_fraction_at_rated", loss_fraction_at_rated, 0.0, "");
-  check.less_than("loss_fraction_at_rated", loss_fraction_at_rated, 1.0, "");
-  check.at_least("no_load_loss", no_load_loss, 0.0, "W");
-  finite(check, "no_load_loss", no_load_loss);
-}
+void PduParameters::check(const std::string& section) const { pdu_declarations().check(*this, section); }
 
 // ---- UPS ----------------------------------------------------------------------------------------
 
@@ -467,61 +435,63 @@ std::vector<EfficiencyPoint> UpsParameters::default_eco() {
   return {{0.1, 0.97}, {0.25, 0.985}, {0.5, 0.99}, {1.0, 0.99}};
 }
 
-ParameterTable UpsParameters::table() {
-  using namespace solver;
-  const UpsParameters d;
-  ParameterTable t;
-  auto c = choice_parameter("mode", {"double_conversion", "eco"},
-                            "Operating mode: double conversion (rectifier + inverter) or eco (static bypass, "
-                            "inverter on standby)",
-                            d.mode);
-  c.source = "Double conversion is the usual mode of data-centre UPS";
-  t.push_back(c);
-  auto p = real_parameter("rated_power", "W", "Rated output power of one lineup's UPS", d.rated_power,
-                          "Estimate (uncertain): one pod (~4 MW IT) per lineup, e.g. four 1.25 MW modules");
-  p.display_unit = "MW";
-  t.push_back(greater_than(p, 0.0));
-  p = real_parameter("input_power_factor", "1", "Power factor at the UPS input (lineup's reactive demand)",
-                     d.input_power_factor,
-                     "Estimate (uncertain): active-front-end UPS rectifiers state input power factor >= 0.99");
-  greater_than(p, 0.0);
-  t.push_back(at_most(p, 1.0));
-  p = real_parameter("battery_autonomy", "s",
-                     "Time the battery carries the rated output (usable energy = rated_power x this / "
-                     "battery_efficiency); 0: no battery, an input loss passes to the output",
-                     d.battery_autonomy,
-                     "Estimate (uncertain): data-centre UPS batteries are commonly sized for ~5 min at full load, "
-                     "long enough for generators to start and take the load");
-  p.display_unit = "min";
-  t.push_back(at_least(p, 0.0));
-  p = real_parameter("battery_efficiency", "1",
-                     "Battery mode: output power per power taken from the battery (also stored per power drawn "
-                     "while recharging)",
-                     d.battery_efficiency,
-                     "Estimate (uncertain): the inverter stage of a double-conversion UPS alone, ~96-97 %");
-  greater_than(p, 0.0);
-  t.push_back(at_most(p, 1.0));
-  p = real_parameter("input_voltage_min", "1",
-                     "Least input voltage, per nominal, the UPS runs from; a deeper sag moves it to its battery",
-                     d.input_voltage_min,
-                     "Estimate (uncertain): three-phase UPS state an input tolerance of about -15 % at full load "
-                     "before they draw on the battery");
-  greater_than(p, 0.0);
-  t.push_back(at_most(p, 1.0));
-  p = real_parameter("transfer_time", "s",
-                     "Eco mode: from the input's loss to the inverter carrying the output (double conversion "
-                     "transfers nothing: the inverter already carries the load, IEC 62040-3 class VFI)",
-                     d.transfer_time,
-                     "Estimate (uncertain): eco-mode transfers of large UPS within a quarter cycle, 4 ms at 60 Hz "
-                     "([iec-62040-3] for the VFI / VI / VFD classes)");
-  p.display_unit = "ms";
-  t.push_back(at_least(p, 0.0));
-  p = real_parameter("recharge_power", "W", "Power drawn at the input to recharge the battery after a discharge",
-                     d.recharge_power, "Estimate (uncertain): chargers of ~5 % of the UPS rating");
-  p.display_unit = "MW";
-  t.push_back(at_least(p, 0.0));
-  return t;
+namespace {
+
+const ParameterDeclarations<UpsParameters>& ups_declarations() {
+  static const ParameterDeclarations<UpsParameters> declared = [] {
+    ParameterDeclarations<UpsParameters> d;
+    using P = UpsParameters;
+    d.choice("mode", &P::mode, {"double_conversion", "eco"},
+             "Operating mode: double conversion (rectifier + inverter) or eco (static bypass, inverter on standby)",
+             "Double conversion is the usual mode of data-centre UPS");
+    d.real("rated_power", &P::rated_power, "W", "Rated output power of one lineup's UPS",
+           "Estimate (uncertain): one pod (~4 MW IT) per lineup, e.g. four 1.25 MW modules")
+        .above(0.0)
+        .shown_in("MW");
+    d.real("input_power_factor", &P::input_power_factor, "1",
+           "Power factor at the UPS input (lineup's reactive demand)",
+           "Estimate (uncertain): active-front-end UPS rectifiers state input power factor >= 0.99")
+        .above(0.0)
+        .at_most(1.0);
+    d.real("battery_autonomy", &P::battery_autonomy, "s",
+           "Time the battery carries the rated output (usable energy = rated_power x this / battery_efficiency); 0: "
+           "no battery, an input loss passes to the output",
+           "Estimate (uncertain): data-centre UPS batteries are commonly sized for ~5 min at full load, long enough "
+           "for generators to start and take the load")
+        .at_least(0.0)
+        .shown_in("min");
+    d.real("battery_efficiency", &P::battery_efficiency, "1",
+           "Battery mode: output power per power taken from the battery (also stored per power drawn while "
+           "recharging)",
+           "Estimate (uncertain): the inverter stage of a double-conversion UPS alone, ~96-97 %")
+        .above(0.0)
+        .at_most(1.0);
+    d.real("input_voltage_min", &P::input_voltage_min, "1",
+           "Least input voltage, per nominal, the UPS runs from; a deeper sag moves it to its battery",
+           "Estimate (uncertain): three-phase UPS state an input tolerance of about -15 % at full load before they "
+           "draw on the battery")
+        .above(0.0)
+        .at_most(1.0);
+    d.real("transfer_time", &P::transfer_time, "s",
+           "Eco mode: from the input's loss to the inverter carrying the output (double conversion transfers "
+           "nothing: the inverter already carries the load, IEC 62040-3 class VFI)",
+           "Estimate (uncertain): eco-mode transfers of large UPS within a quarter cycle, 4 ms at 60 Hz "
+           "([iec-62040-3] for the VFI / VI / VFD classes)")
+        .at_least(0.0)
+        .shown_in("ms");
+    d.real("recharge_power", &P::recharge_power, "W",
+           "Power drawn at the input to recharge the battery after a discharge",
+           "Estimate (uncertain): chargers of ~5 % of the UPS rating")
+        .at_least(0.0)
+        .shown_in("MW");
+    return d;
+  }();
+  return declared;
 }
+
+}  // namespace
+
+ParameterTable UpsParameters::table() { return ups_declarations().table(); }
 
 solver::SectionSchema UpsParameters::schema() {
   solver::SectionSchema s;
@@ -538,36 +508,16 @@ solver::SectionSchema UpsParameters::schema() {
 }
 
 UpsParameters UpsParameters::from(const solver::ParameterTree& s) {
-  UpsParameters p;
-  p.mode = s.text("mode");
-  p.rated_power = s.number("rated_power");
-  p.input_power_factor = s.number("input_power_factor");
-  p.battery_autonomy = s.number("battery_autonomy");
-  p.battery_efficiency = s.number("battery_efficiency");
-  p.input_voltage_min = s.number("input_voltage_min");
-  p.transfer_time = s.number("transfer_time");
-  p.recharge_power = s.number("recharge_power");
-  p.double_conversion_efficiency = read_curve(s, "double_conversion_efficiency", default_double_conversion());
+  UpsParameters p = ups_declarations().read(s);
+  p.double_conversion_efficiency =
+      read_curve(s, "double_conversion_efficiency", default_double_conversion());
   p.eco_efficiency = read_curve(s, "eco_efficiency", default_eco());
-  p.check(section_name(s, "electrical.ups"));
+  p.check(section_path(s, "electrical.ups"));
   return p;
 }
 
 void UpsParameters::check(const std::string& section) const {
-  const ParameterCheck check(section);
-  if (mode != "double_conversion" && mode != "eco")
-    throw solver::InputError(check.path("mode") + " = " + mode + " (must be double_conversion or eco)",
-                             check.path("mode"));
-  positive_finite(check, "rated_power", rated_power, "W");
-  check.in_half_open_range("input_power_factor", input_power_factor, 0.0, 1.0, "");
-  check.at_least("battery_autonomy", battery_autonomy, 0.0, "s");
-  finite(check, "battery_autonomy", battery_autonomy);
-  check.in_half_open_range("battery_efficiency", battery_efficiency, 0.0, 1.0, "");
-  check.in_half_open_range("input_voltage_min", input_voltage_min, 0.0, 1.0, "");
-  check.at_least("transfer_time", transfer_time, 0.0, "s");
-  finite(check, "transfer_time", transfer_time);
-  check.at_least("recharge_power", recharge_power, 0.0, "W");
-  finite(check, "recharge_power", recharge_power);
+  ups_declarations().check(*this, section);
   check_efficiency_curve(double_conversion_efficiency, section + ".double_conversion_efficiency");
   check_efficiency_curve(eco_efficiency, section + ".eco_efficiency");
 }
@@ -597,35 +547,38 @@ void UpsParameters::input_powers(std::size_t n, const double* output_power, cons
 
 // ---- switchboard --------------------------------------------------------------------------------
 
-ParameterTable SwitchboardParameters::table() {
-  using namespace solver;
-  const SwitchboardParameters d;
-  ParameterTable t;
-  auto p = real_parameter("rated_power", "W", "Rated power of one lineup's LV switchboard", d.rated_power,
-                          "Estimate (uncertain): matches the lineup's UPS rating");
-  p.display_unit = "MW";
-  t.push_back(greater_than(p, 0.0));
-  p = real_parameter("loss_fraction_at_rated", "1", "Resistive loss (bus bars, breakers, LV cables) at rated "
-                     "power per rated power", d.loss_fraction_at_rated,
-                     "Estimate (uncertain): ~0.2-0.3 % for a switchboard and its short LV runs at full load");
-  at_least(p, 0.0);
-  t.push_back(less_than(p, 1.0));
-  return t;
+namespace {
+
+const ParameterDeclarations<SwitchboardParameters>& switchboard_declarations() {
+  static const ParameterDeclarations<SwitchboardParameters> declared = [] {
+    ParameterDeclarations<SwitchboardParameters> d;
+    using P = SwitchboardParameters;
+    d.real("rated_power", &P::rated_power, "W", "Rated power of one lineup's LV switchboard",
+           "Estimate (uncertain): matches the lineup's UPS rating")
+        .above(0.0)
+        .shown_in("MW");
+    d.real("loss_fraction_at_rated", &P::loss_fraction_at_rated, "1",
+           "Resistive loss (bus bars, breakers, LV cables) at rated power per rated power",
+           "Estimate (uncertain): ~0.2-0.3 % for a switchboard and its short LV runs at full load")
+        .at_least(0.0)
+        .below(1.0);
+    return d;
+  }();
+  return declared;
 }
 
+}  // namespace
+
+ParameterTable SwitchboardParameters::table() { return switchboard_declarations().table(); }
+
 SwitchboardParameters SwitchboardParameters::from(const solver::ParameterTree& s) {
-  SwitchboardParameters p;
-  p.rated_power = s.number("rated_power");
-  p.loss_fraction_at_rated = s.number("loss_fraction_at_rated");
-  p.check(section_name(s, "electrical.switchboard"));
+  SwitchboardParameters p = switchboard_declarations().read(s);
+  p.check(section_path(s, "electrical.switchboard"));
   return p;
 }
 
 void SwitchboardParameters::check(const std::string& section) const {
-  const ParameterCheck check(section);
-  positive_finite(check, "rated_power", rated_power, "W");
-  check.at_least("loss_fraction_at_rated", loss_fraction_at_rated, 0.0, "");
-  check.less_than("loss_fraction_at_rated", loss_fraction_at_rated, 1.0, "");
+  switchboard_declarations().check(*this, section);
 }
 
 }  // namespace dctwin::models::electrical

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "dctwin/models/parameter_check.hpp"
+#include "dctwin/models/parameter_declarations.hpp"
 #include "dctwin/solver/check.hpp"
 #include "dctwin/solver/parallel.hpp"
 
@@ -20,10 +20,6 @@ namespace {
 
 using solver::ParameterTable;
 using solver::SectionSchema;
-
-std::string section_name(const solver::ParameterTree& s, const char* fallback) {
-  return s.path.empty() ? std::string(fallback) : s.path;
-}
 
 SectionSchema plain_section(std::string doc, ParameterTable table) {
   SectionSchema s;
@@ -124,15 +120,13 @@ DCTWIN_VECTOR_VARIANTS void ups_to_transformers(std::size_t n, const Switchboard
 /// would only multiply the work between two knots (at 1e-14 s a run would never end).
 constexpr double minimum_time_step = 1e-4;
 
+/// The declarations of the `electrical:` section's own values (below, with the parameters).
+const ParameterDeclarations<ElectricalParameters>& declarations();
+
 /// The values of the `electrical:` section itself and their combinations.
 void check_top_level(const ElectricalParameters& p, const std::string& section) {
   const ParameterCheck check(section);
-  check.at_least("time_step", p.time_step, minimum_time_step, "s");
-  check.at_most("time_step", p.time_step, 0.01, "s");
-  check.greater_than("output_interval", p.output_interval, 0.0, "s");
-  check.greater_than("spectrum_interval", p.spectrum_interval, 0.0, "s");
-  check.in_half_open_range("mechanical_power_factor", p.mechanical_power_factor, 0.0, 1.0, "");
-  check.at_least("mechanical_transformer_units", p.mechanical_transformer_units, 0.0, "");
+  declarations().check(p, section);
   const double ratio = p.output_interval / p.time_step;
   if (std::round(ratio) < 1.0 || std::fabs(ratio - std::round(ratio)) > 1e-9 * ratio)
     check.fail("output_interval " + format_number(p.output_interval) + " s is not a whole multiple of time_step " +
@@ -168,42 +162,47 @@ double reactive_ratio(double power_factor) {
 
 // ---- parameters ---------------------------------------------------------------------------------
 
-ParameterTable ElectricalParameters::table() {
-  using namespace solver;
-  const ElectricalParameters d;
-  ParameterTable t;
-  auto b = boolean_parameter("enabled", "Simulate the electrical feed", d.enabled);
-  b.source = "On: the grid metrics are part of every run";
-  t.push_back(b);
-  auto p = real_parameter("time_step", "s", "dt: fixed step of the electrical feed", d.time_step,
-                          "Electromechanical (RMS) time scale: 1 ms resolves the 7-40 Hz torsional band ([choukse-arxiv-2025]; "
-                          "DESIGN.md); at least 0.1 ms (250 steps per 40 Hz period), below which a phasor model "
-                          "adds only work");
-  p.display_unit = "ms";
-  at_least(p, minimum_time_step);
-  t.push_back(at_most(p, 0.01));
-  p = real_parameter("output_interval", "s", "Time between stored samples, a whole multiple of time_step",
-                     d.output_interval, "Every step");
-  p.display_unit = "ms";
-  t.push_back(greater_than(p, 0.0));
-  p = real_parameter("spectrum_interval", "s", "Block length of the grid power series the spectrum is taken of",
-                     d.spectrum_interval,
-                     "5 ms: a moving average that keeps 94 % of the amplitude at 40 Hz (grid_metrics.hpp)");
-  p.display_unit = "ms";
-  t.push_back(greater_than(p, 0.0));
-  p = real_parameter("mechanical_power_factor", "1", "Power factor of the mechanical (cooling) load",
-                     d.mechanical_power_factor,
-                     "Estimate (uncertain): variable-speed drives with diode front ends, displacement power factor "
-                     "~0.95");
-  greater_than(p, 0.0);
-  t.push_back(at_most(p, 1.0));
-  auto n = integer_parameter("mechanical_transformer_units",
-                             "Transformers (same type as the lineups') feeding the mechanical load; 0 = enough to "
-                             "carry the initial mechanical load at 80 %",
-                             d.mechanical_transformer_units, "0: sized from the initial load");
-  t.push_back(at_least(n, 0.0));
-  return t;
+namespace {
+
+const ParameterDeclarations<ElectricalParameters>& declarations() {
+  static const ParameterDeclarations<ElectricalParameters> declared = [] {
+    ParameterDeclarations<ElectricalParameters> d;
+    using P = ElectricalParameters;
+    d.boolean("enabled", &P::enabled, "Simulate the electrical feed",
+              "On: the grid metrics are part of every run");
+    d.real("time_step", &P::time_step, "s", "dt: fixed step of the electrical feed",
+           "Electromechanical (RMS) time scale: 1 ms resolves the 7-40 Hz torsional band ([choukse-arxiv-2025]; "
+           "DESIGN.md); at least 0.1 ms (250 steps per 40 Hz period), below which a phasor model adds only work")
+        .at_least(minimum_time_step)
+        .at_most(0.01)
+        .shown_in("ms");
+    d.real("output_interval", &P::output_interval, "s", "Time between stored samples, a whole multiple of time_step",
+           "Every step")
+        .above(0.0)
+        .shown_in("ms");
+    d.real("spectrum_interval", &P::spectrum_interval, "s",
+           "Block length of the grid power series the spectrum is taken of",
+           "5 ms: a moving average that keeps 94 % of the amplitude at 40 Hz (grid_metrics.hpp)")
+        .above(0.0)
+        .shown_in("ms");
+    d.real("mechanical_power_factor", &P::mechanical_power_factor, "1",
+           "Power factor of the mechanical (cooling) load",
+           "Estimate (uncertain): variable-speed drives with diode front ends, displacement power factor ~0.95")
+        .above(0.0)
+        .at_most(1.0);
+    d.integer("mechanical_transformer_units", &P::mechanical_transformer_units,
+              "Transformers (same type as the lineups') feeding the mechanical load; 0 = enough to carry the initial "
+              "mechanical load at 80 %",
+              "0: sized from the initial load")
+        .at_least(0.0);
+    return d;
+  }();
+  return declared;
 }
+
+}  // namespace
+
+ParameterTable ElectricalParameters::table() { return declarations().table(); }
 
 SectionSchema ElectricalParameters::schema() {
   SectionSchema s;
@@ -231,14 +230,8 @@ SectionSchema ElectricalParameters::schema() {
 }
 
 ElectricalParameters ElectricalParameters::from(const solver::ParameterTree& s) {
-  const std::string path = section_name(s, "electrical");
-  ElectricalParameters p;
-  p.enabled = s.boolean("enabled");
-  p.time_step = s.number("time_step");
-  p.output_interval = s.number("output_interval");
-  p.spectrum_interval = s.number("spectrum_interval");
-  p.mechanical_power_factor = s.number("mechanical_power_factor");
-  p.mechanical_transformer_units = static_cast<int>(s.integer("mechanical_transformer_units"));
+  const std::string path = section_path(s, "electrical");
+  ElectricalParameters p = declarations().read(s);
   p.psu = read_section<PsuParameters>(s, path, "psu", PsuParameters::from);
   p.bbu = read_section<BbuParameters>(s, path, "bbu", BbuParameters::from);
   p.pdu = read_section<PduParameters>(s, path, "pdu", PduParameters::from);

@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "dctwin/models/parameter_check.hpp"
+#include "dctwin/models/parameter_declarations.hpp"
 #include "dctwin/solver/check.hpp"
 
 namespace dctwin::models::electrical {
@@ -11,78 +11,56 @@ namespace {
 
 using solver::ParameterTable;
 
-std::string section_name(const solver::ParameterTree& s, const char* fallback) {
-  return s.path.empty() ? std::string(fallback) : s.path;
-}
-
-void finite(const ParameterCheck& check, const char* key, double value) {
-  if (!std::isfinite(value)) check.fail(std::string(key) + " must be a finite number");
-}
-
 constexpr std::complex<double> j{0.0, 1.0};
+
+const ParameterDeclarations<FeederParameters>& declarations() {
+  static const ParameterDeclarations<FeederParameters> declared = [] {
+    ParameterDeclarations<FeederParameters> d;
+    using P = FeederParameters;
+    d.real("resistance", &P::resistance, "ohm", "R_cable: series resistance of the feeder per phase",
+           "Estimate (uncertain): 2 km of 500 kcmil copper MV cable, ~0.09 ohm/km at 90 degC")
+        .at_least(0.0);
+    d.real("inductance", &P::inductance, "H", "L_cable: series inductance of the feeder per phase",
+           "Estimate (uncertain): 2 km at ~0.12 ohm/km reactance at 60 Hz (0.32 mH/km)")
+        .at_least(0.0)
+        .shown_in("mH");
+    d.real("cable_capacitance", &P::cable_capacitance, "F", "C_cable: charging capacitance of the feeder per phase",
+           "Estimate (uncertain): 2 km at ~0.3 uF/km for shielded 35 kV cable")
+        .above(0.0)
+        .shown_in("uF");
+    d.real("capacitor_bank_rating", &P::capacitor_bank_rating, "VA",
+           "Q_bank: three-phase rating of the MV bus's power-factor-correction capacitor bank at the nominal "
+           "voltage",
+           "Estimate (uncertain): corrects ~40 MW from power factor ~0.98 to ~0.995")
+        .at_least(0.0)
+        .shown_in("kVA");  // reactive: kvar (udunits knows no var)
+    d.real("source_voltage", &P::source_voltage, "1",
+           "Utility source voltage behind the Thevenin impedance, relative to the nominal voltage",
+           "The utility regulates its bus to nominal")
+        .above(0.0)
+        .at_most(2.0);
+    d.real("load_time_constant", &P::load_time_constant, "s",
+           "Time constant with which the loads' current follows the bus voltage (bandwidth of the rectifiers' "
+           "and drives' power control); at least 5 time steps",
+           "Estimate (uncertain): power loops of active front ends and UPS rectifiers settle in tens of ms")
+        .above(0.0)
+        .shown_in("ms");
+    return d;
+  }();
+  return declared;
+}
 
 }  // namespace
 
-ParameterTable FeederParameters::table() {
-  using namespace solver;
-  const FeederParameters d;
-  ParameterTable t;
-  auto p = real_parameter("resistance", "ohm", "R_cable: series resistance of the feeder per phase", d.resistance,
-                          "Estimate (uncertain): 2 km of 500 kcmil copper MV cable, ~0.09 ohm/km at 90 degC");
-  t.push_back(at_least(p, 0.0));
-  p = real_parameter("inductance", "H", "L_cable: series inductance of the feeder per phase", d.inductance,
-                     "Estimate (uncertain): 2 km at ~0.12 ohm/km reactance at 60 Hz (0.32 mH/km)");
-  p.display_unit = "mH";
-  t.push_back(at_least(p, 0.0));
-  p = real_parameter("cable_capacitance", "F", "C_cable: charging capacitance of the feeder per phase",
-                     d.cable_capacitance, "Estimate (uncertain): 2 km at ~0.3 uF/km for shielded 35 kV cable");
-  p.display_unit = "uF";
-  t.push_back(greater_than(p, 0.0));
-  p = real_parameter("capacitor_bank_rating", "VA", "Q_bank: three-phase rating of the MV bus's power-factor-"
-                     "correction capacitor bank at the nominal voltage", d.capacitor_bank_rating,
-                     "Estimate (uncertain): corrects ~40 MW from power factor ~0.98 to ~0.995");
-  p.display_unit = "kVA";  // reactive: kvar (udunits knows no var)
-  t.push_back(at_least(p, 0.0));
-  p = real_parameter("source_voltage", "1", "Utility source voltage behind the Thevenin impedance, relative to the "
-                     "nominal voltage", d.source_voltage, "The utility regulates its bus to nominal");
-  greater_than(p, 0.0);
-  t.push_back(at_most(p, 2.0));
-  p = real_parameter("load_time_constant", "s", "Time constant with which the loads' current follows the bus "
-                     "voltage (bandwidth of the rectifiers' and drives' power control); at least 5 time steps",
-                     d.load_time_constant,
-                     "Estimate (uncertain): power loops of active front ends and UPS rectifiers settle in "
-                     "tens of ms");
-  p.display_unit = "ms";
-  t.push_back(greater_than(p, 0.0));
-  return t;
-}
+ParameterTable FeederParameters::table() { return declarations().table(); }
 
 FeederParameters FeederParameters::from(const solver::ParameterTree& s) {
-  FeederParameters p;
-  p.resistance = s.number("resistance");
-  p.inductance = s.number("inductance");
-  p.cable_capacitance = s.number("cable_capacitance");
-  p.capacitor_bank_rating = s.number("capacitor_bank_rating");
-  p.source_voltage = s.number("source_voltage");
-  p.load_time_constant = s.number("load_time_constant");
-  p.check(section_name(s, "electrical.feeder"));
+  FeederParameters p = declarations().read(s);
+  p.check(section_path(s, "electrical.feeder"));
   return p;
 }
 
-void FeederParameters::check(const std::string& section) const {
-  const ParameterCheck check(section);
-  check.at_least("resistance", resistance, 0.0, "ohm");
-  finite(check, "resistance", resistance);
-  check.at_least("inductance", inductance, 0.0, "H");
-  finite(check, "inductance", inductance);
-  check.positive("cable_capacitance", cable_capacitance, "F");
-  finite(check, "cable_capacitance", cable_capacitance);
-  check.at_least("capacitor_bank_rating", capacitor_bank_rating, 0.0, "VA");
-  finite(check, "capacitor_bank_rating", capacitor_bank_rating);
-  check.in_half_open_range("source_voltage", source_voltage, 0.0, 2.0, "");
-  check.positive("load_time_constant", load_time_constant, "s");
-  finite(check, "load_time_constant", load_time_constant);
-}
+void FeederParameters::check(const std::string& section) const { declarations().check(*this, section); }
 
 Feeder::Feeder(const FeederParameters& p, const UtilityParameters& utility, double regular_step)
     : regular_step_(regular_step) {

@@ -9,7 +9,7 @@
 #include <memory>
 #include <mutex>
 
-#include "dctwin/models/parameter_check.hpp"
+#include "dctwin/models/parameter_declarations.hpp"
 #include "dctwin/solver/check.hpp"
 
 namespace dctwin::models::electrical {
@@ -119,81 +119,70 @@ double max_ramp_rate(const std::vector<double>& samples, double dt, double windo
 
 // ---- limits ------------------------------------------------------------------------------------
 
-solver::ParameterTable GridLimits::table() {
-  using namespace solver;
-  const GridLimits d;
-  ParameterTable t;
-  auto p = real_parameter("power_peak_to_peak_max", "W", "Largest allowed max - min of the grid power; 0 = not "
-                          "checked", d.power_peak_to_peak_max,
-                          "0 = not checked: a dynamic power range is agreed per site ([choukse-arxiv-2025])");
-  p.display_unit = "MW";
-  t.push_back(at_least(p, 0.0));
-  p = real_parameter("ramp_rate_max", "W/s", "Largest allowed change of the grid power between the means of two "
-                     "adjacent ramp windows, per second; 0 = not checked", d.ramp_rate_max,
-                     "Example grid-code ramp limit: Hawaii +-1 MW/s ([grid-code-ramp-limits]; others: Denmark +-100 kW/s, many "
-                     "+-10 %/min)");
-  p.display_unit = "MW/s";
-  t.push_back(at_least(p, 0.0));
-  p = real_parameter("ramp_window", "s", "Averaging window of the ramp rate", d.ramp_window,
-                     "Grid codes state ramp limits per second or per minute ([grid-code-ramp-limits]); 1 s matches a MW/s limit");
-  t.push_back(greater_than(p, 0.0));
-  p = real_parameter("band_energy_fraction_max", "1", "Largest allowed share of the grid power's variance in "
-                     "0.1-20 Hz; 0 = not checked", d.band_energy_fraction_max,
-                     "Utilities' example cap of ~20 % of the spectral energy in 0.1-20 Hz ([choukse-arxiv-2025], arXiv "
-                     "2508.14318)");
-  at_least(p, 0.0);
-  t.push_back(at_most(p, 1.0));
-  p = real_parameter("frequency_deviation_max", "Hz", "Largest allowed |f - f_initial| at the grid connection; "
-                     "0 = not checked", d.frequency_deviation_max,
-                     "Standard frequency range +-50 mHz of Continental Europe (EU Regulation 2017/1485, "
-                     "Annex III)");
-  t.push_back(at_least(p, 0.0));
-  p = real_parameter("rocof_max", "Hz/s", "Largest allowed rate of change of frequency over 0.5 s; 0 = not checked",
-                     d.rocof_max,
-                     "0 = not checked: grid codes state what generators must withstand (ENTSO-E: 2 Hz/s over "
-                     "500 ms), not what a load may cause");
-  t.push_back(at_least(p, 0.0));
-  p = real_parameter("voltage_change_max", "1", "Largest allowed |V - V_initial| at the MV bus, relative to "
-                     "nominal; 0 = not checked", d.voltage_change_max,
-                     "Estimate (uncertain): IEC/TR 61000-3-7 indicative planning level of 3 % for rapid voltage "
-                     "changes at MV a few times per hour; more frequent changes are held to the flicker limits");
-  at_least(p, 0.0);
-  t.push_back(at_most(p, 1.0));
-  p = real_parameter("transformer_hot_spot_max", "K", "Largest allowed winding hot-spot temperature of the MV "
-                     "transformers; 0 = not checked", d.transformer_hot_spot_max,
-                     "IEEE C57.91: 110 degC is the rated hot spot at which ageing runs at the normal rate "
-                     "([ieee-c57-91], F_AA = 1 at 383 K)");
-  p.display_unit = "degC";
-  t.push_back(at_least(p, 0.0));
-  return t;
+namespace {
+
+const ParameterDeclarations<GridLimits>& declarations() {
+  static const ParameterDeclarations<GridLimits> declared = [] {
+    ParameterDeclarations<GridLimits> d;
+    using P = GridLimits;
+    d.real("power_peak_to_peak_max", &P::power_peak_to_peak_max, "W",
+           "Largest allowed max - min of the grid power; 0 = not checked",
+           "0 = not checked: a dynamic power range is agreed per site ([choukse-arxiv-2025])")
+        .at_least(0.0)
+        .shown_in("MW");
+    d.real("ramp_rate_max", &P::ramp_rate_max, "W/s",
+           "Largest allowed change of the grid power between the means of two adjacent ramp windows, per second; 0 = "
+           "not checked",
+           "Example grid-code ramp limit: Hawaii +-1 MW/s ([grid-code-ramp-limits]; others: Denmark +-100 kW/s, many "
+           "+-10 %/min)")
+        .at_least(0.0)
+        .shown_in("MW/s");
+    d.real("ramp_window", &P::ramp_window, "s", "Averaging window of the ramp rate",
+           "Grid codes state ramp limits per second or per minute ([grid-code-ramp-limits]); 1 s matches a MW/s limit")
+        .above(0.0);
+    d.real("band_energy_fraction_max", &P::band_energy_fraction_max, "1",
+           "Largest allowed share of the grid power's variance in 0.1-20 Hz; 0 = not checked",
+           "Utilities' example cap of ~20 % of the spectral energy in 0.1-20 Hz ([choukse-arxiv-2025], arXiv "
+           "2508.14318)")
+        .at_least(0.0)
+        .at_most(1.0);
+    d.real("frequency_deviation_max", &P::frequency_deviation_max, "Hz",
+           "Largest allowed |f - f_initial| at the grid connection; 0 = not checked",
+           "Standard frequency range +-50 mHz of Continental Europe (EU Regulation 2017/1485, Annex III)")
+        .at_least(0.0);
+    d.real("rocof_max", &P::rocof_max, "Hz/s",
+           "Largest allowed rate of change of frequency over 0.5 s; 0 = not checked",
+           "0 = not checked: grid codes state what generators must withstand (ENTSO-E: 2 Hz/s over 500 ms), not what "
+           "a load may cause")
+        .at_least(0.0);
+    d.real("voltage_change_max", &P::voltage_change_max, "1",
+           "Largest allowed |V - V_initial| at the MV bus, relative to nominal; 0 = not checked",
+           "Estimate (uncertain): IEC/TR 61000-3-7 indicative planning level of 3 % for rapid voltage changes at MV "
+           "a few times per hour; more frequent changes are held to the flicker limits")
+        .at_least(0.0)
+        .at_most(1.0);
+    d.real("transformer_hot_spot_max", &P::transformer_hot_spot_max, "K",
+           "Largest allowed winding hot-spot temperature of the MV transformers; 0 = not checked",
+           "IEEE C57.91: 110 degC is the rated hot spot at which ageing runs at the normal rate ([ieee-c57-91], F_AA "
+           "= 1 at 383 K)")
+        .at_least(0.0)
+        .shown_in("degC");
+    return d;
+  }();
+  return declared;
 }
 
+}  // namespace
+
+solver::ParameterTable GridLimits::table() { return declarations().table(); }
+
 GridLimits GridLimits::from(const solver::ParameterTree& s) {
-  GridLimits l;
-  l.power_peak_to_peak_max = s.number("power_peak_to_peak_max");
-  l.ramp_rate_max = s.number("ramp_rate_max");
-  l.ramp_window = s.number("ramp_window");
-  l.band_energy_fraction_max = s.number("band_energy_fraction_max");
-  l.frequency_deviation_max = s.number("frequency_deviation_max");
-  l.rocof_max = s.number("rocof_max");
-  l.voltage_change_max = s.number("voltage_change_max");
-  l.transformer_hot_spot_max = s.number("transformer_hot_spot_max");
-  l.check(s.path.empty() ? std::string(limits_section) : s.path);
+  GridLimits l = declarations().read(s);
+  l.check(section_path(s, limits_section));
   return l;
 }
 
-void GridLimits::check(const std::string& section) const {
-  const ParameterCheck check(section);
-  check.at_least("power_peak_to_peak_max", power_peak_to_peak_max, 0.0, "W");
-  check.at_least("ramp_rate_max", ramp_rate_max, 0.0, "W/s");
-  check.positive("ramp_window", ramp_window, "s");
-  if (!std::isfinite(ramp_window)) check.fail("ramp_window must be a finite number");
-  check.in_range("band_energy_fraction_max", band_energy_fraction_max, 0.0, 1.0, "");
-  check.at_least("frequency_deviation_max", frequency_deviation_max, 0.0, "Hz");
-  check.at_least("rocof_max", rocof_max, 0.0, "Hz/s");
-  check.in_range("voltage_change_max", voltage_change_max, 0.0, 1.0, "");
-  check.at_least("transformer_hot_spot_max", transformer_hot_spot_max, 0.0, "K");
-}
+void GridLimits::check(const std::string& section) const { declarations().check(*this, section); }
 
 std::vector<LimitCheck> check_limits(const GridLimits& limits, const GridMetrics& metrics) {
   std::vector<LimitCheck> checks;

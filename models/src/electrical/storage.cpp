@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "dctwin/models/parameter_check.hpp"
+#include "dctwin/models/parameter_declarations.hpp"
 #include "dctwin/solver/check.hpp"
 
 namespace dctwin::models::electrical {
@@ -14,15 +14,6 @@ using solver::ParameterTable;
 
 constexpr const char* capacitor_section = "electrical.capacitor_storage";
 constexpr const char* battery_section = "electrical.battery_storage";
-
-/// The section's path, or `fallback` for a tree built without one.
-std::string section_name(const solver::ParameterTree& s, const char* fallback) {
-  return s.path.empty() ? std::string(fallback) : s.path;
-}
-
-void finite(const ParameterCheck& check, const char* key, double value) {
-  if (!std::isfinite(value)) check.fail(std::string(key) + " must be a finite number");
-}
 
 /// Cell power P (> 0 out of the cells) whose stored power -(P + R P^2 / V^2) equals `stored`.
 /// Discharging (stored < 0): the positive root. Charging (stored > 0): the root of smaller magnitude
@@ -40,87 +31,73 @@ double cell_power_for(double stored, double resistance, double voltage) {
 
 // ---- capacitor bank ----------------------------------------------------------------------------
 
-ParameterTable CapacitorStorageParameters::table() {
-  using namespace solver;
-  const CapacitorStorageParameters d;
-  ParameterTable t;
-  auto b = boolean_parameter("enabled", "Whether a supercapacitor bank sits at the MV bus", d.enabled);
-  b.source = "Off by default: the reference facility has no bank; the concept is a capacitor bank behind a "
-             "bidirectional converter (Microsoft patent application US 20250132568 [microsoft-us20250132568])";
-  t.push_back(b);
-  auto p = real_parameter("capacitance", "F", "C: capacitance of the bank, energy 1/2 C V^2", d.capacitance,
-                          "Estimate (uncertain): sized so that the window 500-1000 V holds ~20 MJ usable, 4 s at "
-                          "5 MW, enough to carry a training iteration's fast swing; no published bank size");
-  t.push_back(greater_than(p, 0.0));
-  p = real_parameter("voltage_max", "V", "V_max: top of the usable voltage window", d.voltage_max,
-                     "Estimate (uncertain): a ~1 kV DC string of ~370 cells of 2.7 V");
-  t.push_back(greater_than(p, 0.0));
-  p = real_parameter("voltage_min", "V", "V_min: bottom of the usable voltage window (below it the converter's "
-                     "current would grow too large)", d.voltage_min,
-                     "Estimate (uncertain): half of V_max, the usual lower limit of a supercapacitor converter; "
-                     "it leaves 75 % of the energy at V_max usable");
-  t.push_back(greater_than(p, 0.0));
-  p = real_parameter("initial_voltage", "V", "Bank voltage at the start; 0 = the voltage at the middle of the "
-                     "energy window", d.initial_voltage, "0 = middle of the window, room in both directions");
-  t.push_back(at_least(p, 0.0));
-  p = real_parameter("series_resistance", "ohm", "R_s: equivalent series resistance of the bank, loss I^2 R_s "
-                     "with I = P_cell / V", d.series_resistance,
-                     "Estimate (uncertain): large 2.7 V cells have ~0.3 mOhm; ~370 in series and ~25 strings in "
-                     "parallel give ~4 mOhm (~10 % loss at 5 MW and V_min)");
-  t.push_back(at_least(p, 0.0));
-  p = real_parameter("converter_power_max", "W", "P_conv: limit of the bidirectional converter, both directions",
-                     d.converter_power_max,
-                     "Estimate (uncertain): a few MW, the order of one pod's swing (24,576 x 400 W ~ 9.8 MW "
-                     "GPU-only swing for the whole facility, [E] from [meta-llama3-2024] and [h100-training-trace])");
-  p.display_unit = "MW";
-  t.push_back(greater_than(p, 0.0));
-  p = real_parameter("converter_efficiency", "1", "eta: one-way efficiency of the converter", d.converter_efficiency,
-                     "Estimate (uncertain): 97-99 % for MW-class bidirectional power converters");
-  greater_than(p, 0.0);
-  t.push_back(at_most(p, 1.0));
-  p = real_parameter("filter_time_constant", "s", "tau_f: the bank serves demand - lowpass(demand); the grid sees "
-                     "the first-order low-pass of the demand", d.filter_time_constant,
-                     "Estimate: corner 1/(2 pi tau_f) = 0.08 Hz, below the 0.1-20 Hz band utilities watch "
-                     "([choukse-arxiv-2025])");
-  t.push_back(greater_than(p, 0.0));
-  p = real_parameter("recovery_time_constant", "s", "tau_r: pulls the stored energy back to the middle of the "
-                     "window", d.recovery_time_constant,
-                     "Estimate: much slower than tau_f so that recovery shows at the grid as a slow drift only");
-  t.push_back(greater_than(p, 0.0));
-  return t;
+namespace {
+
+const ParameterDeclarations<CapacitorStorageParameters>& capacitor_declarations() {
+  static const ParameterDeclarations<CapacitorStorageParameters> declared = [] {
+    ParameterDeclarations<CapacitorStorageParameters> d;
+    using P = CapacitorStorageParameters;
+    d.boolean("enabled", &P::enabled, "Whether a supercapacitor bank sits at the MV bus",
+              "Off by default: the reference facility has no bank; the concept is a capacitor bank behind a "
+              "bidirectional converter (Microsoft patent application US 20250132568 [microsoft-us20250132568])");
+    d.real("capacitance", &P::capacitance, "F", "C: capacitance of the bank, energy 1/2 C V^2",
+           "Estimate (uncertain): sized so that the window 500-1000 V holds ~20 MJ usable, 4 s at 5 MW, enough to "
+           "carry a training iteration's fast swing; no published bank size")
+        .above(0.0);
+    d.real("voltage_max", &P::voltage_max, "V", "V_max: top of the usable voltage window",
+           "Estimate (uncertain): a ~1 kV DC string of ~370 cells of 2.7 V")
+        .above(0.0);
+    d.real("voltage_min", &P::voltage_min, "V",
+           "V_min: bottom of the usable voltage window (below it the converter's current would grow too large)",
+           "Estimate (uncertain): half of V_max, the usual lower limit of a supercapacitor converter; it leaves 75 % "
+           "of the energy at V_max usable")
+        .above(0.0);
+    d.real("initial_voltage", &P::initial_voltage, "V",
+           "Bank voltage at the start; 0 = the voltage at the middle of the energy window",
+           "0 = middle of the window, room in both directions")
+        .at_least(0.0);
+    d.real("series_resistance", &P::series_resistance, "ohm",
+           "R_s: equivalent series resistance of the bank, loss I^2 R_s with I = P_cell / V",
+           "Estimate (uncertain): large 2.7 V cells have ~0.3 mOhm; ~370 in series and ~25 strings in parallel give "
+           "~4 mOhm (~10 % loss at 5 MW and V_min)")
+        .at_least(0.0);
+    d.real("converter_power_max", &P::converter_power_max, "W",
+           "P_conv: limit of the bidirectional converter, both directions",
+           "Estimate (uncertain): a few MW, the order of one pod's swing (24,576 x 400 W ~ 9.8 MW GPU-only swing for "
+           "the whole facility, [E] from [meta-llama3-2024] and [h100-training-trace])")
+        .above(0.0)
+        .shown_in("MW");
+    d.real("converter_efficiency", &P::converter_efficiency, "1", "eta: one-way efficiency of the converter",
+           "Estimate (uncertain): 97-99 % for MW-class bidirectional power converters")
+        .above(0.0)
+        .at_most(1.0);
+    d.real("filter_time_constant", &P::filter_time_constant, "s",
+           "tau_f: the bank serves demand - lowpass(demand); the grid sees the first-order low-pass of the demand",
+           "Estimate: corner 1/(2 pi tau_f) = 0.08 Hz, below the 0.1-20 Hz band utilities watch "
+           "([choukse-arxiv-2025])")
+        .above(0.0);
+    d.real("recovery_time_constant", &P::recovery_time_constant, "s",
+           "tau_r: pulls the stored energy back to the middle of the window",
+           "Estimate: much slower than tau_f so that recovery shows at the grid as a slow drift only")
+        .above(0.0);
+    return d;
+  }();
+  return declared;
 }
 
+}  // namespace
+
+ParameterTable CapacitorStorageParameters::table() { return capacitor_declarations().table(); }
+
 CapacitorStorageParameters CapacitorStorageParameters::from(const solver::ParameterTree& s) {
-  CapacitorStorageParameters p;
-  p.enabled = s.boolean("enabled");
-  p.capacitance = s.number("capacitance");
-  p.voltage_max = s.number("voltage_max");
-  p.voltage_min = s.number("voltage_min");
-  p.initial_voltage = s.number("initial_voltage");
-  p.series_resistance = s.number("series_resistance");
-  p.converter_power_max = s.number("converter_power_max");
-  p.converter_efficiency = s.number("converter_efficiency");
-  p.filter_time_constant = s.number("filter_time_constant");
-  p.recovery_time_constant = s.number("recovery_time_constant");
-  p.check(section_name(s, capacitor_section));
+  CapacitorStorageParameters p = capacitor_declarations().read(s);
+  p.check(section_path(s, capacitor_section));
   return p;
 }
 
 void CapacitorStorageParameters::check(const std::string& section) const {
   const ParameterCheck check(section);
-  check.positive("capacitance", capacitance, "F");
-  finite(check, "capacitance", capacitance);
-  check.positive("voltage_max", voltage_max, "V");
-  finite(check, "voltage_max", voltage_max);
-  check.positive("voltage_min", voltage_min, "V");
-  check.at_least("initial_voltage", initial_voltage, 0.0, "V");
-  check.at_least("series_resistance", series_resistance, 0.0, "ohm");
-  finite(check, "series_resistance", series_resistance);
-  check.positive("converter_power_max", converter_power_max, "W");
-  finite(check, "converter_power_max", converter_power_max);
-  check.in_half_open_range("converter_efficiency", converter_efficiency, 0.0, 1.0, "");
-  check.positive("filter_time_constant", filter_time_constant, "s");
-  check.positive("recovery_time_constant", recovery_time_constant, "s");
+  capacitor_declarations().check(*this, section);
   if (voltage_min >= voltage_max)
     check.fail("voltage_min " + format_number(voltage_min) + " V must be below voltage_max " +
                format_number(voltage_max) + " V");
@@ -199,87 +176,74 @@ StorageFlow CapacitorStorage::step(double h, double bus_demand) {
 
 // ---- battery -----------------------------------------------------------------------------------
 
-ParameterTable BatteryStorageParameters::table() {
-  using namespace solver;
-  const BatteryStorageParameters d;
-  ParameterTable t;
-  auto b = boolean_parameter("enabled", "Whether a battery with ramp-rate control sits at the MV bus", d.enabled);
-  b.source = "Off by default: the reference facility has no site battery";
-  t.push_back(b);
-  auto p = real_parameter("energy_capacity", "J", "E_cap: energy the battery holds between SoC 0 and 1",
-                          d.energy_capacity,
-                          "Estimate (uncertain): 5 MWh, a half-hour battery at P_max; ramp control of a 10 MW "
-                          "step at 1 MW/s needs dD^2 / (2 r) = 50 MJ, the rest is margin for slow drifts");
-  p.display_unit = "MJ";
-  t.push_back(greater_than(p, 0.0));
-  p = real_parameter("power_max", "W", "P_max: charge and discharge power limit at the bus", d.power_max,
-                     "Estimate (uncertain): of the order of the facility's GPU swing, ~9.8 MW ([E] from [meta-llama3-2024] and [h100-training-trace])");
-  p.display_unit = "MW";
-  t.push_back(greater_than(p, 0.0));
-  p = real_parameter("soc_min", "1", "Lowest state of charge the controller uses", d.soc_min,
-                     "Estimate: a 10-90 % window is the usual reserve of Li-ion stationary storage");
-  at_least(p, 0.0);
-  t.push_back(at_most(p, 1.0));
-  p = real_parameter("soc_max", "1", "Highest state of charge the controller uses", d.soc_max,
-                     "Estimate: a 10-90 % window is the usual reserve of Li-ion stationary storage");
-  at_least(p, 0.0);
-  t.push_back(at_most(p, 1.0));
-  p = real_parameter("initial_soc", "1", "State of charge at the start, and the target of the recovery",
-                     d.initial_soc, "Middle of the window: room for both ramp directions");
-  at_least(p, 0.0);
-  t.push_back(at_most(p, 1.0));
-  p = real_parameter("charge_efficiency", "1", "eta_c: energy stored per energy drawn from the bus",
-                     d.charge_efficiency,
-                     "Estimate (uncertain): ~90 % round trip at the bus for Li-ion with its converter");
-  greater_than(p, 0.0);
-  t.push_back(at_most(p, 1.0));
-  p = real_parameter("discharge_efficiency", "1", "eta_d: energy delivered to the bus per energy taken from "
-                     "storage", d.discharge_efficiency,
-                     "Estimate (uncertain): ~90 % round trip at the bus for Li-ion with its converter");
-  greater_than(p, 0.0);
-  t.push_back(at_most(p, 1.0));
-  p = real_parameter("ramp_rate_max", "W/s", "r_max: the grid-side power may move at most this fast while the "
-                     "battery has room", d.ramp_rate_max,
-                     "Example grid-code ramp limit: Hawaii +-1 MW/s ([grid-code-ramp-limits]; others: Denmark +-100 kW/s, "
-                     "many +-10 %/min)");
-  p.display_unit = "MW/s";
-  t.push_back(greater_than(p, 0.0));
-  p = real_parameter("recovery_time_constant", "s", "tau_r: pulls the state of charge back to initial_soc (it "
-                     "shifts the grid target, which still moves at most r_max)", d.recovery_time_constant,
-                     "Estimate: ten minutes, slow against the seconds of a training iteration");
-  t.push_back(greater_than(p, 0.0));
-  return t;
+namespace {
+
+const ParameterDeclarations<BatteryStorageParameters>& battery_declarations() {
+  static const ParameterDeclarations<BatteryStorageParameters> declared = [] {
+    ParameterDeclarations<BatteryStorageParameters> d;
+    using P = BatteryStorageParameters;
+    d.boolean("enabled", &P::enabled, "Whether a battery with ramp-rate control sits at the MV bus",
+              "Off by default: the reference facility has no site battery");
+    d.real("energy_capacity", &P::energy_capacity, "J", "E_cap: energy the battery holds between SoC 0 and 1",
+           "Estimate (uncertain): 5 MWh, a half-hour battery at P_max; ramp control of a 10 MW step at 1 MW/s needs "
+           "dD^2 / (2 r) = 50 MJ, the rest is margin for slow drifts")
+        .above(0.0)
+        .shown_in("MJ");
+    d.real("power_max", &P::power_max, "W", "P_max: charge and discharge power limit at the bus",
+           "Estimate (uncertain): of the order of the facility's GPU swing, ~9.8 MW ([E] from [meta-llama3-2024] and "
+           "[h100-training-trace])")
+        .above(0.0)
+        .shown_in("MW");
+    d.real("soc_min", &P::soc_min, "1", "Lowest state of charge the controller uses",
+           "Estimate: a 10-90 % window is the usual reserve of Li-ion stationary storage")
+        .at_least(0.0)
+        .at_most(1.0);
+    d.real("soc_max", &P::soc_max, "1", "Highest state of charge the controller uses",
+           "Estimate: a 10-90 % window is the usual reserve of Li-ion stationary storage")
+        .at_least(0.0)
+        .at_most(1.0);
+    d.real("initial_soc", &P::initial_soc, "1", "State of charge at the start, and the target of the recovery",
+           "Middle of the window: room for both ramp directions")
+        .at_least(0.0)
+        .at_most(1.0);
+    d.real("charge_efficiency", &P::charge_efficiency, "1", "eta_c: energy stored per energy drawn from the bus",
+           "Estimate (uncertain): ~90 % round trip at the bus for Li-ion with its converter")
+        .above(0.0)
+        .at_most(1.0);
+    d.real("discharge_efficiency", &P::discharge_efficiency, "1",
+           "eta_d: energy delivered to the bus per energy taken from storage",
+           "Estimate (uncertain): ~90 % round trip at the bus for Li-ion with its converter")
+        .above(0.0)
+        .at_most(1.0);
+    d.real("ramp_rate_max", &P::ramp_rate_max, "W/s",
+           "r_max: the grid-side power may move at most this fast while the battery has room",
+           "Example grid-code ramp limit: Hawaii +-1 MW/s ([grid-code-ramp-limits]; others: Denmark +-100 kW/s, many "
+           "+-10 %/min)")
+        .above(0.0)
+        .shown_in("MW/s");
+    d.real("recovery_time_constant", &P::recovery_time_constant, "s",
+           "tau_r: pulls the state of charge back to initial_soc (it shifts the grid target, which still moves at "
+           "most r_max)",
+           "Estimate: ten minutes, slow against the seconds of a training iteration")
+        .above(0.0);
+    return d;
+  }();
+  return declared;
 }
 
+}  // namespace
+
+ParameterTable BatteryStorageParameters::table() { return battery_declarations().table(); }
+
 BatteryStorageParameters BatteryStorageParameters::from(const solver::ParameterTree& s) {
-  BatteryStorageParameters p;
-  p.enabled = s.boolean("enabled");
-  p.energy_capacity = s.number("energy_capacity");
-  p.power_max = s.number("power_max");
-  p.soc_min = s.number("soc_min");
-  p.soc_max = s.number("soc_max");
-  p.initial_soc = s.number("initial_soc");
-  p.charge_efficiency = s.number("charge_efficiency");
-  p.discharge_efficiency = s.number("discharge_efficiency");
-  p.ramp_rate_max = s.number("ramp_rate_max");
-  p.recovery_time_constant = s.number("recovery_time_constant");
-  p.check(section_name(s, battery_section));
+  BatteryStorageParameters p = battery_declarations().read(s);
+  p.check(section_path(s, battery_section));
   return p;
 }
 
 void BatteryStorageParameters::check(const std::string& section) const {
   const ParameterCheck check(section);
-  check.positive("energy_capacity", energy_capacity, "J");
-  finite(check, "energy_capacity", energy_capacity);
-  check.positive("power_max", power_max, "W");
-  finite(check, "power_max", power_max);
-  check.in_range("soc_min", soc_min, 0.0, 1.0, "");
-  check.in_range("soc_max", soc_max, 0.0, 1.0, "");
-  check.in_range("initial_soc", initial_soc, 0.0, 1.0, "");
-  check.in_half_open_range("charge_efficiency", charge_efficiency, 0.0, 1.0, "");
-  check.in_half_open_range("discharge_efficiency", discharge_efficiency, 0.0, 1.0, "");
-  check.positive("ramp_rate_max", ramp_rate_max, "W/s");
-  check.positive("recovery_time_constant", recovery_time_constant, "s");
+  battery_declarations().check(*this, section);
   if (soc_min >= soc_max)
     check.fail("soc_min " + format_number(soc_min) + " must be below soc_max " + format_number(soc_max));
   if (initial_soc < soc_min || initial_soc > soc_max)

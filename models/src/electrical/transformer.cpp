@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "../vector_math.hpp"
-#include "dctwin/models/parameter_check.hpp"
+#include "dctwin/models/parameter_declarations.hpp"
 #include "dctwin/solver/check.hpp"
 #include "dctwin/solver/parallel.hpp"
 
@@ -17,117 +17,84 @@ using solver::ParameterTable;
 constexpr double kelvin_offset = 273.0;  // C57.91 writes theta_H + 273 in its ageing formula
 constexpr double seconds_per_hour = 3600.0;
 
-std::string section_name(const solver::ParameterTree& s, const char* fallback) {
-  return s.path.empty() ? std::string(fallback) : s.path;
-}
+}  // namespace
 
-void positive_finite(const ParameterCheck& check, const char* key, double value, const char* unit) {
-  check.positive(key, value, unit);
-  if (!std::isfinite(value)) check.fail(std::string(key) + " must be a finite number");
+namespace {
+
+const ParameterDeclarations<TransformerParameters>& declarations() {
+  static const ParameterDeclarations<TransformerParameters> declared = [] {
+    ParameterDeclarations<TransformerParameters> d;
+    using P = TransformerParameters;
+    d.integer("units_per_lineup", &P::units_per_lineup, "Transformers per lineup, sharing its load equally",
+              "Estimate (uncertain): two 2.5 MVA units carry a ~4 MW pod lineup at ~80 % load")
+        .at_least(1.0);
+    d.real("rated_power", &P::rated_power, "VA", "S_rated: rated apparent power of one unit",
+           "Estimate (uncertain): 2500 kVA, a common size of MV/LV unit substation transformers")
+        .above(0.0)
+        .shown_in("kVA");
+    d.real("impedance", &P::impedance, "1", "z: short-circuit impedance per unit of S_rated",
+           "5.75 %, the usual standard impedance of 2500 kVA units (IEEE C57.12.10 tables) [S]")
+        .above(0.0)
+        .below(1.0);
+    d.real("x_over_r", &P::x_over_r, "1", "X/R of the short-circuit impedance",
+           "Estimate (uncertain): typical X/R of 2-3 MVA units is 6-8 (IEEE C37.010 typical curves)")
+        .above(0.0);
+    d.real("no_load_loss", &P::no_load_loss, "W", "P_0: core (no-load) loss of one unit",
+           "Estimate (uncertain): with load_loss, gives 99.54 % efficiency at 50 % load, the US DOE "
+           "2016 minimum for 2500 kVA liquid-immersed units (10 CFR 431.196) being 99.53 %")
+        .above(0.0)
+        .shown_in("kW");
+    d.real("load_loss", &P::load_loss, "W", "P_LL: load (winding) loss of one unit at rated current",
+           "Estimate (uncertain): see no_load_loss; R = P_LL / P_0 ~ 6")
+        .above(0.0)
+        .shown_in("kW");
+    d.real("top_oil_rise", &P::top_oil_rise, "K", "dTO_R: top-oil rise over ambient at rated load",
+           "65 degC-rise design: 55 K top oil and 25 K hot-spot gradient give 110 degC at 30 degC ambient, "
+           "the C57.91 reference hot spot")
+        .above(0.0);
+    d.real("hot_spot_rise", &P::hot_spot_rise, "K", "dH_R: hot-spot rise over top oil at rated load",
+           "See top_oil_rise (IEEE C57.91 clause 7, 65 degC-rise units)")
+        .above(0.0);
+    d.real("oil_exponent", &P::oil_exponent, "1", "n: exponent of the top-oil rise",
+           "IEEE C57.91 clause 7: n = 0.8 for ONAN cooling")
+        .above(0.0)
+        .at_most(2.0);
+    d.real("winding_exponent", &P::winding_exponent, "1", "m: exponent of the hot-spot rise",
+           "IEEE C57.91 clause 7: m = 0.8 for ONAN cooling")
+        .above(0.0)
+        .at_most(2.0);
+    d.real("top_oil_time_constant", &P::top_oil_time_constant, "s", "tau_TO: top-oil time constant",
+           "Estimate (uncertain): ONAN units of this size have ~2-4 h (IEEE C57.91 clause 7 computes it "
+           "from the oil and core masses)")
+        .above(0.0)
+        .shown_in("h");
+    d.real("winding_time_constant", &P::winding_time_constant, "s", "tau_w: winding (hot-spot) time constant",
+           "Estimate (uncertain): 3-10 min typical (IEEE C57.91 clause 7)")
+        .above(0.0)
+        .shown_in("min");
+    d.real("ambient_rise", &P::ambient_rise, "K",
+           "Temperature of the transformers' surroundings above the site ambient",
+           "0: outdoor units in free air")
+        .at_least(0.0);
+    d.boolean("start_at_steady_state", &P::start_at_steady_state,
+              "Start at the thermal steady state of the initial load (else at ambient)",
+              "A facility that has run at the initial load for hours");
+    return d;
+  }();
+  return declared;
 }
 
 }  // namespace
 
-ParameterTable TransformerParameters::table() {
-  using namespace solver;
-  const TransformerParameters d;
-  ParameterTable t;
-  auto n = integer_parameter("units_per_lineup", "Transformers per lineup, sharing its load equally",
-                             d.units_per_lineup,
-                             "Estimate (uncertain): two 2.5 MVA units carry a ~4 MW pod lineup at ~80 % load");
-  t.push_back(at_least(n, 1.0));
-  auto p = real_parameter("rated_power", "VA", "S_rated: rated apparent power of one unit", d.rated_power,
-                          "Estimate (uncertain): 2500 kVA, a common size of MV/LV unit substation transformers");
-  p.display_unit = "kVA";
-  t.push_back(greater_than(p, 0.0));
-  p = real_parameter("impedance", "1", "z: short-circuit impedance per unit of S_rated", d.impedance,
-                     "5.75 %, the usual standard impedance of 2500 kVA units (IEEE C57.12.10 tables) [S]");
-  greater_than(p, 0.0);
-  t.push_back(less_than(p, 1.0));
-  p = real_parameter("x_over_r", "1", "X/R of the short-circuit impedance", d.x_over_r,
-                     "Estimate (uncertain): typical X/R of 2-3 MVA units is 6-8 (IEEE C37.010 typical curves)");
-  t.push_back(greater_than(p, 0.0));
-  p = real_parameter("no_load_loss", "W", "P_0: core (no-load) loss of one unit", d.no_load_loss,
-                     "Estimate (uncertain): with load_loss, gives 99.54 % efficiency at 50 % load, the US DOE "
-                     "2016 minimum for 2500 kVA liquid-immersed units (10 CFR 431.196) being 99.53 %");
-  p.display_unit = "kW";
-  t.push_back(greater_than(p, 0.0));
-  p = real_parameter("load_loss", "W", "P_LL: load (winding) loss of one unit at rated current", d.load_loss,
-                     "Estimate (uncertain): see no_load_loss; R = P_LL / P_0 ~ 6");
-  p.display_unit = "kW";
-  t.push_back(greater_than(p, 0.0));
-  p = real_parameter("top_oil_rise", "K", "dTO_R: top-oil rise over ambient at rated load", d.top_oil_rise,
-                     "65 degC-rise design: 55 K top oil and 25 K hot-spot gradient give 110 degC at 30 degC ambient, "
-                     "the C57.91 reference hot spot");
-  t.push_back(greater_than(p, 0.0));
-  p = real_parameter("hot_spot_rise", "K", "dH_R: hot-spot rise over top oil at rated load", d.hot_spot_rise,
-                     "See top_oil_rise (IEEE C57.91 clause 7, 65 degC-rise units)");
-  t.push_back(greater_than(p, 0.0));
-  p = real_parameter("oil_exponent", "1", "n: exponent of the top-oil rise", d.oil_exponent,
-                     "IEEE C57.91 clause 7: n = 0.8 for ONAN cooling");
-  greater_than(p, 0.0);
-  t.push_back(at_most(p, 2.0));
-  p = real_parameter("winding_exponent", "1", "m: exponent of the hot-spot rise", d.winding_exponent,
-                     "IEEE C57.91 clause 7: m = 0.8 for ONAN cooling");
-  greater_than(p, 0.0);
-  t.push_back(at_most(p, 2.0));
-  p = real_parameter("top_oil_time_constant", "s", "tau_TO: top-oil time constant", d.top_oil_time_constant,
-                     "Estimate (uncertain): ONAN units of this size have ~2-4 h (IEEE C57.91 clause 7 computes it "
-                     "from the oil and core masses)");
-  p.display_unit = "h";
-  t.push_back(greater_than(p, 0.0));
-  p = real_parameter("winding_time_constant", "s", "tau_w: winding (hot-spot) time constant",
-                     d.winding_time_constant, "Estimate (uncertain): 3-10 min typical (IEEE C57.91 clause 7)");
-  p.display_unit = "min";
-  t.push_back(greater_than(p, 0.0));
-  p = real_parameter("ambient_rise", "K", "Temperature of the transformers' surroundings above the site ambient",
-                     d.ambient_rise, "0: outdoor units in free air");
-  t.push_back(at_least(p, 0.0));
-  auto b = boolean_parameter("start_at_steady_state",
-                             "Start at the thermal steady state of the initial load (else at ambient)",
-                             d.start_at_steady_state);
-  b.source = "A facility that has run at the initial load for hours";
-  t.push_back(b);
-  return t;
-}
+ParameterTable TransformerParameters::table() { return declarations().table(); }
 
 TransformerParameters TransformerParameters::from(const solver::ParameterTree& s) {
-  TransformerParameters p;
-  p.units_per_lineup = static_cast<int>(s.integer("units_per_lineup"));
-  p.rated_power = s.number("rated_power");
-  p.impedance = s.number("impedance");
-  p.x_over_r = s.number("x_over_r");
-  p.no_load_loss = s.number("no_load_loss");
-  p.load_loss = s.number("load_loss");
-  p.top_oil_rise = s.number("top_oil_rise");
-  p.hot_spot_rise = s.number("hot_spot_rise");
-  p.oil_exponent = s.number("oil_exponent");
-  p.winding_exponent = s.number("winding_exponent");
-  p.top_oil_time_constant = s.number("top_oil_time_constant");
-  p.winding_time_constant = s.number("winding_time_constant");
-  p.ambient_rise = s.number("ambient_rise");
-  p.start_at_steady_state = s.boolean("start_at_steady_state");
-  p.check(section_name(s, "electrical.transformer"));
+  TransformerParameters p = declarations().read(s);
+  p.check(section_path(s, "electrical.transformer"));
   return p;
 }
 
-void TransformerParameters::check(const std::string& section) const {
-  const ParameterCheck check(section);
-  check.at_least("units_per_lineup", units_per_lineup, 1.0, "");
-  positive_finite(check, "rated_power", rated_power, "VA");
-  check.greater_than("impedance", impedance, 0.0, "");
-  check.less_than("impedance", impedance, 1.0, "");
-  positive_finite(check, "x_over_r", x_over_r, "");
-  positive_finite(check, "no_load_loss", no_load_loss, "W");
-  positive_finite(check, "load_loss", load_loss, "W");
-  positive_finite(check, "top_oil_rise", top_oil_rise, "K");
-  positive_finite(check, "hot_spot_rise", hot_spot_rise, "K");
-  check.in_half_open_range("oil_exponent", oil_exponent, 0.0, 2.0, "");
-  check.in_half_open_range("winding_exponent", winding_exponent, 0.0, 2.0, "");
-  positive_finite(check, "top_oil_time_constant", top_oil_time_constant, "s");
-  positive_finite(check, "winding_time_constant", winding_time_constant, "s");
-  check.at_least("ambient_rise", ambient_rise, 0.0, "K");
-}
+void TransformerParameters::check(const std::string& section) const { declarations().check(*this, section); }
 
 double TransformerParameters::resistance_pu() const { return impedance / std::sqrt(1.0 + x_over_r * x_over_r); }
 

@@ -6,7 +6,7 @@
 
 #include <unsupported/Eigen/MatrixFunctions>
 
-#include "dctwin/models/parameter_check.hpp"
+#include "dctwin/models/parameter_declarations.hpp"
 #include "dctwin/solver/check.hpp"
 
 namespace dctwin::models::electrical {
@@ -14,15 +14,6 @@ namespace dctwin::models::electrical {
 namespace {
 
 using solver::ParameterTable;
-
-std::string section_name(const solver::ParameterTree& s, const char* fallback) {
-  return s.path.empty() ? std::string(fallback) : s.path;
-}
-
-void positive_finite(const ParameterCheck& check, const char* key, double value, const char* unit) {
-  check.positive(key, value, unit);
-  if (!std::isfinite(value)) check.fail(std::string(key) + " must be a finite number");
-}
 
 /// Phi and Gamma from e^{[[A, B], [0, 0]] h}.
 template <int N, int M>
@@ -52,106 +43,82 @@ ExactHold<6, 4> exact_hold(const Eigen::Matrix<double, 6, 6>& a, const Eigen::Ma
   return hold_from<6, 4>(a, b, h);
 }
 
-ParameterTable UtilityParameters::table() {
-  using namespace solver;
-  const UtilityParameters d;
-  ParameterTable t;
-  auto p = real_parameter("nominal_voltage", "V", "V_LL: nominal line-to-line voltage of the MV bus",
-                          d.nominal_voltage, "34.5 kV, a standard nominal system voltage (ANSI C84.1) common for "
-                          "large campus distribution");
-  p.display_unit = "kV";
-  t.push_back(greater_than(p, 0.0));
-  p = real_parameter("frequency", "Hz", "f_0: nominal frequency", d.frequency, "North American grid, 60 Hz");
-  t.push_back(greater_than(p, 0.0));
-  p = real_parameter("short_circuit_power", "VA", "S_sc: short-circuit power at the point of connection",
-                     d.short_circuit_power,
-                     "Estimate (uncertain): ~17 kA at 34.5 kV, the fault level of a substation MV bus");
-  p.display_unit = "MVA";
-  t.push_back(greater_than(p, 0.0));
-  p = real_parameter("x_over_r", "1", "X/R of the Thevenin impedance", d.x_over_r,
-                     "Estimate (uncertain): 10-15 at MV substations");
-  t.push_back(greater_than(p, 0.0));
-  p = real_parameter("system_base", "VA", "S_sys: rating of the balancing area's generation (frequency base)",
-                     d.system_base,
-                     "Estimate (uncertain): a small balancing area of ~5 GW; a large interconnection makes the "
-                     "frequency response negligible");
-  p.display_unit = "MVA";
-  t.push_back(greater_than(p, 0.0));
-  p = real_parameter("inertia", "s", "H: aggregated inertia constant on S_sys", d.inertia,
-                     "Kundur, Power System Stability and Control, ch. 3 and 11: 2-9 s for thermal units");
-  t.push_back(greater_than(p, 0.0));
-  p = real_parameter("damping", "1", "D: load damping, per-unit power change per per-unit frequency change",
-                     d.damping, "Kundur, ch. 11: D of 1-2 is typical");
-  t.push_back(at_least(p, 0.0));
-  auto b = boolean_parameter("governor_enabled", "Primary frequency response (governor droop) acts",
-                             d.governor_enabled);
-  b.source = "Generators in service provide primary response";
-  t.push_back(b);
-  p = real_parameter("droop", "1", "R: governor speed droop", d.droop, "Kundur, ch. 11: 5 % is typical");
-  t.push_back(greater_than(p, 0.0));
-  p = real_parameter("governor_time_constant", "s", "T_g: governor and turbine lag, lumped", d.governor_time_constant,
-                     "Kundur, ch. 11: governor 0.2 s plus non-reheat turbine 0.3 s");
-  t.push_back(greater_than(p, 0.0));
-  b = boolean_parameter("torsional_enabled", "Model a nearby turbine-generator's shaft torsional mode",
-                        d.torsional_enabled);
-  b.source = "On: the 7-40 Hz band is one utilities watch ([choukse-arxiv-2025])";
-  t.push_back(b);
-  p = real_parameter("torsional_frequency", "Hz", "f_t: natural frequency of the torsional mode",
-                     d.torsional_frequency,
-                     "Estimate (uncertain): inside the 10-40 Hz band of sub-synchronous torsional modes ([choukse-arxiv-2025])");
-  t.push_back(greater_than(p, 0.0));
-  p = real_parameter("torsional_damping_ratio", "1", "zeta: damping ratio of the torsional mode",
-                     d.torsional_damping_ratio, "Estimate (uncertain): shaft modes are lightly damped, ~0.001-0.01");
-  greater_than(p, 0.0);
-  t.push_back(less_than(p, 1.0));
-  p = real_parameter("torsional_share", "1", "Share of the facility's power change picked up by that unit",
-                     d.torsional_share, "Estimate (uncertain): a nearby unit among ~10 responding ones");
-  at_least(p, 0.0);
-  t.push_back(at_most(p, 1.0));
-  p = real_parameter("torsional_unit_rating", "VA", "S_unit: rating of the unit with the torsional mode",
-                     d.torsional_unit_rating, "Estimate (uncertain): a 500 MVA steam or combined-cycle unit");
-  p.display_unit = "MVA";
-  t.push_back(greater_than(p, 0.0));
-  return t;
+namespace {
+
+const ParameterDeclarations<UtilityParameters>& declarations() {
+  static const ParameterDeclarations<UtilityParameters> declared = [] {
+    ParameterDeclarations<UtilityParameters> d;
+    using P = UtilityParameters;
+    d.real("nominal_voltage", &P::nominal_voltage, "V", "V_LL: nominal line-to-line voltage of the MV bus",
+           "34.5 kV, a standard nominal system voltage (ANSI C84.1) common for large campus distribution")
+        .above(0.0)
+        .shown_in("kV");
+    d.real("frequency", &P::frequency, "Hz", "f_0: nominal frequency",
+           "North American grid, 60 Hz")
+        .above(0.0);
+    d.real("short_circuit_power", &P::short_circuit_power, "VA",
+           "S_sc: short-circuit power at the point of connection",
+           "Estimate (uncertain): ~17 kA at 34.5 kV, the fault level of a substation MV bus")
+        .above(0.0)
+        .shown_in("MVA");
+    d.real("x_over_r", &P::x_over_r, "1", "X/R of the Thevenin impedance",
+           "Estimate (uncertain): 10-15 at MV substations")
+        .above(0.0);
+    d.real("system_base", &P::system_base, "VA", "S_sys: rating of the balancing area's generation (frequency base)",
+           "Estimate (uncertain): a small balancing area of ~5 GW; a large interconnection makes the frequency "
+           "response negligible")
+        .above(0.0)
+        .shown_in("MVA");
+    d.real("inertia", &P::inertia, "s", "H: aggregated inertia constant on S_sys",
+           "Kundur, Power System Stability and Control, ch. 3 and 11: 2-9 s for thermal units")
+        .above(0.0);
+    d.real("damping", &P::damping, "1", "D: load damping, per-unit power change per per-unit frequency change",
+           "Kundur, ch. 11: D of 1-2 is typical")
+        .at_least(0.0);
+    d.boolean("governor_enabled", &P::governor_enabled, "Primary frequency response (governor droop) acts",
+              "Generators in service provide primary response");
+    d.real("droop", &P::droop, "1", "R: governor speed droop",
+           "Kundur, ch. 11: 5 % is typical")
+        .above(0.0);
+    d.real("governor_time_constant", &P::governor_time_constant, "s", "T_g: governor and turbine lag, lumped",
+           "Kundur, ch. 11: governor 0.2 s plus non-reheat turbine 0.3 s")
+        .above(0.0);
+    d.boolean("torsional_enabled", &P::torsional_enabled, "Model a nearby turbine-generator's shaft torsional mode",
+              "On: the 7-40 Hz band is one utilities watch ([choukse-arxiv-2025])");
+    d.real("torsional_frequency", &P::torsional_frequency, "Hz", "f_t: natural frequency of the torsional mode",
+           "Estimate (uncertain): inside the 10-40 Hz band of sub-synchronous torsional modes ([choukse-arxiv-2025])")
+        .above(0.0);
+    d.real("torsional_damping_ratio", &P::torsional_damping_ratio, "1", "zeta: damping ratio of the torsional mode",
+           "Estimate (uncertain): shaft modes are lightly damped, ~0.001-0.01")
+        .above(0.0)
+        .below(1.0);
+    d.real("torsional_share", &P::torsional_share, "1", "Share of the facility's power change picked up by that unit",
+           "Estimate (uncertain): a nearby unit among ~10 responding ones")
+        .at_least(0.0)
+        .at_most(1.0);
+    d.real("torsional_unit_rating", &P::torsional_unit_rating, "VA",
+           "S_unit: rating of the unit with the torsional mode",
+           "Estimate (uncertain): a 500 MVA steam or combined-cycle unit")
+        .above(0.0)
+        .shown_in("MVA");
+    return d;
+  }();
+  return declared;
 }
 
+}  // namespace
+
+ParameterTable UtilityParameters::table() { return declarations().table(); }
+
 UtilityParameters UtilityParameters::from(const solver::ParameterTree& s) {
-  UtilityParameters p;
-  p.nominal_voltage = s.number("nominal_voltage");
-  p.frequency = s.number("frequency");
-  p.short_circuit_power = s.number("short_circuit_power");
-  p.x_over_r = s.number("x_over_r");
-  p.system_base = s.number("system_base");
-  p.inertia = s.number("inertia");
-  p.damping = s.number("damping");
-  p.governor_enabled = s.boolean("governor_enabled");
-  p.droop = s.number("droop");
-  p.governor_time_constant = s.number("governor_time_constant");
-  p.torsional_enabled = s.boolean("torsional_enabled");
-  p.torsional_frequency = s.number("torsional_frequency");
-  p.torsional_damping_ratio = s.number("torsional_damping_ratio");
-  p.torsional_share = s.number("torsional_share");
-  p.torsional_unit_rating = s.number("torsional_unit_rating");
-  p.check(section_name(s, "electrical.utility"));
+  UtilityParameters p = declarations().read(s);
+  p.check(section_path(s, "electrical.utility"));
   return p;
 }
 
 void UtilityParameters::check(const std::string& section) const {
   const ParameterCheck check(section);
-  positive_finite(check, "nominal_voltage", nominal_voltage, "V");
-  positive_finite(check, "frequency", frequency, "Hz");
-  positive_finite(check, "short_circuit_power", short_circuit_power, "VA");
-  positive_finite(check, "x_over_r", x_over_r, "");
-  positive_finite(check, "system_base", system_base, "VA");
-  positive_finite(check, "inertia", inertia, "s");
-  check.at_least("damping", damping, 0.0, "");
-  positive_finite(check, "droop", droop, "");
-  positive_finite(check, "governor_time_constant", governor_time_constant, "s");
-  positive_finite(check, "torsional_frequency", torsional_frequency, "Hz");
-  check.greater_than("torsional_damping_ratio", torsional_damping_ratio, 0.0, "");
-  check.less_than("torsional_damping_ratio", torsional_damping_ratio, 1.0, "");
-  check.in_range("torsional_share", torsional_share, 0.0, 1.0, "");
-  positive_finite(check, "torsional_unit_rating", torsional_unit_rating, "VA");
+  declarations().check(*this, section);
   if (!governor_enabled && !(damping > 0.0))
     check.fail("damping must be > 0 when the governor is disabled (else the frequency has no equilibrium)");
 }

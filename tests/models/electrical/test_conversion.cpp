@@ -146,7 +146,8 @@ TEST_CASE("Bad conversion parameters name the key", "[electrical][conversion]") 
 
   auto pdu = defaults_tree(PduParameters::table(), "electrical.pdu");
   pdu.values["loss_fraction_at_rated"].number = 1.0;
-  CHECK(input_error([&] { PduParameters::from(pdu); }) == "electrical.pdu.loss_fraction_at_rated = 1 (must be < 1)");
+  CHECK(input_error([&] { PduParameters::from(pdu); }) ==
+        "electrical.pdu.loss_fraction_at_rated = 1 (must be in [0, 1))");
   auto bbu = defaults_tree(BbuParameters::table(), "electrical.bbu");
   bbu.values["standby_loss"].number = -5.0;
   CHECK(input_error([&] { BbuParameters::from(bbu); }) == "electrical.bbu.standby_loss = -5 W (must be >= 0)");

@@ -315,7 +315,8 @@ TEST_CASE("Bad electrical input names the key", "[electrical][feed]") {
         "electrical.psu.bulk_capacitance = -0.001 F (must be > 0)");
   bad = tree;
   bad.values["time_step"].number = 0.0;
-  CHECK(input_error([&] { ElectricalParameters::from(bad); }) == "electrical.time_step = 0 s (must be >= 0.0001 s)");
+  CHECK(input_error([&] { ElectricalParameters::from(bad); }) ==
+        "electrical.time_step = 0 s (must be in [0.0001, 0.01] s)");
 
   ElectricalFeed feed = reference_feed(ElectricalParameters{}, load(1e6, 1e6));
   CHECK(input_error([&] { feed.advance(0.5, load(-1.0, 1e6), load(1e6, 1e6)); }) ==

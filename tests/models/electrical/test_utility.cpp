@@ -158,7 +158,7 @@ TEST_CASE("Bad utility parameters name the key", "[electrical][utility]") {
   bad = tree;
   bad.values["torsional_damping_ratio"].number = 1.5;
   CHECK(input_error([&] { UtilityParameters::from(bad); }) ==
-        "electrical.utility.torsional_damping_ratio = 1.5 (must be < 1)");
+        "electrical.utility.torsional_damping_ratio = 1.5 (must be in (0, 1))");
   bad = tree;
   bad.values["governor_enabled"].number = 0.0;
   bad.values["damping"].number = 0.0;

@@ -19,6 +19,10 @@
 
 #include <string>
 
+namespace dctwin::solver {
+struct ParameterSpec;
+}
+
 namespace dctwin::models {
 
 /// Up to `decimals` decimals (3 by default), trailing zeros and a trailing point dropped, no "-0";
@@ -53,6 +57,15 @@ class ParameterCheck {
   void temperature_in_range(const char* key, double value, double low, double high) const;
   /// value > 0 (the common case).
   void positive(const char* key, double value, const char* unit) const { greater_than(key, value, 0.0, unit); }
+
+  /// A number against the range of its declaration (parameter_declarations.hpp), printed in the
+  /// spec's SI unit (a temperature shown in degC: in degC): one bound as greater_than / at_least /
+  /// less_than / at_most word it, two as "(must be in [low, high] <unit>)" with the brackets of
+  /// the bounds' inclusion (as io/ words it). Then a value that is not finite throws
+  /// "<section>: <name> must be a finite number".
+  void declared(const solver::ParameterSpec& spec, double value) const;
+  /// A choice against its declaration: "<section>.<name> = <value> (must be a, b or c)".
+  void declared_choice(const solver::ParameterSpec& spec, const std::string& value) const;
 
   /// Throws "<section>: <sentence>" for a combination of parameters.
   [[noreturn]] void fail(const std::string& sentence) const;
