@@ -55,6 +55,14 @@ ParameterTable TrainingJobParameters::table() {
                         "published v; with eta = 0.51 gives 40.5 % MFU (Table 4: 41 %)");
   t.push_back(at_least(p, 1.0));
 
+  p = boolean_parameter("pipeline_stagger",
+                        "Offset each pipeline stage's phase edges: stage s starts its compute s t_f after stage 0 and "
+                        "ends its last backward s t_b before it (false: every GPU changes phase at the same instant)",
+                        d.pipeline_stagger);
+  p.source = "1F1B pipeline schedule, Narayanan et al. 2021 (SC'21); stage of a rank from the order [TP, CP, PP, "
+             "DP] of arXiv 2407.21783 sec. 3.3.2";
+  t.push_back(p);
+
   p = real_parameter("peak_flops", "1/s", "P_peak: dense BF16 peak per GPU [FLOP/s]", d.peak_flops,
                      "NVIDIA H100 SXM5 datasheet: 989 TFLOP/s dense BF16 (= 132 SMs x 4096 FLOP/clk x 1.83 GHz)");
   t.push_back(greater_than(p, 0.0));
@@ -133,6 +141,7 @@ TrainingJobParameters TrainingJobParameters::from(const solver::ParameterTree& s
   p.context_parallel = static_cast<int>(s.integer("context_parallel"));
   p.data_parallel = static_cast<int>(s.integer("data_parallel"));
   p.virtual_pipeline_stages = static_cast<int>(s.integer("virtual_pipeline_stages"));
+  p.pipeline_stagger = s.boolean("pipeline_stagger");
   p.peak_flops = s.number("peak_flops");
   p.compute_efficiency = s.number("compute_efficiency");
   p.exposed_communication_time = s.number("exposed_communication_time");
@@ -309,23 +318,31 @@ StepPlan plan_step(const TrainingJobParameters& p, std::size_t gpus, const std::
   plan.optimizer_time = p.optimizer_time;
   plan.compute_bound_fraction = p.compute_bound_fraction;
 
-  if (!derived) {
+  if (derived) {
+    const double micro_batches = p.batch_size_per_replica / p.micro_batch_size;
+    if (!whole(p.batch_size_per_replica) || !whole(p.micro_batch_size) || !whole(micro_batches))
+      check.fail("micro_batch_size", check.path("micro_batch_size") + " = " + number_text(p.micro_batch_size) +
+                                         " does not divide " + check.path("batch_size_per_replica") + " = " +
+                                         number_text(p.batch_size_per_replica));
+    plan.compute_time =
+        plan.model_flops_per_step / (static_cast<double>(gpus) * p.peak_flops * p.compute_efficiency);
+    plan.bubble_time = plan.compute_time * static_cast<double>(p.pipeline_parallel - 1) /
+                       (static_cast<double>(p.virtual_pipeline_stages) * micro_batches);
+  } else {
     plan.compute_time = p.compute_time;
     plan.bubble_time = p.bubble_time;
-    return plan;
   }
 
-  const double micro_batches = p.batch_size_per_replica / p.micro_batch_size;
-  if (!whole(p.batch_size_per_replica) || !whole(p.micro_batch_size) || !whole(micro_batches))
-    check.fail("micro_batch_size", check.path("micro_batch_size") + " = " + number_text(p.micro_batch_size) +
-                                       " does not divide " + check.path("batch_size_per_replica") + " = " +
-                                       number_text(p.batch_size_per_replica));
-
-  plan.compute_time =
-      plan.model_flops_per_step / (static_cast<double>(gpus) * p.peak_flops * p.compute_efficiency);
-  plan.bubble_time = plan.compute_time * static_cast<double>(p.pipeline_parallel - 1) /
-                     (static_cast<double>(p.virtual_pipeline_stages) * micro_batches);
+  // Stagger: t_f + t_b = T_b / (S - 1), t_b = 2 t_f (see the header).
+  plan.stage_width = p.tensor_parallel * p.context_parallel;
+  if (p.pipeline_stagger && p.pipeline_parallel > 1 && plan.bubble_time > 0.0) {
+    const double chunk = plan.bubble_time / static_cast<double>(p.pipeline_parallel - 1);
+    plan.staggered_stages = p.pipeline_parallel;
+    plan.stage_forward_time = chunk / 3.0;
+    plan.stage_backward_time = 2.0 * chunk / 3.0;
+  }
   return plan;
 }
+
 
 }  // namespace dctwin::models::workload

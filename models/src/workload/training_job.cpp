@@ -151,6 +151,9 @@ TrainingJob::TrainingJob(std::string name, const WorkloadParameters& parameters,
   classes_.push_back({"gpu_thermal_shutdown", "thermal", 0.0});
 
   const auto n = static_cast<Index>(gpus.count());
+  stages_ = plan_.staggered_stages;
+  gpu_stage_.resize(gpus.count());
+  for (std::size_t i = 0; i < gpus.count(); ++i) gpu_stage_[i] = static_cast<std::uint32_t>(plan_.stage_of(i));
   clock_ = declare_discrete_group({"sm_clock", "Hz", "GPU SM clock", n});
   reasons_ = declare_discrete_group({"throttle_reasons", "1", "NVML clock-event reasons", n});
   ceiling_ = declare_discrete_group({"thermal_ceiling", "Hz", "software thermal clock ceiling", n});
@@ -160,6 +163,9 @@ TrainingJob::TrainingJob(std::string name, const WorkloadParameters& parameters,
   work_left_ = declare_discrete_group({"work_left", "s", "nominal time left in the phase at the last regate", 1});
   last_regate_ = declare_discrete_group({"last_regate", "s", "time of the last gate change", 1});
   gate_ = declare_discrete_group({"gate_ratio", "1", "least clock ratio of the powered GPUs", 1});
+  phase_work_ = declare_discrete_group({"phase_work", "s", "nominal work of the phase when it began", 1});
+  stage_phase_ = declare_discrete_group({"stage_phase", "1", "phase of each pipeline stage", stages_});
+  stage_next_ = declare_discrete_group({"stage_next_edge", "s", "next phase change of a stage between the job's", 1});
   step_start_ = declare_discrete_group({"step_start", "s", "start of the current step", 1});
   last_step_time_ = declare_discrete_group({"last_step_time", "s", "duration of the last completed step", 1});
   steps_ = declare_discrete_group({"steps_completed", "1", "steps completed", 1});
@@ -263,6 +269,7 @@ void TrainingJob::averaged_discrete(double* d) const {
   if (phase(d) != JobPhase::compute) return;  // a job that starts later starts from idle GPUs
   slot(d, phase_) = static_cast<double>(static_cast<int>(JobPhase::averaged));
   slot(d, gate_) = 1.0;
+  update_stage_phases(0.0, d);
   start_ramps_settled(d);
 }
 
@@ -285,7 +292,7 @@ double TrainingJob::gate_ratio(const double* d) const {
 }
 
 double TrainingJob::activity(const double* d, std::size_t gpu, bool mitigated) const {
-  const PhaseSpec spec = phase_spec(phase(d), mitigated);
+  const PhaseSpec spec = phase_spec(gpu_phase(d, gpu), mitigated);
   if (spec.clock_scaled == 0.0) return spec.activity;
   // GPUs faster than the gate finish early and wait (at the communication activity).
   const double c = spec.clock_scaled;
@@ -299,22 +306,22 @@ double TrainingJob::activity(const double* d, std::size_t gpu, bool mitigated) c
 // ---- power source -----------------------------------------------------------------------------------------
 
 double TrainingJob::commanded_power(const double* d, std::size_t gpu, bool mitigated) const {
-  return commanded_power(d, gpu, mitigated, value(d, phase_), value(d, gate_), value(d, clock_, gpu));
+  return commanded_power(d, gpu, mitigated, stage_phase_value(d, gpu), value(d, gate_), value(d, clock_, gpu));
 }
 
 double TrainingJob::commanded_power(const double* d, std::size_t gpu, bool mitigated, double phase, double gate,
                                     double clock, DynamicPowerCache* cache) const {
-  // The result depends on the discrete state only through the phase, the gate ratio and this
-  // GPU's clock; the last result per GPU is kept with them and reused while they stay equal
+  // The result depends on the discrete state only through the GPU's phase, the gate ratio and its
+  // clock; the last result per GPU is kept with them and reused while they stay equal
   // (every derivative evaluation asks for every GPU's power).
   CommandedPower& memo = commanded_memo_[(mitigated ? gpus_.count() : 0) + gpu];
   if (memo.phase == phase && memo.gate == gate && memo.clock == clock) return memo.power;
   double dynamic = 0.0;
-  if (cache != nullptr && cache->clock == clock) {
+  if (cache != nullptr && cache->phase == phase && cache->clock == clock) {
     dynamic = cache->dynamic;
   } else {
     dynamic = governor_.power().dynamic_power(activity(d, gpu, mitigated), clock);
-    if (cache != nullptr) *cache = {clock, dynamic};
+    if (cache != nullptr) *cache = {phase, clock, dynamic};
   }
   double power = p_.power.static_power + gpus_.spread(gpu).power_scale * dynamic;
   if (mitigated && p_.smoothing.enabled) power = std::max(power, p_.smoothing.floor_fraction * p_.power.power_limit);
@@ -332,7 +339,8 @@ void TrainingJob::powers(std::size_t first, std::size_t last, const solver::Eval
                          bool* on) const {
   // power() and powered() for a run of GPUs, with the discrete state's groups located once.
   const double* d = ctx.discrete;
-  const double phase = value(d, phase_), gate = value(d, gate_);
+  const double gate = value(d, gate_);
+  const double* stage_phase = &d[discrete_index(stage_phase_)];
   const double* off = &d[discrete_index(off_)];
   const double* clock = &d[discrete_index(clock_)];
   const double* origin = &d[discrete_index(ramp_origin_)];
@@ -345,7 +353,7 @@ void TrainingJob::powers(std::size_t first, std::size_t last, const solver::Eval
       power[k] = 0.0;
       continue;
     }
-    const double target = commanded_power(d, i, true, phase, gate, clock[i], &cache);
+    const double target = commanded_power(d, i, true, stage_phase[gpu_stage_[i]], gate, clock[i], &cache);
     power[k] = p_.smoothing.enabled ? smoothed_power(p_.smoothing, origin[i], target, ctx.t - start[i]) : target;
   }
 }
@@ -383,7 +391,6 @@ bool TrainingJob::rebase_ramps(double t, const double* d, double* d_next) const 
   const bool smoothing = p_.smoothing.enabled;
   if (!smoothing && !p_.smoothing.fill_enabled) return false;
   const double mark = value(d, energy_mark_);
-  const bool phase_changed = phase(d) != phase(d_next);
   std::array<bool, solver::parallel_blocks> block_rebased{};
   solver::BlockSums energy{};
   solver::for_each_block(gpus_.count(), [&](const solver::BlockRange& block) {
@@ -405,6 +412,7 @@ bool TrainingJob::rebase_ramps(double t, const double* d, double* d_next) const 
       const double new_target = commanded_power(d_next, i);
       // A ramp goes on toward a target that moved on the same side of the power drawn now; a phase
       // edge, a reversal or a GPU coming back starts a new ramp from the power drawn now.
+      const bool phase_changed = stage_phase_value(d, i) != stage_phase_value(d_next, i);
       if (!was_on || phase_changed || (new_target - now) * (old_target - now) < 0.0) {
         slot(d_next, ramp_origin_, i) = now;
         slot(d_next, ramp_start_, i) = t;
@@ -425,6 +433,8 @@ bool TrainingJob::same_power(const double* a, const double* b) const {
     const auto k = static_cast<std::size_t>(discrete_index(group));
     if (std::memcmp(a + k, b + k, sizeof(double)) != 0) return false;
   }
+  const auto stage = static_cast<std::size_t>(discrete_index(stage_phase_));
+  if (std::memcmp(a + stage, b + stage, static_cast<std::size_t>(stages_) * sizeof(double)) != 0) return false;
   // The per-GPU groups (~0.8 MB for the 24k hall, compared at every update) in blocks.
   std::array<bool, solver::parallel_blocks> block_same{};
   solver::for_each_block(gpus_.count(), [&](const solver::BlockRange& block) {
@@ -500,14 +510,14 @@ double TrainingJob::power_sums_at_rest(const double* d, const solver::BlockRange
   std::vector<double>& by_group = group_sums_[block.block];
   by_group.assign(groups, 0.0);
   BlockGroupSums sums(by_group, group_size_, block.first);
-  const double phase = value(d, phase_), gate = value(d, gate_);
+  const double gate = value(d, gate_);
   const double* off = &d[discrete_index(off_)];
   DynamicPowerCache cache;
   for (std::size_t i = block.first; i < block.last; ++i) {
     double p = 0.0;
     if (off[i] == 0.0) {
       double& power = rest_power_[i];
-      if (std::isnan(power)) power = commanded_power(d, i, true, phase, gate, rest_clock, &cache);
+      if (std::isnan(power)) power = commanded_power(d, i, true, stage_phase_value(d, i), gate, rest_clock, &cache);
       p = power + leakage_[i];
     }
     sums.add(i, p);
@@ -540,17 +550,95 @@ void TrainingJob::begin_phase(JobPhase phase, double t, double* d, bool settled)
   slot(d, phase_) = static_cast<double>(static_cast<int>(phase));
   slot(d, last_regate_) = t;
   slot(d, gate_) = gate_ratio(d);
-  double work = spec.nominal;
-  if (ramps)
-    work = stretched_phase_time(p_.smoothing, spec.nominal, from, mean_commanded(d), p_.power.static_power);
-  slot(d, work_left_) = work;
-  if (phase == JobPhase::idle) {
-    slot(d, phase_end_) = t < p_.start_time ? p_.start_time : infinity;
-    return;
-  }
   const double c = spec.clock_scaled;
   const double r = value(d, gate_);
-  slot(d, phase_end_) = t + work * (c / r + 1.0 - c);
+  auto set_work = [&](double work) {
+    slot(d, work_left_) = work;
+    slot(d, phase_work_) = work;
+    if (phase == JobPhase::idle) slot(d, phase_end_) = t < p_.start_time ? p_.start_time : infinity;
+    else slot(d, phase_end_) = t + work * (c / r + 1.0 - c);
+    update_stage_phases(t, d);
+  };
+  set_work(spec.nominal);
+  // The ramp's target is the mean power the stages command in their new phases.
+  if (ramps) set_work(stretched_phase_time(p_.smoothing, spec.nominal, from, mean_commanded(d), p_.power.static_power));
+}
+
+bool TrainingJob::stages_uniform(const double* d) const {
+  const double job = value(d, phase_);
+  for (int s = 0; s < stages_; ++s)
+    if (value(d, stage_phase_, static_cast<std::size_t>(s)) != job) return false;
+  return true;
+}
+
+void TrainingJob::update_stage_phases(double t, double* d) const {
+  const JobPhase now = phase(d);
+  slot(d, stage_next_) = infinity;
+  const bool in_step = now == JobPhase::compute || now == JobPhase::bubble || now == JobPhase::communication ||
+                       now == JobPhase::optimizer;
+  if (stages_ == 1 || !in_step) {
+    for (int s = 0; s < stages_; ++s) slot(d, stage_phase_, static_cast<std::size_t>(s)) = value(d, phase_);
+    return;
+  }
+  // k = c / r + 1 - c: wall seconds per nominal second of the compute-bound work (the offsets
+  // t_f, t_b are compute, as are the compute and bubble phases).
+  const double c = plan_.compute_bound_fraction;
+  const double k = c / value(d, gate_) + 1.0 - c;
+  const double end = value(d, phase_end_);
+  // Stage 0 from t on: the current phase until `end`, then the step's later phases at the gate
+  // ratio of now, up to the step's end (the optimizer's).
+  struct Piece {
+    JobPhase phase;
+    double end;
+  };
+  std::array<Piece, 4> ahead{};
+  std::size_t pieces = 0;
+  ahead[pieces++] = {now, end};
+  double edge = end;
+  const std::array<std::pair<JobPhase, double>, 4> step = {
+      std::pair{JobPhase::compute, plan_.compute_time * k}, std::pair{JobPhase::bubble, plan_.bubble_time * k},
+      std::pair{JobPhase::communication, plan_.communication_time},
+      std::pair{JobPhase::optimizer, plan_.optimizer_time}};
+  bool after = false;
+  for (const auto& [later, length] : step) {
+    if (after) {
+      edge += length;
+      ahead[pieces++] = {later, edge};
+    }
+    after = after || later == now;
+  }
+  // Nominal work done in a clock-scaled phase (compute, bubble) of stage 0.
+  const double done = value(d, phase_work_) - (value(d, work_left_) - (t - value(d, last_regate_)) / k);
+  // An edge within a nanosecond of t counts as passed: the time of a stage's edge planned at an
+  // earlier update and the same edge formed again now may differ by rounding.
+  constexpr double tolerance = 1e-9;
+  double next = infinity;
+  for (int s = 0; s < stages_; ++s) {
+    const double sd = static_cast<double>(s);
+    JobPhase stage_phase = JobPhase::bubble;  // past the step's end: waiting for the next one
+    double change = infinity;
+    const double head_left = (sd * plan_.stage_forward_time - done) * k;  // wall time to s t_f of work
+    if ((now == JobPhase::compute || now == JobPhase::bubble) && head_left > tolerance) {
+      stage_phase = now == JobPhase::compute ? JobPhase::bubble : JobPhase::compute;
+      change = t + head_left;
+    } else if (now == JobPhase::compute) {
+      stage_phase = JobPhase::compute;  // changes again only at stage 0's next edge
+    } else {
+      const double lead = sd * plan_.stage_backward_time * k;  // s t_b k ahead of stage 0
+      const double ahead_time = t + lead + tolerance;
+      for (std::size_t q = 0; q < pieces; ++q) {
+        if (ahead[q].end > ahead_time) {
+          stage_phase = ahead[q].phase;
+          change = ahead[q].end - lead;
+          break;
+        }
+      }
+    }
+    slot(d, stage_phase_, static_cast<std::size_t>(s)) = static_cast<double>(static_cast<int>(stage_phase));
+    // Stage 0's own edge (`end`) is the phase machine's scheduled update already.
+    if (change < end) next = std::min(next, change);
+  }
+  slot(d, stage_next_) = next;
 }
 
 void TrainingJob::finish_phase(double t, double* d) const {
@@ -679,6 +767,7 @@ void TrainingJob::regate(double t, double* d) const {
   }
   slot(d, last_regate_) = t;
   slot(d, gate_) = r_new;
+  update_stage_phases(t, d);
 }
 
 // ---- discrete updates -----------------------------------------------------------------------------------
@@ -759,13 +848,23 @@ bool TrainingJob::update_discrete(const solver::EvalContext& ctx, const double* 
   const double* d = ctx.discrete;
   const JobPhase now = phase(d);
   const PhaseSpec spec = phase_spec(now);
+  // Each stage's phase, what its governors read, and the leakage up to which they rest (the
+  // stages' phases are all working phases, or all the job's: one rest state).
+  const std::size_t stage_group = static_cast<std::size_t>(discrete_index(stage_phase_));
+  std::vector<PhaseSpec> stage_spec(static_cast<std::size_t>(stages_));
+  std::vector<const double*> stage_rest_leakage(static_cast<std::size_t>(stages_));
+  for (std::size_t s = 0; s < stage_spec.size(); ++s) {
+    const auto stage_phase = static_cast<JobPhase>(static_cast<int>(d[stage_group + s]));
+    stage_spec[s] = phase_spec(stage_phase);
+    stage_rest_leakage[s] = rest_leakage(stage_phase).data();
+  }
+  const std::uint32_t* gpu_stage = gpu_stage_.data();
   leakage_.resize(gpus_.count());
   // A GPU whose governor is at rest with its temperatures and leakage within the rest limits
   // keeps its state (DvfsGovernor::stays_at_rest, checked here without calling the governor):
   // in most updates of a run without throttling that is every GPU.
   const GovernorState rest = governor_.rest_state(spec.working);
   const auto rest_reasons = static_cast<double>(rest.reasons);
-  const std::vector<double>& rest_leakage_limit = rest_leakage(now);
   const GpuThermalLimits& limits = governor_.limits();
   const double* tj = x + gpus_.junction_index(0);
   const double* thbm = x + gpus_.hbm_index(0);
@@ -779,7 +878,7 @@ bool TrainingJob::update_discrete(const solver::EvalContext& ctx, const double* 
   // A block whose powered GPUs all rest takes its sums from rest_power_ (power_sums_at_rest); that
   // needs the job to be the GPUs' power source and no smoothing ramps (P_i then depends on the
   // phase, the gate ratio and the clock alone). rest_power_ holds for one phase, gate and clock.
-  const bool sums_at_rest = !p_.smoothing.enabled && gpus_.power_source() == this;
+  const bool sums_at_rest = !p_.smoothing.enabled && gpus_.power_source() == this && stages_uniform(d);
   if (sums_at_rest) {
     const std::array<double, 3> key{value(d, phase_), value(d, gate_), rest.clock};
     if (key != rest_power_key_) {
@@ -802,18 +901,20 @@ bool TrainingJob::update_discrete(const solver::EvalContext& ctx, const double* 
       const bool rests = (d[off + i] != 0.0) |
                          ((d[clock + i] == rest.clock) & (d[ceiling + i] == rest.thermal_ceiling) &
                           (d[reasons + i] == rest_reasons) & (tj[i] <= limits.max_operating) &
-                          (thbm[i] <= limits.hbm_max_operating) & (leakage_[i] <= rest_leakage_limit[i]));
+                          (thbm[i] <= limits.hbm_max_operating) &
+                          (leakage_[i] <= stage_rest_leakage[gpu_stage[i]][i]));
       not_resting += rests ? 0 : 1;
     }
     for (std::size_t i = not_resting > 0 ? block.first : block.last; i < block.last; ++i) {
       if (d[off + i] != 0.0) continue;
       // d_next holds d's values on entry (Component::update_discrete): a GPU at rest keeps them.
       if (d[clock + i] == rest.clock && d[ceiling + i] == rest.thermal_ceiling && d[reasons + i] == rest_reasons &&
-          tj[i] <= limits.max_operating && thbm[i] <= limits.hbm_max_operating && leakage_[i] <= rest_leakage_limit[i])
+          tj[i] <= limits.max_operating && thbm[i] <= limits.hbm_max_operating &&
+          leakage_[i] <= stage_rest_leakage[gpu_stage[i]][i])
         continue;
       all_rest = false;
       const GovernorState s{d[clock + i], d[ceiling + i], static_cast<std::uint32_t>(d[reasons + i]), false};
-      const GovernorState next = governor_.update(s, governor_inputs(i, x, spec, leakage_[i]));
+      const GovernorState next = governor_.update(s, governor_inputs(i, x, stage_spec[gpu_stage[i]], leakage_[i]));
       if (next.shut_down) {
         d_next[off + i] = 1.0;
         d_next[clock + i] = 0.0;
@@ -892,7 +993,11 @@ bool TrainingJob::rests_over(const solver::EvalContext& ctx, const double* upper
   const PhaseSpec spec = phase_spec(now);
   const GovernorState rest = governor_.rest_state(spec.working);
   const auto rest_reasons = static_cast<double>(rest.reasons);
-  const double* junction_limit = rest_junction(now).data();
+  const std::size_t stage_group = static_cast<std::size_t>(discrete_index(stage_phase_));
+  std::vector<const double*> stage_junction_limit(static_cast<std::size_t>(stages_));
+  for (std::size_t s = 0; s < stage_junction_limit.size(); ++s)
+    stage_junction_limit[s] = rest_junction(static_cast<JobPhase>(static_cast<int>(d[stage_group + s]))).data();
+  const std::uint32_t* gpu_stage = gpu_stage_.data();
   const double hbm_limit = governor_.limits().hbm_max_operating;
   const double* tj = upper + gpus_.junction_index(0);
   const double* thbm = upper + gpus_.hbm_index(0);
@@ -906,7 +1011,8 @@ bool TrainingJob::rests_over(const solver::EvalContext& ctx, const double* upper
     for (std::size_t i = block.first; i < block.last; ++i) {
       const bool rests = (d[off + i] != 0.0) |
                          ((d[clock + i] == rest.clock) & (d[ceiling + i] == rest.thermal_ceiling) &
-                          (d[reasons + i] == rest_reasons) & (tj[i] <= junction_limit[i]) & (thbm[i] <= hbm_limit));
+                          (d[reasons + i] == rest_reasons) & (tj[i] <= stage_junction_limit[gpu_stage[i]][i]) &
+                          (thbm[i] <= hbm_limit));
       not_resting += rests ? 0 : 1;
     }
     block_not_resting[block.block] = not_resting;
@@ -917,7 +1023,7 @@ bool TrainingJob::rests_over(const solver::EvalContext& ctx, const double* upper
 }
 
 double TrainingJob::next_scheduled_update(double, const double* d) const {
-  double next = value(d, phase_end_);
+  double next = std::min(value(d, phase_end_), value(d, stage_next_));
   const auto k = static_cast<std::size_t>(value(d, next_interruption_));
   if (k < interruptions_.size()) next = std::min(next, interruptions_[k].time);
   return next;
@@ -925,7 +1031,8 @@ double TrainingJob::next_scheduled_update(double, const double* d) const {
 
 bool TrainingJob::scheduled_update(const solver::EvalContext& ctx, const double* x, double* d_next) const {
   const double t = ctx.t;
-  auto k = static_cast<std::size_t>(value(d_next, next_interruption_));
+  const auto first_interruption = static_cast<std::size_t>(value(d_next, next_interruption_));
+  auto k = first_interruption;
   while (k < interruptions_.size() && interruptions_[k].time <= t) {
     interrupt(t, interruptions_[k].cause, d_next);
     ++k;
@@ -936,19 +1043,30 @@ bool TrainingJob::scheduled_update(const solver::EvalContext& ctx, const double*
     DCTWIN_DEMAND(guard < 32, "the job's phases do not advance");
     finish_phase(t, d_next);
   }
+  // Stages whose own edge is now.
+  if (value(d_next, stage_next_) <= t) update_stage_phases(t, d_next);
   // Clocks follow the new phase at once, as the firmware's fast power control does: idle when
   // there is no work, the power cap for the new activity, the thermal ceilings as they are (the
-  // thermal controller moves only at its own updates).
-  const PhaseSpec spec = phase_spec(phase(d_next));
+  // thermal controller moves only at its own updates). Every GPU when the job's phase moved or
+  // it was interrupted; else (a stage's own edge) the GPUs whose stage changed phase.
+  const bool every_gpu = stages_ == 1 || k != first_interruption || phase(ctx.discrete) != phase(d_next);
+  const std::size_t stage_group = static_cast<std::size_t>(discrete_index(stage_phase_));
+  std::vector<PhaseSpec> stage_spec(static_cast<std::size_t>(stages_));
+  std::vector<char> stage_moved(static_cast<std::size_t>(stages_));
+  for (std::size_t s = 0; s < stage_spec.size(); ++s) {
+    const double now = d_next[stage_group + s];
+    stage_spec[s] = phase_spec(static_cast<JobPhase>(static_cast<int>(now)));
+    stage_moved[s] = every_gpu || ctx.discrete[stage_group + s] != now ? 1 : 0;
+  }
   gpus_.leakage_powers(x, leakage_);
   const auto off = static_cast<std::size_t>(discrete_index(off_)), clock = static_cast<std::size_t>(discrete_index(clock_)),
              ceiling = static_cast<std::size_t>(discrete_index(ceiling_)),
              reasons = static_cast<std::size_t>(discrete_index(reasons_));
   solver::for_each_block(gpus_.count(), [&](const solver::BlockRange& block) {
     for (std::size_t i = block.first; i < block.last; ++i) {
-      if (d_next[off + i] != 0.0) continue;
+      if (d_next[off + i] != 0.0 || stage_moved[gpu_stage_[i]] == 0) continue;
       const GovernorState s{d_next[clock + i], d_next[ceiling + i], static_cast<std::uint32_t>(d_next[reasons + i]), false};
-      const GovernorState next = governor_.reclock(s, governor_inputs(i, x, spec, leakage_[i]));
+      const GovernorState next = governor_.reclock(s, governor_inputs(i, x, stage_spec[gpu_stage_[i]], leakage_[i]));
       if (next.shut_down) continue;  // the next periodic update shuts it down
       d_next[clock + i] = next.clock;
       d_next[reasons + i] = static_cast<double>(next.reasons);

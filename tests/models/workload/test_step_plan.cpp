@@ -342,7 +342,7 @@ void check_table(const ParameterTable& table, const std::string& name) {
 TEST_CASE("job and checkpoint parameter tables are complete", "[workload][step_plan][parameters]") {
   check_table(TrainingJobParameters::table(), "job");
   check_table(CheckpointParameters::table(), "checkpoint");
-  CHECK(TrainingJobParameters::table().size() == 23);
+  CHECK(TrainingJobParameters::table().size() == 24);
   CHECK(CheckpointParameters::table().size() == 6);
 
   // Ranges the scenario checker enforces.
@@ -373,6 +373,7 @@ TEST_CASE("job and checkpoint parameter tables are complete", "[workload][step_p
   CHECK(job_params.context_parallel == d.context_parallel);
   CHECK(job_params.data_parallel == d.data_parallel);
   CHECK(job_params.virtual_pipeline_stages == d.virtual_pipeline_stages);
+  CHECK(job_params.pipeline_stagger == d.pipeline_stagger);
   CHECK(job_params.peak_flops == d.peak_flops);
   CHECK(job_params.compute_efficiency == d.compute_efficiency);
   CHECK(job_params.exposed_communication_time == d.exposed_communication_time);
@@ -396,4 +397,44 @@ TEST_CASE("job and checkpoint parameter tables are complete", "[workload][step_p
   CHECK(checkpoint.size == c.size);
   CHECK(checkpoint.write_bandwidth == c.write_bandwidth);
   CHECK(checkpoint.overhead == c.overhead);
+}
+
+TEST_CASE("Pipeline stagger: stage offsets from the bubble and the stage of each rank", "[workload][step_plan]") {
+  // t_f + t_b = T_b / (S - 1), t_b = 2 t_f; Llama 3 405B at 16,384 GPUs: T_b = 0.578125 s, S = 16,
+  // t_f = 0.578125 / 45 = 12.847 ms, t_b = 25.694 ms; the compute edges spread over (S - 1) t_f = T_b / 3.
+  const TrainingJobParameters p;
+  const StepPlan plan = plan_step(p, 16384, "job");
+  CHECK(plan.staggered_stages == 16);
+  CHECK(plan.stage_width == 8);
+  CHECK(plan.stage_forward_time == Approx(plan.bubble_time / 45.0).epsilon(1e-14));
+  CHECK(plan.stage_backward_time == Approx(2.0 * plan.stage_forward_time).epsilon(1e-14));
+  CHECK(plan.stage_forward_time == Approx(0.0128472).epsilon(1e-4));
+  CHECK(15.0 * (plan.stage_forward_time + plan.stage_backward_time) == Approx(plan.bubble_time).epsilon(1e-14));
+  // Ranks in the order [TP, CP, PP, DP]: eight GPUs (one server) per stage, 16 servers per pipeline.
+  CHECK(plan.stage_of(0) == 0);
+  CHECK(plan.stage_of(7) == 0);
+  CHECK(plan.stage_of(8) == 1);
+  CHECK(plan.stage_of(127) == 15);
+  CHECK(plan.stage_of(128) == 0);
+  CHECK(plan.stage_of(16383) == 15);
+  // Context parallelism widens a stage: TP 8 x CP 2 = 16 consecutive ranks.
+  TrainingJobParameters cp = p;
+  cp.context_parallel = 2;
+  CHECK(plan_step(cp, 16384, "job").stage_of(15) == 0);
+  CHECK(plan_step(cp, 16384, "job").stage_of(16) == 1);
+  // Off, without a pipeline, or without a bubble: one stage, no offsets.
+  TrainingJobParameters off = p;
+  off.pipeline_stagger = false;
+  CHECK(plan_step(off, 16384, "job").staggered_stages == 1);
+  CHECK(plan_step(off, 16384, "job").stage_forward_time == 0.0);
+  CHECK(plan_step(off, 16384, "job").bubble_time == plan.bubble_time);
+  TrainingJobParameters flat = p;
+  flat.pipeline_parallel = 1;
+  CHECK(plan_step(flat, 16384, "job").staggered_stages == 1);
+  TrainingJobParameters given = p;
+  given.timing = "given";
+  given.bubble_time = 0.0;
+  CHECK(plan_step(given, 16384, "job").staggered_stages == 1);
+  given.bubble_time = 0.45;
+  CHECK(plan_step(given, 16384, "job").stage_forward_time == Approx(0.01).epsilon(1e-14));
 }

@@ -53,12 +53,21 @@ class FixedCoolant final : public solver::Component, public models::thermal::Gpu
 };
 
 using SampleFn = std::function<void(const solver::System&, double, const std::vector<double>&)>;
+/// At every knot: the job, the time and the discrete state just after the updates there.
+using KnotFn = std::function<void(const TrainingJob&, double, const std::vector<double>&)>;
 
 struct Recorder final : solver::SimulationObserver {
   const solver::System* system = nullptr;
   SampleFn fn;
+  KnotFn knot;
+  const TrainingJob* job = nullptr;
   void on_sample(double t, const std::vector<double>&, const std::vector<double>& out) override {
     if (fn) fn(*system, t, out);
+  }
+  [[nodiscard]] bool wants_knots() const override { return static_cast<bool>(knot); }
+  void on_knot(double t, const std::vector<double>&, const std::vector<double>&,
+               const std::vector<double>& after) override {
+    knot(*job, t, after);
   }
 };
 
@@ -74,7 +83,7 @@ struct Rig {
 
   Rig(std::size_t n, const WorkloadParameters& w, const std::vector<double>& resistance, double duration,
       double coolant_temperature = 30.0 + kelvin, std::uint64_t seed = 1, double interval = 0.0,
-      SampleFn on_sample = {}) {
+      SampleFn on_sample = {}, KnotFn on_knot = {}) {
     models::thermal::GpuPackageParameters package;
     package.leakage_power_at_reference = 50.0;
     std::vector<std::string> labels;
@@ -97,6 +106,8 @@ struct Rig {
     Recorder recorder;
     recorder.system = &system;
     recorder.fn = std::move(on_sample);
+    recorder.knot = std::move(on_knot);
+    recorder.job = job;
     status = simulator.run(recorder);
     discrete = simulator.final_discrete();
     state = simulator.final_state();
@@ -467,4 +478,135 @@ TEST_CASE("same_power compares the phase, gate ratio and every GPU's clock, stat
     e[slot(group, 0)] += 1.0;
     CHECK_FALSE(job.same_power(d.data(), e.data()));
   }
+}
+
+namespace {
+
+/// The GPUs' commanded power (without leakage) after each knot of a run of `duration` seconds:
+/// a staircase, constant from each knot to the next.
+struct PowerStaircase {
+  std::vector<double> times, power, compute_gpus, communication_gpus;
+  std::vector<JobPhase> job_phase;
+};
+
+PowerStaircase power_staircase(std::size_t n, const WorkloadParameters& w, double duration) {
+  PowerStaircase out;
+  auto knot = [&](const TrainingJob& job, double t, const std::vector<double>& d) {
+    const solver::EvalContext ctx{t, t, d.data()};
+    double total = 0.0, computing = 0.0, communicating = 0.0;
+    for (std::size_t i = 0; i < n; ++i) {
+      total += job.power(i, ctx);
+      computing += job.gpu_phase(d.data(), i) == JobPhase::compute ? 1.0 : 0.0;
+      communicating += job.gpu_phase(d.data(), i) == JobPhase::communication ? 1.0 : 0.0;
+    }
+    if (out.times.empty() || out.times.back() != t) {
+      out.times.push_back(t);
+      out.power.push_back(0.0);
+      out.compute_gpus.push_back(0.0);
+      out.communication_gpus.push_back(0.0);
+      out.job_phase.push_back(JobPhase::idle);
+    }
+    out.power.back() = total;
+    out.compute_gpus.back() = computing;
+    out.communication_gpus.back() = communicating;
+    out.job_phase.back() = job.phase(d.data());
+  };
+  const Rig rig(n, w, std::vector<double>(n, 0.03), duration, 30.0 + kelvin, 1, 0.0, SampleFn{}, knot);
+  REQUIRE(rig.status.finished());
+  return out;
+}
+
+/// The times stage 0 (the job's phase) enters compute: the step starts.
+std::vector<double> step_starts(const PowerStaircase& s) {
+  std::vector<double> starts;
+  for (std::size_t k = 1; k < s.times.size(); ++k)
+    if (s.job_phase[k] == JobPhase::compute && s.job_phase[k - 1] != JobPhase::compute) starts.push_back(s.times[k]);
+  return starts;
+}
+
+/// The integral of the staircase over [a, b] [J].
+double energy_between(const PowerStaircase& s, double a, double b) {
+  double e = 0.0;
+  for (std::size_t k = 0; k < s.times.size(); ++k) {
+    const double from = std::max(a, s.times[k]);
+    const double to = std::min(b, k + 1 < s.times.size() ? s.times[k + 1] : b);
+    if (to > from) e += s.power[k] * (to - from);
+  }
+  return e;
+}
+
+}  // namespace
+
+TEST_CASE("Staggered stages keep the step time and the energy per step of the unstaggered plan",
+          "[workload][job][stagger]") {
+  // 256 GPUs: TP 8, PP 16, DP 2; cool GPUs at the top clock. Stage 0's phase machine is the job's
+  // either way, so the step edges are bit for bit those of the unstaggered run; every stage spends
+  // T_c, T_b, T_x and T_o per step, so the energy of a step (from one step start to the next)
+  // agrees to rounding (1e-9 relative: sums over ~100 pieces of the staircase).
+  const std::size_t n = 256;
+  WorkloadParameters on = pod_job();
+  WorkloadParameters off = pod_job();
+  off.job.pipeline_stagger = false;
+  const double duration = 20.0;
+  const PowerStaircase staggered = power_staircase(n, on, duration);
+  const PowerStaircase together = power_staircase(n, off, duration);
+  const auto starts_on = step_starts(staggered), starts_off = step_starts(together);
+  REQUIRE(starts_on.size() >= 2);
+  REQUIRE(starts_on == starts_off);
+  const models::workload::StepPlan plan = models::workload::plan_step(on.job, n, "job");
+  CHECK(starts_on[1] - starts_on[0] == Approx(plan.step_time()).epsilon(1e-12));
+  for (std::size_t k = 0; k + 1 < starts_on.size(); ++k) {
+    const double a = starts_on[k], b = starts_on[k + 1];
+    CHECK(energy_between(staggered, a, b) == Approx(energy_between(together, a, b)).epsilon(1e-9));
+  }
+  // The stagger adds edges: each stage but stage 0 changes phase five times per step on its own.
+  CHECK(staggered.times.size() > together.times.size() + 5 * 15);
+}
+
+TEST_CASE("The hall's compute edges rise and fall over (S - 1) t_f", "[workload][job][stagger]") {
+  // Stage s starts its compute s t_f after stage 0 and ends it s t_f after it: the number of GPUs
+  // in compute rises from 0 to all of them in (S - 1) t_f, one stage (TP CP = 8 GPUs per pipeline,
+  // DP = 2 pipelines: 16 GPUs) every t_f, and falls the same way T_c later. The total power is
+  // monotone over each edge; without the stagger it jumps at one instant.
+  const std::size_t n = 256;
+  const WorkloadParameters w = pod_job();
+  const models::workload::StepPlan plan = models::workload::plan_step(w.job, n, "job");
+  const double tf = plan.stage_forward_time, tb = plan.stage_backward_time;
+  const PowerStaircase s = power_staircase(n, w, 14.0);
+  const auto starts = step_starts(s);
+  REQUIRE(starts.size() >= 1);
+  const double t0 = starts[0];
+  // Compute starts: the first knot with any compute GPU is t0; all of them at t0 + 15 t_f.
+  double first_all = -1.0, first_fall = -1.0, last_fall = -1.0;
+  for (std::size_t k = 0; k < s.times.size(); ++k) {
+    if (s.times[k] < t0) continue;
+    if (first_all < 0.0 && s.compute_gpus[k] == static_cast<double>(n)) first_all = s.times[k];
+    if (first_all >= 0.0 && first_fall < 0.0 && s.compute_gpus[k] < static_cast<double>(n)) first_fall = s.times[k];
+    if (first_fall >= 0.0 && last_fall < 0.0 && s.compute_gpus[k] == 0.0) last_fall = s.times[k];
+  }
+  CHECK(first_all - t0 == Approx(15.0 * tf).margin(1e-9));
+  CHECK(first_fall - t0 == Approx(plan.compute_time).margin(1e-9));
+  CHECK(last_fall - first_fall == Approx(15.0 * tf).margin(1e-9));
+  // One stage per t_f: 16 GPUs each time.
+  for (std::size_t k = 0; k < s.times.size(); ++k) {
+    if (s.times[k] < t0 || s.times[k] > first_all) continue;
+    const double stages_started = std::floor((s.times[k] - t0) / tf + 1e-6) + 1.0;
+    CHECK(s.compute_gpus[k] == 16.0 * std::min(stages_started, 16.0));
+  }
+  // The gradient reduction of stage s starts s t_b before stage 0's: the first GPUs leave the
+  // bubble for communication 15 t_b before the job's communication phase.
+  double job_communication = -1.0;
+  for (std::size_t k = 0; k < s.times.size(); ++k)
+    if (s.times[k] > t0 && job_communication < 0.0 && s.job_phase[k] == JobPhase::communication)
+      job_communication = s.times[k];
+  REQUIRE(job_communication > 0.0);
+  CHECK(job_communication - t0 == Approx(plan.compute_time + plan.bubble_time).margin(1e-9));
+  double first_communication = -1.0;
+  for (std::size_t k = 0; k < s.times.size(); ++k)
+    if (s.times[k] > t0 && first_communication < 0.0 && s.communication_gpus[k] > 0.0)
+      first_communication = s.times[k];
+  CHECK(job_communication - first_communication == Approx(15.0 * tb).margin(1e-9));
+  // Over the rise the total power only grows.
+  for (std::size_t k = 1; k < s.times.size(); ++k)
+    if (s.times[k] > t0 && s.times[k] <= first_all) CHECK(s.power[k] >= s.power[k - 1]);
 }

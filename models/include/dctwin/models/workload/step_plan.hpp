@@ -22,6 +22,17 @@
 // and the optimizer do not scale with the SM clock.
 //
 // MFU over a time span:  MFU = F_done / (span G P_peak);  throughput = tokens_done / span.
+//
+// Pipeline stagger (1F1B, plain or interleaved; Narayanan et al. 2021, "Efficient Large-Scale
+// Language Model Training on GPU Clusters Using Megatron-LM", SC'21): a micro-batch's model chunk
+// passes the S = PP stages one after another, so stage s starts its first forward s t_f after
+// stage 0 and ends its last backward s t_b before stage 0; each stage idles (S - 1)(t_f + t_b)
+// per step, the bubble:
+//   t_f + t_b = T_b / (S - 1)                 forward + backward of one chunk on one stage
+//   t_b = 2 t_f                               backward 4N, forward 2N FLOPs per token (6ND)
+//   t_f = T_b / (3 (S - 1)),  t_b = 2 T_b / (3 (S - 1))
+// GPU g of the job (rank g) is in stage s(g) = floor(g / (TP CP)) mod PP: Llama 3 orders its
+// parallel dimensions [TP, CP, PP, DP] from the innermost (arXiv 2407.21783, sec. 3.3.2).
 #pragma once
 
 #include <cstddef>
@@ -42,6 +53,7 @@ struct TrainingJobParameters {
   int context_parallel = 1;              ///< CP
   int data_parallel = 0;                 ///< DP; 0 = G / (TP PP CP)
   int virtual_pipeline_stages = 8;       ///< v (interleaving); 1 = plain 1F1B
+  bool pipeline_stagger = true;          ///< offset each stage's phase edges (t_f, t_b above)
   double peak_flops = 989e12;            ///< P_peak [FLOP/s] per GPU, dense BF16
   double compute_efficiency = 0.51;      ///< eta: share of peak the compute phase reaches at f_max
   double exposed_communication_time = 0.5;  ///< T_x [s]
@@ -76,7 +88,16 @@ struct StepPlan {
   double communication_time = 0.0;      ///< T_x [s]
   double optimizer_time = 0.0;          ///< T_o [s]
   double compute_bound_fraction = 0.0;  ///< c
+  /// Stages whose phase edges are offset (S = PP with the stagger on and a bubble; else 1).
+  int staggered_stages = 1;
+  int stage_width = 1;                  ///< TP CP: consecutive GPUs (ranks) of one stage
+  double stage_forward_time = 0.0;      ///< t_f [s] at f_max: stage s starts s t_f after stage 0
+  double stage_backward_time = 0.0;     ///< t_b [s] at f_max: stage s ends s t_b before stage 0
 
+  /// s(g) = floor(g / (TP CP)) mod S; 0 without stagger.
+  [[nodiscard]] int stage_of(std::size_t gpu) const {
+    return static_cast<int>((gpu / static_cast<std::size_t>(stage_width)) % static_cast<std::size_t>(staggered_stages));
+  }
   [[nodiscard]] double step_time() const { return compute_time + bubble_time + communication_time + optimizer_time; }
   /// T(r) of a phase of nominal length t0 whose compute-bound share is c, at clock ratio r.
   [[nodiscard]] static double scaled_time(double t0, double c, double r) { return t0 * (c / r + 1.0 - c); }

@@ -16,6 +16,21 @@
 // Power of GPU i (without leakage, which the package adds):
 //   P_i = P_static + s_i P_dyn(a_i, f_i)     (GpuPowerModel; s_i the GPU's power scale)
 //
+// Pipeline stagger (StepPlan, on by default): the phase machine above is stage 0's; GPU g follows
+// the phase of its stage s = s(g) (StepPlan::stage_of), offset from stage 0's by the stage's place
+// in the 1F1B schedule. With k = c / r + 1 - c the clock stretch of the gate ratio r, u the
+// nominal work done in stage 0's current compute or bubble phase and t' = t + s t_b k:
+//   stage 0 in compute:  stage s waits in the bubble while u < s t_f (its first forward is late),
+//                        then computes;
+//   stage 0 in bubble:   stage s still computes while u < s t_f (its last chunks are late);
+//   otherwise (bubble, communication, optimizer): stage s is in the phase stage 0 will be in at
+//                        t' (its last backward, and so its gradient reduction and optimizer step,
+//                        come s t_b k earlier); past the step's end it waits in the bubble.
+// Every stage so spends T_c, T_b, T_x and T_o per step (the energy per step is unchanged) and the
+// step still ends when stage 0's optimizer ends; the hall's power edges spread over (S - 1) t_f
+// (compute) and (S - 1) t_b (communication, optimizer, bubble). Phases outside a step (startup,
+// checkpoint, down, reload, idle) are the job's, for every stage.
+//
 // Interruptions (drawn in advance, InterruptionParameters) and GPU thermal shutdowns (found by the
 // governor) stop the job: `down` for detection + restart (GPUs idle), `reload` for checkpoint size
 // / read bandwidth (stall activity), then training resumes from the last checkpoint; the steps
@@ -128,6 +143,12 @@ class TrainingJob final : public solver::Component, public thermal::GpuPowerSour
   [[nodiscard]] double clock(const double* d, std::size_t gpu) const;
   [[nodiscard]] std::uint32_t reasons(const double* d, std::size_t gpu) const;
   [[nodiscard]] JobAccounts accounts(const double* d) const;
+  /// The phase GPU `gpu` is in (its pipeline stage's).
+  [[nodiscard]] JobPhase gpu_phase(const double* d, std::size_t gpu) const {
+    return static_cast<JobPhase>(static_cast<int>(stage_phase_value(d, gpu)));
+  }
+  /// The next time a stage changes phase other than at stage 0's phase edges (infinity if none).
+  [[nodiscard]] double next_stage_edge(const double* d) const { return value(d, stage_next_); }
   /// Share of the step in progress at time t that is done (0 outside a step).
   [[nodiscard]] double step_progress(const double* d, double t) const;
   /// Summary figures of a run that lasted `duration` seconds (from the final discrete state).
@@ -205,6 +226,7 @@ class TrainingJob final : public solver::Component, public thermal::GpuPowerSour
   /// on the GPU only through its clock, so GPUs with equal clocks (at one phase, gate ratio and
   /// `mitigated`) share it.
   struct DynamicPowerCache {
+    double phase = std::numeric_limits<double>::quiet_NaN();
     double clock = std::numeric_limits<double>::quiet_NaN();
     double dynamic = 0.0;
   };
@@ -234,6 +256,14 @@ class TrainingJob final : public solver::Component, public thermal::GpuPowerSour
   void interrupt(double t, std::size_t cause, double* d) const;
   /// Index of a class's category in interruption_categories().
   [[nodiscard]] std::size_t category_of(std::size_t cause) const;
+  /// Sets every stage's phase at t from stage 0's phase machine, and the next time one changes
+  /// other than at stage 0's phase end (the rule in the header comment).
+  void update_stage_phases(double t, double* d) const;
+  /// True when every stage is in the job's phase.
+  [[nodiscard]] bool stages_uniform(const double* d) const;
+  [[nodiscard]] double stage_phase_value(const double* d, std::size_t gpu) const {
+    return d[discrete_index(stage_phase_, static_cast<solver::Index>(gpu_stage_[gpu]))];
+  }
   /// Re-predicts the phase end after the gate ratio changed at t.
   void regate(double t, double* d) const;
   [[nodiscard]] double gate_ratio(const double* d) const;
@@ -259,6 +289,8 @@ class TrainingJob final : public solver::Component, public thermal::GpuPowerSour
   std::vector<InterruptionClass> classes_;  ///< drawn classes, then "gpu_thermal_shutdown"
   std::vector<Interruption> interruptions_;
   std::vector<std::string> labels_;
+  int stages_ = 1;                       ///< staggered pipeline stages (1: none)
+  std::vector<std::uint32_t> gpu_stage_;  ///< each GPU's stage (StepPlan::stage_of)
   /// commanded_power's last result per GPU with the discrete values it was computed from; NaN
   /// keys never match, so the first call computes. Two halves: without mitigation (GPU i at i),
   /// then with it (at count + i), the one every power() call reads, contiguous.
@@ -297,6 +329,7 @@ class TrainingJob final : public solver::Component, public thermal::GpuPowerSour
   int throttled_gpu_seconds_ = 0, lost_throttle_ = 0, lost_checkpoint_ = 0, lost_failure_ = 0;
   int power_min_ = 0, power_max_ = 0, by_category_ = 0;
   int ramp_origin_ = 0, ramp_start_ = 0, smoothing_energy_ = 0, energy_mark_ = 0;
+  int stage_phase_ = 0, stage_next_ = 0, phase_work_ = 0;
   // Outputs.
   int out_clock_ = 0, out_reasons_ = 0, out_phase_ = 0, out_step_time_ = 0, out_throughput_ = 0, out_mfu_ = 0;
   int out_gate_ = 0, out_steps_ = 0, out_tokens_ = 0, out_tflops_ = 0;
