@@ -402,7 +402,8 @@ TEST_CASE("job and checkpoint parameter tables are complete", "[workload][step_p
 TEST_CASE("Pipeline stagger: stage offsets from the bubble and the stage of each rank", "[workload][step_plan]") {
   // t_f + t_b = T_b / (S - 1), t_b = 2 t_f; Llama 3 405B at 16,384 GPUs: T_b = 0.578125 s, S = 16,
   // t_f = 0.578125 / 45 = 12.847 ms, t_b = 25.694 ms; the compute edges spread over (S - 1) t_f = T_b / 3.
-  const TrainingJobParameters p;
+  TrainingJobParameters p;
+  p.pipeline_stagger = true;
   const StepPlan plan = plan_step(p, 16384, "job");
   CHECK(plan.staggered_stages == 16);
   CHECK(plan.stage_width == 8);

@@ -545,6 +545,7 @@ TEST_CASE("Staggered stages keep the step time and the energy per step of the un
   // agrees to rounding (1e-9 relative: sums over ~100 pieces of the staircase).
   const std::size_t n = 256;
   WorkloadParameters on = pod_job();
+  on.job.pipeline_stagger = true;
   WorkloadParameters off = pod_job();
   off.job.pipeline_stagger = false;
   const double duration = 20.0;
@@ -569,7 +570,8 @@ TEST_CASE("The hall's compute edges rise and fall over (S - 1) t_f", "[workload]
   // DP = 2 pipelines: 16 GPUs) every t_f, and falls the same way T_c later. The total power is
   // monotone over each edge; without the stagger it jumps at one instant.
   const std::size_t n = 256;
-  const WorkloadParameters w = pod_job();
+  WorkloadParameters w = pod_job();
+  w.job.pipeline_stagger = true;
   const models::workload::StepPlan plan = models::workload::plan_step(w.job, n, "job");
   const double tf = plan.stage_forward_time, tb = plan.stage_backward_time;
   const PowerStaircase s = power_staircase(n, w, 14.0);

@@ -53,7 +53,7 @@ struct TrainingJobParameters {
   int context_parallel = 1;              ///< CP
   int data_parallel = 0;                 ///< DP; 0 = G / (TP PP CP)
   int virtual_pipeline_stages = 8;       ///< v (interleaving); 1 = plain 1F1B
-  bool pipeline_stagger = true;          ///< offset each stage's phase edges (t_f, t_b above)
+  bool pipeline_stagger = false;         ///< offset each stage's phase edges (t_f, t_b above)
   double peak_flops = 989e12;            ///< P_peak [FLOP/s] per GPU, dense BF16
   double compute_efficiency = 0.51;      ///< eta: share of peak the compute phase reaches at f_max
   double exposed_communication_time = 0.5;  ///< T_x [s]
