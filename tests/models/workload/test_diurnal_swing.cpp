@@ -101,7 +101,7 @@ TEST_CASE("At the power cap the clock falls with the junction temperature as the
     const double n = 1.0 + 2.0 * f * s / u;
     CHECK(n == Approx(2.52).margin(0.01));
     const double dynamic = p.power_limit - p.static_power - leakage(t);
-    CHECK(slope / f == Approx(-leakage_coefficient * leakage(t) / (n * dynamic)).epsilon(1e-9));
+    CHECK(closed_form / f == Approx(-leakage_coefficient * leakage(t) / (n * dynamic)).epsilon(1e-9));
   }
 
   // Figures: at 75 degC the clock falls 1.82 MHz (0.093 %) per kelvin; from a 74 degC night to a
@@ -255,9 +255,10 @@ TEST_CASE("A free-cooled air hall trains slower in the afternoon than at night, 
     CHECK(f->thermal_reasons == 0u);
     CHECK(f->capped > 0u);
   }
-  // Regression figures of this build (the hall's swing on 5 seeds is in docs/models/workload.md):
-  // cold aisles 24.2 and 27.7 degC, swing 0.33 %; tolerance 0.1 K and 0.05 percentage points.
-  CHECK(night.cold_aisle == Approx(24.2).margin(0.1));
-  CHECK(day.cold_aisle == Approx(27.7).margin(0.1));
-  CHECK(swing == Approx(0.0033).margin(0.0005));
+  // Regression figures of this build (the full hall's swing on 5 seeds is in
+  // docs/models/workload.md): cold aisles 24.24 and 27.74 degC, swing 0.336 %; tolerances 0.1 K and
+  // 0.05 percentage points (seeds 1-5 of this hall spread over 0.33-0.39 %).
+  CHECK(night.cold_aisle == Approx(24.24).margin(0.1));
+  CHECK(day.cold_aisle == Approx(27.74).margin(0.1));
+  CHECK(swing == Approx(0.00336).margin(0.0005));
 }
