@@ -21,6 +21,7 @@
 #include "dctwin/io/units.hpp"
 #include "dctwin/solver/printable.hpp"
 #include "hall_view.hpp"
+#include "heat_map_view.hpp"
 #include "main_window.hpp"
 #include "rack_panel.hpp"
 #include "validation_view.hpp"
@@ -134,7 +135,7 @@ int run_application(int argc, char** argv) {
   parser.addVersionOption();
   parser.addPositionalArgument("file", "A report (.h5) or a scenario (.yaml) to open.", "[REPORT|SCENARIO]");
   const QCommandLineOption screenshot({"s", "screenshot"}, "Render the window to a PNG FILE and exit.", "FILE");
-  const QCommandLineOption view_option("view", "View for the screenshot: hall, charts, scenario, compare, validation (default hall).", "VIEW", "hall");
+  const QCommandLineOption view_option("view", "View for the screenshot: hall, charts, scenario, compare, validation, heatmap (default hall).", "VIEW", "hall");
   const QCommandLineOption field_option("field", "Field of the hall (path or name, e.g. junction_temperature), comma-separated series of the charts, or the quantity of the validation view.", "NAME");
   const QCommandLineOption spectrum_option("spectrum", "In the charts view, plot the spectra of the series (log frequency axis).");
   const QCommandLineOption gpu_option("gpu", "In the validation view, the trace GPU shown (index, default 0).", "N", "0");
@@ -150,10 +151,12 @@ int run_application(int argc, char** argv) {
   const QCommandLineOption range_option("range", "Colour range of the hall: run (the whole run, default), frame (the time shown) or LO:HI in display units.", "RANGE");
   const QCommandLineOption fly_option("fly-to", "Fly the camera to the rack of row N (1 = largest) of the hall's table of largest values.", "N");
   const QCommandLineOption hover_option("hover", "Show the tooltip of a rack (label or index) in the screenshot, as when the mouse rests on it.", "RACK");
+  const QCommandLineOption order_option("order", "Rows of the heat map: racks by position (default) or by peak.", "ORDER", "position");
   const QCommandLineOption benchmark_option("benchmark", "Time N frames of the data hall and print the figures.", "N");
   parser.addOptions({screenshot, view_option, field_option, time_option, reduction_option, rack_option,
                      camera_option, compare_option, difference_option, size_option, browser_option, kpi_option,
-                     benchmark_option, spectrum_option, gpu_option, range_option, fly_option, hover_option});
+                     benchmark_option, spectrum_option, gpu_option, range_option, fly_option, hover_option,
+                     order_option});
   if (!parser.parse(arguments)) {
     fail(parser.errorText());
     return exit_usage;
@@ -225,15 +228,23 @@ int run_application(int argc, char** argv) {
   const QString view = !parser.isSet(view_option) && window.current_view() == MainWindow::View::validation
                            ? QStringLiteral("validation")
                            : parser.value(view_option);
-  if (view != "hall" && view != "charts" && view != "scenario" && view != "compare" && view != "validation") {
-    fail(QStringLiteral("--view %1: expected hall, charts, scenario, compare or validation").arg(view));
-    return exit_usage;
-  }
   const QString how = parser.value(reduction_option);
   if (how != "max" && how != "mean" && how != "count") {
     fail(QStringLiteral("--reduction %1: expected max, mean or count").arg(how));
     return exit_usage;
   }
+  if (view != "hall" && view != "charts" && view != "scenario" && view != "compare" && view != "validation" &&
+      view != "heatmap") {
+    fail(QStringLiteral("--view %1: expected hall, charts, scenario, compare, validation or heatmap").arg(view));
+    return exit_usage;
+  }
+  const QString order = parser.value(order_option);
+  if (order != "position" && order != "peak") {
+    fail(QStringLiteral("--order %1: expected position or peak").arg(order));
+    return exit_usage;
+  }
+  window.heat_map()->set_order(order == "peak" ? RackOrder::peak : RackOrder::position);
+  window.heat_map()->set_reduction(how == "mean" ? Reduction::mean : Reduction::max);
   hall->set_reduction(how == "mean" ? Reduction::mean : how == "count" ? Reduction::count_nonzero : Reduction::max);
   if (parser.isSet(spectrum_option)) window.charts()->set_mode(ChartsView::Mode::spectrum);
   if (view == "validation") {
@@ -257,6 +268,15 @@ int run_application(int argc, char** argv) {
     if (view == "charts") {
       if (window.charts()->set_checked(field.split(',', Qt::SkipEmptyParts)) == 0) {
         fail(QStringLiteral("--field %1: no such series (series: %2)").arg(field, window.charts()->available().join(", ")));
+        return exit_usage;
+      }
+    } else if (view == "heatmap") {
+      QString path = field;
+      for (const auto& candidate : window.heat_map()->fields()) {
+        if (candidate == field || candidate.endsWith("/" + field)) path = candidate;
+      }
+      if (!window.heat_map()->set_field(path)) {
+        fail(QStringLiteral("--field %1: no such field in the report (fields: %2)").arg(field, window.heat_map()->fields().join(", ")));
         return exit_usage;
       }
     } else if (!hall->set_field(field)) {
@@ -362,7 +382,8 @@ int run_application(int argc, char** argv) {
                                  : view == "scenario" ? MainWindow::View::scenario
                                  : view == "compare" ? MainWindow::View::compare
                                  : view == "validation" ? MainWindow::View::validation
-                                                     : MainWindow::View::hall;
+                                 : view == "heatmap"    ? MainWindow::View::heat_map
+                                                        : MainWindow::View::hall;
   if (batch || parser.isSet(view_option)) window.show_view(shown);
   window.show();
 

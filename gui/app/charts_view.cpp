@@ -26,6 +26,7 @@
 #include <map>
 
 #include "dctwin/gui/chart_scene.hpp"
+#include "dctwin/gui/distribution.hpp"
 #include "dctwin/gui/live_run.hpp"
 #include "dctwin/gui/series_tools.hpp"
 #include "vtk_view.hpp"
@@ -66,6 +67,8 @@ struct Resolved {
   std::vector<double> si;
   std::string units, name;
   bool count = false, ramp = false, own_time = false;
+  const PercentileBands* bands = nullptr;  ///< spread over the entities (si is the median)
+  std::string entities;                    ///< "GPUs" or "racks", for the bands' names
 };
 
 struct ChartsView::Impl {
@@ -88,6 +91,7 @@ struct ChartsView::Impl {
   bool updating = false;
   bool keep_zoom = false;  ///< set while a live refresh rebuilds the chart
   std::map<std::string, SeriesSpectrum> spectra;  // by id, for the report shown
+  std::map<std::string, PercentileBands> bands;   // by field path, for the report shown
   std::shared_ptr<const Study> study;
   double cursor = std::nan("");  ///< [s]
   double x_seconds = 1.0;        ///< seconds per unit of the time axis shown
@@ -302,6 +306,7 @@ void ChartsView::set_report(std::shared_ptr<const ReportModel> report) {
   self.live.reset();
   self.live_timer->stop();
   self.spectra.clear();
+  self.bands.clear();
   self.updating = true;
   self.list->clear();
   if (self.report) {
@@ -316,6 +321,11 @@ void ChartsView::set_report(std::shared_ptr<const ReportModel> report) {
       add(s.path, s.long_name + " [" + display_unit_for(s.units).unit + "]", s.path);
     }
     for (const auto& f : self.report->hall_fields()) {
+      if (!f.bitmask) {
+        const std::string entities = f.entity == "gpu" ? "GPUs" : "racks";
+        add("bands:" + f.path, f.long_name + ", spread over " + entities + " (min, p5, median, p95, max)",
+            "median of all " + entities + " of " + f.path + " with the 5th-95th percentile and min-max bands");
+      }
       if (f.entity != "gpu") continue;
       if (f.bitmask) {
         add("count:" + f.path, "GPUs flagged: " + f.long_name, "number of GPUs with a nonzero value of " + f.path);
@@ -470,6 +480,19 @@ void ChartsView::draw() {
       }
       return false;
     }
+    if (how == "bands") {
+      const auto* field = self.report->find_field(path);
+      if (field == nullptr || field->bitmask) return false;
+      auto cached = self.bands.find(path);
+      if (cached == self.bands.end()) cached = self.bands.emplace(path, percentile_bands(*self.report, *field)).first;
+      out.time = time;
+      out.si = cached->second.median();
+      out.bands = &cached->second;
+      out.units = field->units;
+      out.entities = field->entity == "gpu" ? "GPUs" : "racks";
+      out.name = field->long_name + " (median of " + out.entities + ")";
+      return true;
+    }
     if (!how.empty()) {
       const Reduction reduction = how == "mean" ? Reduction::mean : how == "count" ? Reduction::count_nonzero : Reduction::max;
       const auto* field = self.report->find_field(path);
@@ -511,7 +534,7 @@ void ChartsView::draw() {
     const std::string id = id_text.toStdString();
     Resolved r;
     if (!resolve(id, r)) continue;
-    const double magnitude = largest_magnitude(r.si);
+    const double magnitude = largest_magnitude(r.bands != nullptr ? r.bands->max() : r.si);
     const DisplayUnit unit = r.count ? DisplayUnit{"GPUs", 1.0, 0.0} : r.ramp ? rate_unit(r.units, magnitude) : display_unit_for(r.units, magnitude);
     ChartSeries s{r.name, unit.unit, {}};
     if (spectrum) {
@@ -538,6 +561,16 @@ void ChartsView::draw() {
     } else {
       s.values.reserve(r.si.size());
       for (const double v : r.si) s.values.push_back(unit.from_si(v));
+      if (r.bands != nullptr) {
+        auto band = [&](const std::string& name, const std::vector<double>& lower, const std::vector<double>& upper) {
+          ChartBand b{name + " over " + r.entities, {}, {}};
+          for (const double v : lower) b.lower.push_back(unit.from_si(v));
+          for (const double v : upper) b.upper.push_back(unit.from_si(v));
+          s.bands.push_back(std::move(b));
+        };
+        band("min-max", r.bands->min(), r.bands->max());
+        band("p5-p95", r.bands->p5(), r.bands->p95());
+      }
       // The limits this series is held to (relative ones about its first sample).
       if (self.study && !live) {
         double first = std::nan("");

@@ -28,6 +28,7 @@
 #include <utility>
 
 #include "charts_view.hpp"
+#include "heat_map_view.hpp"
 #include "compare_view.hpp"
 #include "dctwin/gui/report_check.hpp"
 #include "dctwin/gui/report_model.hpp"
@@ -49,6 +50,7 @@ struct MainWindow::Impl {
   ScenarioEditor* editor = nullptr;
   CompareView* compare = nullptr;
   ValidationView* validation = nullptr;
+  HeatMapView* heat_map = nullptr;
   QTreeWidget* browser = nullptr;
   QDockWidget* dock = nullptr;
   KpiPanel* kpi = nullptr;
@@ -79,11 +81,13 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), impl_(std::make_u
   self.editor = new ScenarioEditor(self.tabs);
   self.compare = new CompareView(self.tabs);
   self.validation = new ValidationView(self.tabs);
+  self.heat_map = new HeatMapView(self.tabs);
   self.tabs->addTab(self.hall, tr("Data hall"));
   self.tabs->addTab(self.charts, tr("Charts"));
   self.tabs->addTab(self.editor, tr("Scenario"));
   self.tabs->addTab(self.compare, tr("Compare"));
   self.tabs->addTab(self.validation, tr("Validation"));
+  self.tabs->addTab(self.heat_map, tr("Heat map"));
   setCentralWidget(self.tabs);
 
   // Scenario browser.
@@ -110,9 +114,13 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), impl_(std::make_u
   // One time everywhere: the hall's time is the charts' cursor and the key figures' time.
   connect(self.hall, &HallView::time_changed, this, [this](double t) {
     impl_->charts->set_time_cursor(t);
+    impl_->heat_map->set_time_cursor(t);
     impl_->kpi->set_time(t);
   });
   connect(self.charts, &ChartsView::time_picked, this, [this](double t) { impl_->hall->set_time(t); });
+  // A cell of the heat map: its time everywhere, and its rack selected in the hall.
+  connect(self.heat_map, &HeatMapView::time_picked, this, [this](double t) { impl_->hall->set_time(t); });
+  connect(self.heat_map, &HeatMapView::rack_picked, this, [this](std::size_t rack) { impl_->hall->select_rack(rack); });
 
   // Menus.
   auto* file_menu = menuBar()->addMenu(tr("&File"));
@@ -173,6 +181,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), impl_(std::make_u
   connect(self.charts, &ChartsView::read_failed, this, &MainWindow::report_error);
   connect(self.kpi, &KpiPanel::read_failed, this, &MainWindow::report_error);
   connect(self.compare, &CompareView::read_failed, this, &MainWindow::report_error);
+  connect(self.heat_map, &HeatMapView::read_failed, this, &MainWindow::report_error);
 
   const QString source_scenarios = QStringLiteral(DCTWIN_SOURCE_DIR "/scenarios");
   const QString env = qEnvironmentVariable("DCTWIN_SCENARIOS");
@@ -186,6 +195,7 @@ ChartsView* MainWindow::charts() const { return impl_->charts; }
 ScenarioEditor* MainWindow::editor() const { return impl_->editor; }
 CompareView* MainWindow::compare() const { return impl_->compare; }
 ValidationView* MainWindow::validation() const { return impl_->validation; }
+HeatMapView* MainWindow::heat_map() const { return impl_->heat_map; }
 QString MainWindow::last_error() const { return impl_->last_error; }
 void MainWindow::set_interactive(bool interactive) { impl_->interactive = interactive; }
 void MainWindow::set_browser_visible(bool visible) { impl_->dock->setVisible(visible); }
@@ -383,9 +393,11 @@ bool MainWindow::apply_report(const QString& file, Loaded loaded, bool reload) {
   self.charts->set_study(loaded.study);
   self.hall->set_report(self.report);
   self.charts->set_report(self.report);
+  self.heat_map->set_report(self.report);
   self.kpi->set_report(self.report);
   self.kpi->set_time(self.hall->time());
   self.charts->set_time_cursor(self.hall->time());
+  self.heat_map->set_time_cursor(self.hall->time());
   if (!loaded.study_error.isEmpty()) report_error(tr("%1: the events and limits cannot be read: %2").arg(QFileInfo(file).fileName(), loaded.study_error));
   if (reload) {
     if (!field.isEmpty()) self.hall->set_field(field);

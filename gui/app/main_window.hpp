@@ -1,6 +1,6 @@
 // The main window: a scenario browser (scenarios/ and recent files), and tabs for the data hall,
-// the charts, the scenario editor (with runs), the comparison of two reports and the validation
-// view (reports of `dctwin validate`).
+// the charts, the scenario editor (with runs), the comparison of two reports, the validation
+// view (reports of `dctwin validate`) and the rack x time heat map.
 //
 // Reports are read in a worker thread (the check in a separate process, the file's index, the
 // layout and the first field's range), with a progress bar and the step in the status bar; the
@@ -13,7 +13,8 @@
 //
 // The study's events and limits (read with the report) go to the hall and the charts; the key
 // figures panel sits beside the views. One time is shown everywhere: moving the hall's time moves
-// the charts' cursor and the key figures, and a time picked in the charts moves the hall.
+// the charts' and the heat map's cursor and the key figures, and a time picked in the charts or
+// the heat map moves the hall (a heat map cell also selects its rack).
 #pragma once
 
 #include <QMainWindow>
@@ -25,6 +26,7 @@ namespace dctwin::gui {
 class ChartsView;
 class CompareView;
 class HallView;
+class HeatMapView;
 class KpiPanel;
 class ScenarioEditor;
 class ValidationView;
@@ -33,7 +35,7 @@ class MainWindow : public QMainWindow {
   Q_OBJECT
 
  public:
-  enum class View { hall, charts, scenario, compare, validation };
+  enum class View { hall, charts, scenario, compare, validation, heat_map };
 
   explicit MainWindow(QWidget* parent = nullptr);
   ~MainWindow() override;
@@ -75,6 +77,7 @@ class MainWindow : public QMainWindow {
   [[nodiscard]] ScenarioEditor* editor() const;
   [[nodiscard]] CompareView* compare() const;
   [[nodiscard]] ValidationView* validation() const;
+  [[nodiscard]] HeatMapView* heat_map() const;
   [[nodiscard]] KpiPanel* kpi() const;
 
  Q_SIGNALS:

@@ -44,6 +44,7 @@
 #include "charts_view.hpp"
 #include "compare_view.hpp"
 #include "dctwin/gui/chart_scene.hpp"
+#include "dctwin/gui/distribution.hpp"
 #include "dctwin/gui/hall_scene.hpp"
 #include "dctwin/gui/live_run.hpp"
 #include "dctwin/gui/report_model.hpp"
@@ -58,6 +59,7 @@
 #include "facility_report.hpp"
 #include "gui_test.hpp"
 #include "hall_view.hpp"
+#include "heat_map_view.hpp"
 #include "kpi_panel.hpp"
 #include "main_window.hpp"
 #include "rack_panel.hpp"
@@ -1817,4 +1819,235 @@ TEST_CASE("key figures: the run's summary and the pods at the time shown in the 
   REQUIRE(window.open_report(QString::fromStdString(fixture("small").string())));
   CHECK(kpi->value_of("PUE").isEmpty());
   CHECK_FALSE(kpi->value_of("Model FLOPs utilisation").isEmpty());
+}
+
+// ---- percentile bands and the rack x time heat map -------------------------------------------------
+
+TEST_CASE("distribution: sample quantiles, percentile bands and the rack x time map of a report", "[model]") {
+  // Hyndman and Fan definition 7: linear between order statistics at h = (n - 1) p.
+  const std::vector<double> four{1.0, 2.0, 3.0, 4.0};
+  CHECK(sorted_quantile(four, 0.0) == 1.0);
+  CHECK(sorted_quantile(four, 0.5) == 2.5);
+  CHECK(sorted_quantile(four, 1.0) == 4.0);
+  CHECK(sorted_quantile(four, 0.05) == Approx(1.15));
+  CHECK(std::isnan(sorted_quantile({}, 0.5)));
+  std::vector<double> hundred(101);
+  for (std::size_t i = 0; i < hundred.size(); ++i) hundred[i] = static_cast<double>(i);
+  CHECK(sorted_quantile(hundred, 0.05) == Approx(5.0));
+  CHECK(sorted_quantile(hundred, 0.95) == Approx(95.0));
+  // NaN is left out; the order of the values does not matter.
+  const auto q = row_quantiles(std::vector<double>{NAN, 3.0, 1.0, 2.0});
+  CHECK(q[0] == 1.0);
+  CHECK(q[1] == Approx(1.1));
+  CHECK(q[2] == 2.0);
+  CHECK(q[3] == Approx(2.9));
+  CHECK(q[4] == 3.0);
+  CHECK(std::isnan(row_quantiles(std::vector<double>{NAN, NAN})[2]));
+
+  const ReportModel report(fixture("small"));
+  const auto* tj = report.find_field("/gpu/junction_temperature");
+  REQUIRE(tj != nullptr);
+  const PercentileBands bands = percentile_bands(report, *tj);
+  const std::size_t samples = report.time().size();
+  REQUIRE(bands.median().size() == samples);
+  const auto& max = report.aggregate_series(*tj, Reduction::max);
+  for (std::size_t t = 0; t < samples; ++t) {
+    CHECK(bands.max()[t] == max[t]);
+    CHECK(bands.min()[t] <= bands.p5()[t]);
+    CHECK(bands.p5()[t] <= bands.median()[t]);
+    CHECK(bands.median()[t] <= bands.p95()[t]);
+    CHECK(bands.p95()[t] <= bands.max()[t]);
+  }
+  const auto at7 = row_quantiles(report.entity_row(*tj, 7));
+  for (std::size_t k = 0; k < at7.size(); ++k) CHECK(bands.q[k][7] == at7[k]);
+  CHECK(bands.p95()[7] - bands.p5()[7] > 0.1);  // the fixture's GPUs do differ
+
+  // The map holds the hall's per-rack values.
+  const RackTimeMap map = rack_time_map(report, *tj, Reduction::max);
+  REQUIRE(map.racks == 72);
+  REQUIRE(map.samples == samples);
+  for (const std::size_t t : {std::size_t{0}, std::size_t{7}, samples - 1}) {
+    const auto& per_rack = report.rack_values(*tj, Reduction::max, t);
+    for (const std::size_t r : {std::size_t{0}, std::size_t{25}, std::size_t{71}}) CHECK(map.at(r, t) == per_rack[r]);
+  }
+  const RackTimeMap mean = rack_time_map(report, *tj, Reduction::mean);
+  CHECK(mean.at(25, 7) == Approx(report.rack_values(*tj, Reduction::mean, 7)[25]));
+  // Throttled GPUs are counted per rack whatever the reduction asked for.
+  const auto* throttle = report.find_field("/gpu/throttle_reasons");
+  const RackTimeMap flagged = rack_time_map(report, *throttle, Reduction::max);
+  CHECK(flagged.at(70, 10) == report.rack_values(*throttle, Reduction::count_nonzero, 10)[70]);
+  // A rack field as stored.
+  const auto* supply = report.find_field("/rack/coolant_supply_temperature");
+  CHECK(rack_time_map(report, *supply, Reduction::max).at(3, 4) == report.entity_row(*supply, 4)[3]);
+
+  // Orders: a permutation of the racks; by peak non-increasing; by position pod, y, x.
+  const auto by_peak = rack_order(report.layout(), map, RackOrder::peak);
+  const auto by_position = rack_order(report.layout(), map, RackOrder::position);
+  for (const auto* order : {&by_peak, &by_position}) {
+    CHECK(std::set<std::size_t>(order->begin(), order->end()).size() == 72);
+  }
+  for (std::size_t i = 1; i < by_peak.size(); ++i) CHECK(map.peak(by_peak[i - 1]) >= map.peak(by_peak[i]));
+  double hottest = -1e300;
+  for (std::size_t r = 0; r < 72; ++r) hottest = std::max(hottest, map.peak(r));
+  CHECK(map.peak(by_peak.front()) == hottest);
+  const auto& layout = report.layout();
+  for (std::size_t i = 1; i < by_position.size(); ++i) {
+    const std::size_t a = by_position[i - 1], b = by_position[i];
+    CHECK(std::make_tuple(layout.rack_pod[a], layout.rack_position[a].y, layout.rack_position[a].x) <=
+          std::make_tuple(layout.rack_pod[b], layout.rack_position[b].y, layout.rack_position[b].x));
+  }
+  // The colour map's ends are the hall's (plasma's first and last colours).
+  CHECK(sequential_colour(0.0) == std::array<unsigned char, 3>{13, 8, 135});
+  CHECK(sequential_colour(1.0) == std::array<unsigned char, 3>{240, 249, 33});
+  CHECK(sequential_colour(2.0) == sequential_colour(1.0));
+}
+
+TEST_CASE("chart CSV: a band adds its lower and upper bound after its series", "[model]") {
+  ChartSeries median{"GPU junction temperature (median of GPUs)", "degC", {60.0, 61.5}};
+  median.bands.push_back({"p5-p95 over GPUs", {58.0, 59.25}, {62.0, 63.0}});
+  const std::string csv = chart_csv({0, 0.5}, "time [min]", {median});
+  CHECK(csv ==
+        "time [min],GPU junction temperature (median of GPUs) [degC],"
+        "\"GPU junction temperature (median of GPUs), p5-p95 over GPUs lower [degC]\","
+        "\"GPU junction temperature (median of GPUs), p5-p95 over GPUs upper [degC]\"\n"
+        "0,60,58,62\n0.5,61.5,59.25,63\n");
+}
+
+TEST_CASE("charts: percentile bands of all GPUs around their median, with the limit lines", "[gl]") {
+  app();
+  const fs::path path = fixture("study");
+  const ReportModel report(path);
+  const auto* tj = report.find_field("/gpu/junction_temperature");
+  const PercentileBands bands = percentile_bands(report, *tj);
+  MainWindow window;
+  window.set_interactive(false);
+  window.resize(1400, 900);
+  REQUIRE(window.open_report(QString::fromStdString(path.string())));
+  window.show_view(MainWindow::View::charts);
+  ChartsView* charts = window.charts();
+  show_and_wait(window, charts->vtk_view());
+  CHECK(charts->available().contains("bands:/gpu/junction_temperature"));
+  CHECK(charts->available().contains("bands:/rack/coolant_return_temperature"));
+  CHECK_FALSE(charts->available().contains("bands:/gpu/throttle_reasons"));
+  REQUIRE(charts->set_checked({"max:/gpu/junction_temperature"}) == 1);
+  const QImage max_only = render(charts->vtk_view());
+  REQUIRE(charts->set_checked({"bands:/gpu/junction_temperature"}) == 1);
+  ChartScene& chart = charts->chart();
+  REQUIRE(chart.panel_count() == 1);
+  CHECK(chart.panel_bands(0) == 2);
+  // The panel spans the bands: from the coldest GPU to the hottest over the run (degC).
+  const auto [lo, hi] = chart.panel_y_data(0);
+  CHECK(lo == Approx(*std::min_element(bands.min().begin(), bands.min().end()) - 273.15));
+  CHECK(hi == Approx(*std::max_element(bands.max().begin(), bands.max().end()) - 273.15));
+  // The field's limits hold the median line's panel as they hold the max's.
+  CHECK(chart.panel_limit_lines(0) + chart.off_scale_limits().size() == 3);
+  // The CSV has the median and both bands at full resolution.
+  const std::string csv = charts->csv();
+  CHECK(csv.find("GPU junction temperature (median of GPUs) [degC]") != std::string::npos);
+  CHECK(csv.find("min-max over GPUs lower [degC]") != std::string::npos);
+  CHECK(csv.find("p5-p95 over GPUs upper [degC]") != std::string::npos);
+  CHECK(std::count(csv.begin(), csv.end(), '\n') == static_cast<long>(report.time().size() + 1));
+  // Shaded: many pixels in the band's tints of the first series colour (68, 119, 170) over white.
+  const QImage with_bands = render(charts->vtk_view());
+  CHECK(fraction_changed(max_only, with_bands) > 0.01);
+  const QRect plot(100, 40, with_bands.width() - 140, with_bands.height() - 100);
+  const int outer = pixels_near(with_bands, plot, {200 / 255.0, 216 / 255.0, 230 / 255.0}, 14);
+  const int inner = pixels_near(with_bands, plot, {146 / 255.0, 176 / 255.0, 205 / 255.0}, 14);
+  INFO("outer band pixels " << outer << ", inner band pixels " << inner);
+  CHECK(outer > 500);
+  CHECK(inner > 500);
+}
+
+TEST_CASE("heat map: racks x time coloured by a field, ordered by place or peak, linked with the hall", "[gl]") {
+  app();
+  const fs::path path = fixture("study");
+  const ReportModel report(path);
+  const auto* tj = report.find_field("/gpu/junction_temperature");
+  MainWindow window;
+  window.set_interactive(false);
+  window.resize(1400, 900);
+  REQUIRE(window.open_report(QString::fromStdString(path.string())));
+  HeatMapView* heat = window.heat_map();
+  window.show_view(MainWindow::View::heat_map);
+  window.show();
+  REQUIRE(QTest::qWaitForWindowExposed(&window, 10000));
+  QApplication::processEvents();
+  CHECK(heat->field() == "/gpu/junction_temperature");
+  REQUIRE(heat->map().racks == 72);
+  REQUIRE(heat->map().samples == report.time().size());
+  CHECK(heat->title() == "GPU junction temperature, max per rack [degC], racks by position");
+  const RackTimeMap expected = rack_time_map(report, *tj, Reduction::max);
+  CHECK(heat->map().values == expected.values);
+  CHECK(heat->rows() == rack_order(report.layout(), expected, RackOrder::position));
+  heat->set_order(RackOrder::peak);
+  const auto& rows = heat->rows();
+  REQUIRE(rows.size() == 72);
+  for (std::size_t i = 1; i < rows.size(); ++i) CHECK(expected.peak(rows[i - 1]) >= expected.peak(rows[i]));
+  CHECK(heat->title().endsWith("racks by peak"));
+
+  // Every cell is painted in its value's colour on the colour range of the map (no cursor over it).
+  heat->set_time_cursor(NAN);
+  const auto [lo, hi] = heat->colour_range();
+  CHECK(lo < hi);
+  const QImage image = heat->canvas()->grab().toImage().convertToFormat(QImage::Format_RGB32);
+  for (const std::size_t rack : {rows.front(), rows[36], rows.back()}) {
+    for (const std::size_t t : {std::size_t{0}, std::size_t{5}, report.time().size() - 1}) {
+      const QPoint at = heat->position_of(rack, t);
+      const auto cell = heat->cell_at(at);
+      REQUIRE(cell.has_value());
+      CHECK(cell->first == rack);
+      CHECK(cell->second == t);
+      const double value = expected.at(rack, t) - 273.15;
+      const auto rgb = sequential_colour((value - lo) / (hi - lo));
+      const QRgb pixel = image.pixel(at);
+      INFO("rack " << rack << " sample " << t);
+      CHECK(std::abs(qRed(pixel) - rgb[0]) <= 2);
+      CHECK(std::abs(qGreen(pixel) - rgb[1]) <= 2);
+      CHECK(std::abs(qBlue(pixel) - rgb[2]) <= 2);
+    }
+  }
+  // Tooltip: the rack, the time and the value with its unit.
+  const std::size_t hottest = rows.front();
+  const QString text = heat->cell_text(hottest, 5);
+  CHECK(text == QString::fromStdString(report.layout().rack_labels[hottest] + " at " +
+                                       format_time(report.time()[5], report.time().back()) + ": " +
+                                       format_value(expected.at(hottest, 5) - 273.15, "degC")));
+
+  // The hall's time is the map's cursor; a click on a cell moves the hall there and selects the rack.
+  window.hall()->set_time(120.0);
+  CHECK(heat->time_cursor() == 120.0);
+  QSignalSpy picked(heat, &HeatMapView::time_picked);
+  QTest::mouseClick(heat->canvas(), Qt::LeftButton, {}, heat->position_of(hottest, 8));
+  REQUIRE(picked.count() == 1);
+  CHECK(window.hall()->time() == report.time()[8]);
+  CHECK(heat->time_cursor() == report.time()[8]);
+  REQUIRE(window.hall()->selected_rack().has_value());
+  CHECK(*window.hall()->selected_rack() == hottest);
+  CHECK_FALSE(heat->cell_at(QPoint(2, 2)).has_value());
+
+  // Another field: the throttled GPUs per rack; the map is read again.
+  REQUIRE(heat->set_field("/gpu/throttle_reasons"));
+  const auto* throttle = report.find_field("/gpu/throttle_reasons");
+  CHECK(heat->map().values == rack_time_map(report, *throttle, Reduction::count_nonzero).values);
+  CHECK(heat->title() == "GPU throttle reasons (NVML bitmask), GPUs flagged per rack [GPUs], racks by peak");
+  CHECK_FALSE(heat->set_field("/no/such/field"));
+}
+
+TEST_CASE("command line: a heat map screenshot, and its options checked", "[gl]") {
+  const QString report = QString::fromStdString(fixture("study").string());
+  const QString shot = QString::fromStdString((work_dir / "heatmap.png").string());
+  auto r = run_process(DCTWIN_GUI_EXE, {"--screenshot", shot, "--view", "heatmap", "--field", "junction_temperature",
+                                        "--order", "peak", "--time", "2 min", "--size", "1000x700", report});
+  INFO(r.err.toStdString());
+  CHECK(r.exit_code == 0);
+  const QImage image(shot);
+  REQUIRE_FALSE(image.isNull());
+  CHECK(image.size() == QSize(1000, 700));
+  CHECK(distinct_colours(image) > 50);
+  r = run_process(DCTWIN_GUI_EXE, {"--screenshot", shot, "--view", "heatmap", "--order", "hottest", report});
+  CHECK(r.exit_code == 64);
+  CHECK(r.err.contains("--order hottest: expected position or peak"));
+  r = run_process(DCTWIN_GUI_EXE, {"--screenshot", shot, "--view", "heatmap", "--field", "nothing", report});
+  CHECK(r.exit_code == 64);
+  CHECK(r.err.contains("--field nothing: no such field in the report (fields: /gpu/junction_temperature"));
 }

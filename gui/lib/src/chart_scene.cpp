@@ -12,6 +12,7 @@
 #include <vtkNew.h>
 #include <vtkPen.h>
 #include <vtkPlot.h>
+#include <vtkPlotArea.h>
 #include <vtkPlotLine.h>
 #include <vtkRenderer.h>
 #include <vtkSmartPointer.h>
@@ -77,6 +78,47 @@ vtkSmartPointer<vtkTable> make_table(const std::string& x_name, const std::strin
   return table;
 }
 
+/// The points of a band over [lo, hi]: every sample with finite bounds when there are at most
+/// 2 * buckets of them, else one point per x interval (equal in log10 x on a log axis) with the
+/// smallest lower and the largest upper bound of its samples at the interval's first sample, so
+/// the band drawn is the envelope of the full one.
+struct BandPoints {
+  std::vector<double> x, lower, upper;
+};
+BandPoints decimate_band(const std::vector<double>& x, const std::vector<double>& lower,
+                         const std::vector<double>& upper, double lo, double hi, std::size_t buckets, bool log_x,
+                         bool log_y) {
+  BandPoints all;
+  for (std::size_t i = 0; i < x.size() && i < lower.size() && i < upper.size(); ++i) {
+    if (!std::isfinite(x[i]) || !std::isfinite(lower[i]) || !std::isfinite(upper[i])) continue;
+    if (log_x && x[i] <= 0.0) continue;
+    if (log_y && lower[i] <= 0.0) continue;
+    if (buckets > 0 && hi > lo && (x[i] < lo || x[i] > hi)) continue;
+    all.x.push_back(x[i]);
+    all.lower.push_back(lower[i]);
+    all.upper.push_back(upper[i]);
+  }
+  if (buckets == 0 || !(hi > lo) || all.x.size() <= 2 * buckets) return all;
+  auto scaled = [&](double v) { return log_x ? std::log10(v) : v; };
+  const double s_lo = scaled(lo), s_hi = scaled(hi);
+  BandPoints kept;
+  std::size_t current = std::numeric_limits<std::size_t>::max();
+  for (std::size_t i = 0; i < all.x.size(); ++i) {
+    const double f = (scaled(all.x[i]) - s_lo) / (s_hi - s_lo);
+    const auto bucket = std::min(buckets - 1, static_cast<std::size_t>(std::max(0.0, f) * static_cast<double>(buckets)));
+    if (bucket != current || kept.x.empty()) {
+      current = bucket;
+      kept.x.push_back(all.x[i]);
+      kept.lower.push_back(all.lower[i]);
+      kept.upper.push_back(all.upper[i]);
+    } else {
+      kept.lower.back() = std::min(kept.lower.back(), all.lower[i]);
+      kept.upper.back() = std::max(kept.upper.back(), all.upper[i]);
+    }
+  }
+  return kept;
+}
+
 }  // namespace
 
 struct ChartScene::Impl {
@@ -86,6 +128,12 @@ struct ChartScene::Impl {
     std::vector<double> x, y;  // full resolution, display units
     std::string column;
     vtkSmartPointer<vtkTable> table;
+    struct Band {
+      std::vector<double> lower, upper;  // full resolution, display units
+      std::string name;
+      vtkSmartPointer<vtkTable> table;  // columns x, lower, upper
+    };
+    std::vector<Band> bands;
   };
   /// One unit's chart: its series and the range of their data (display units).
   struct Panel {
@@ -95,7 +143,7 @@ struct ChartScene::Impl {
     double y_lo = 0.0, y_hi = 1.0;
     double axis_lo = 0.0, axis_hi = 1.0;  // the data and the limit lines drawn
     bool has_data = false;
-    std::size_t limit_lines = 0, event_lines = 0;
+    std::size_t limit_lines = 0, event_lines = 0, bands = 0;
     std::vector<std::string> extra_labels;  // legend entries of limits and events
     vtkSmartPointer<vtkTable> cursor_table;
     vtkPlot* cursor_plot = nullptr;  // owned by the chart; hidden while there is no cursor
@@ -191,13 +239,25 @@ struct ChartScene::Impl {
       auto* xs = vtkDoubleArray::SafeDownCast(table->GetColumn(0));
       auto* ys = vtkDoubleArray::SafeDownCast(table->GetColumn(1));
       if (xs == nullptr || ys == nullptr) continue;
-      for (vtkIdType i = 0; i < xs->GetNumberOfValues(); ++i) {
-        const double fx = fraction(xs->GetValue(i), x_lo, x_hi, options.log_x);
-        const double fy = fraction(ys->GetValue(i), y_lo, y_hi, options.log_y);
-        if (fx < 0.0 || fx > 1.0 || fy < 0.0 || fy > 1.0) continue;
-        const bool in_x = right ? fx >= 1.0 - fw : fx <= fw;
-        const bool in_y = top ? fy >= 1.0 - fh : fy <= fh;
-        if (in_x && in_y) ++inside;
+      auto count_inside = [&](vtkDoubleArray* xs_, vtkDoubleArray* ys_) {
+        for (vtkIdType i = 0; i < xs_->GetNumberOfValues(); ++i) {
+          const double fx = fraction(xs_->GetValue(i), x_lo, x_hi, options.log_x);
+          const double fy = fraction(ys_->GetValue(i), y_lo, y_hi, options.log_y);
+          if (fx < 0.0 || fx > 1.0 || fy < 0.0 || fy > 1.0) continue;
+          const bool in_x = right ? fx >= 1.0 - fw : fx <= fw;
+          const bool in_y = top ? fy >= 1.0 - fh : fy <= fh;
+          if (in_x && in_y) ++inside;
+        }
+      };
+      count_inside(xs, ys);
+      // A band's edges count as drawn points: the legend must not cover the shaded area either.
+      for (const auto& band : lines[k].bands) {
+        if (band.table->GetNumberOfColumns() < 3) continue;
+        auto* bx = vtkDoubleArray::SafeDownCast(band.table->GetColumn(0));
+        for (const int column : {1, 2}) {
+          auto* by = vtkDoubleArray::SafeDownCast(band.table->GetColumn(column));
+          if (bx != nullptr && by != nullptr) count_inside(bx, by);
+        }
       }
     }
     return inside;
@@ -329,6 +389,28 @@ struct ChartScene::Impl {
       }
       line.table->ShallowCopy(make_table(x_title, line.column, points));
       line.table->Modified();
+      for (auto& band : line.bands) {
+        const BandPoints kept = decimate_band(line.x, band.lower, band.upper, lo, hi, options.buckets, options.log_x,
+                                              options.log_y);
+        auto table = vtkSmartPointer<vtkTable>::New();
+        vtkNew<vtkDoubleArray> xs, lower, upper;
+        xs->SetName(x_title.c_str());
+        lower->SetName("lower");
+        upper->SetName("upper");
+        const auto n = static_cast<vtkIdType>(kept.x.size());
+        for (vtkDoubleArray* a : {xs.Get(), lower.Get(), upper.Get()}) a->SetNumberOfValues(n);
+        for (vtkIdType i = 0; i < n; ++i) {
+          const auto j = static_cast<std::size_t>(i);
+          xs->SetValue(i, kept.x[j]);
+          lower->SetValue(i, kept.lower[j]);
+          upper->SetValue(i, kept.upper[j]);
+        }
+        table->AddColumn(xs);
+        table->AddColumn(lower);
+        table->AddColumn(upper);
+        band.table->ShallowCopy(table);
+        band.table->Modified();
+      }
     }
     shown_lo = lo;
     shown_hi = hi;
@@ -390,6 +472,7 @@ int ChartScene::legend_corner(std::size_t panel) const { return impl_->panels.at
 
 std::size_t ChartScene::points_under_legend(std::size_t panel) const { return impl_->panels.at(panel).legend_hides; }
 
+std::size_t ChartScene::panel_bands(std::size_t panel) const { return impl_->panels.at(panel).bands; }
 std::size_t ChartScene::panel_limit_lines(std::size_t panel) const { return impl_->panels.at(panel).limit_lines; }
 std::size_t ChartScene::panel_event_lines(std::size_t panel) const { return impl_->panels.at(panel).event_lines; }
 const std::vector<std::string>& ChartScene::off_scale_limits() const { return impl_->off_scale; }
@@ -495,6 +578,21 @@ void ChartScene::set_series(const std::vector<double>& x, const std::string& x_t
         y_hi[p] = std::max(y_hi[p], line.y[i]);
       }
     }
+    for (const auto& band : s.bands) {
+      Impl::Line::Band b{band.lower, band.upper, band.name, vtkSmartPointer<vtkTable>::New()};
+      b.lower.resize(line.x.size(), std::nan(""));
+      b.upper.resize(line.x.size(), std::nan(""));
+      // The band's extent widens its panel's y range like the line's own values.
+      for (std::size_t i = 0; i < line.x.size(); ++i) {
+        if (!std::isfinite(line.x[i]) || (options.log_x && line.x[i] <= 0.0)) continue;
+        for (const double v : {b.lower[i], b.upper[i]}) {
+          if (!std::isfinite(v) || (options.log_y && v <= 0.0)) continue;
+          y_lo[p] = std::min(y_lo[p], v);
+          y_hi[p] = std::max(y_hi[p], v);
+        }
+      }
+      line.bands.push_back(std::move(b));
+    }
     self.lines.push_back(std::move(line));
   }
   if (!(hi >= lo)) {
@@ -504,6 +602,26 @@ void ChartScene::set_series(const std::vector<double>& x, const std::string& x_t
   self.full_lo = lo;
   self.full_hi = hi;
   self.decimate(lo, hi);
+  // Bands first, so that every line is drawn over them; the widest band is the most transparent.
+  for (std::size_t k = 0; k < series.size(); ++k) {
+    auto& panel = self.panels[self.panel_of_series[k]];
+    const auto* rgb = palette[k % std::size(palette)];
+    const std::size_t n = self.lines[k].bands.size();
+    for (std::size_t b = 0; b < n; ++b) {
+      auto& band = self.lines[k].bands[b];
+      auto* area = vtkPlotArea::SafeDownCast(panel.chart->AddPlot(vtkChart::AREA));
+      if (area == nullptr) continue;
+      area->SetInputData(band.table);
+      area->SetInputArray(0, x_title);
+      area->SetInputArray(1, "lower");
+      area->SetInputArray(2, "upper");
+      const auto alpha = static_cast<unsigned char>(45 + 60 * (b + 1) / n);
+      area->SetColor(rgb[0], rgb[1], rgb[2], alpha);
+      area->SetLabel(band.name);
+      panel.extra_labels.push_back(band.name);
+      ++panel.bands;
+    }
+  }
   for (std::size_t k = 0; k < series.size(); ++k) {
     vtkChartXY* chart = self.panels[self.panel_of_series[k]].chart;
     vtkPlot* line = chart->AddPlot(vtkChart::LINE);
@@ -689,15 +807,36 @@ std::string chart_csv(const std::vector<double>& x, const std::string& x_title,
     std::snprintf(buffer, sizeof buffer, "%.10g", value);
     return buffer;
   };
+  // The columns of each series: its values, then the lower and upper bound of each band.
+  struct Column {
+    std::string title;
+    const std::vector<double>* values;
+  };
+  std::vector<std::vector<Column>> columns(series.size());
+  for (std::size_t k = 0; k < series.size(); ++k) {
+    const auto& s = series[k];
+    columns[k].push_back({title_with_unit(s.name, s.unit), &s.values});
+    for (const auto& band : s.bands) {
+      columns[k].push_back({title_with_unit(s.name + ", " + band.name + " lower", s.unit), &band.lower});
+      columns[k].push_back({title_with_unit(s.name + ", " + band.name + " upper", s.unit), &band.upper});
+    }
+  }
+  auto value_at = [&](const Column& column, std::size_t i) {
+    return i < column.values->size() ? number((*column.values)[i]) : std::string();
+  };
   const bool own_x = std::any_of(series.begin(), series.end(), [](const ChartSeries& s) { return !s.x.empty(); });
   std::string text;
   if (!own_x) {
     text = csv_field(x_title);
-    for (const auto& s : series) text += "," + csv_field(title_with_unit(s.name, s.unit));
+    for (const auto& group : columns) {
+      for (const auto& column : group) text += "," + csv_field(column.title);
+    }
     text += "\n";
     for (std::size_t i = 0; i < x.size(); ++i) {
       text += number(x[i]);
-      for (const auto& s : series) text += "," + (i < s.values.size() ? number(s.values[i]) : std::string());
+      for (const auto& group : columns) {
+        for (const auto& column : group) text += "," + value_at(column, i);
+      }
       text += "\n";
     }
     return text;
@@ -706,15 +845,17 @@ std::string chart_csv(const std::vector<double>& x, const std::string& x_title,
   for (std::size_t k = 0; k < series.size(); ++k) {
     const auto& sx = series[k].x.empty() ? x : series[k].x;
     rows = std::max(rows, sx.size());
-    text += (k == 0 ? "" : ",") + csv_field(x_title) + "," + csv_field(title_with_unit(series[k].name, series[k].unit));
+    text += (k == 0 ? "" : ",") + csv_field(x_title);
+    for (const auto& column : columns[k]) text += "," + csv_field(column.title);
   }
   text += "\n";
   for (std::size_t i = 0; i < rows; ++i) {
     for (std::size_t k = 0; k < series.size(); ++k) {
       const auto& sx = series[k].x.empty() ? x : series[k].x;
       if (k > 0) text += ",";
-      if (i < sx.size()) text += number(sx[i]) + "," + (i < series[k].values.size() ? number(series[k].values[i]) : std::string());
-      else text += ",";
+      const bool has = i < sx.size();
+      text += has ? number(sx[i]) : std::string();
+      for (const auto& column : columns[k]) text += "," + (has ? value_at(column, i) : std::string());
     }
     text += "\n";
   }

@@ -89,7 +89,7 @@ const char* study_event_kind_name(StudyEvent::Kind kind) {
 
 std::vector<StudyLimit> Study::limits_for(const std::string& id) const {
   std::string path = id;
-  for (const char* prefix : {"max:", "mean:"}) {
+  for (const char* prefix : {"max:", "mean:", "bands:"}) {
     if (id.rfind(prefix, 0) == 0) path = id.substr(std::string(prefix).size());
   }
   std::vector<StudyLimit> result;

@@ -27,6 +27,13 @@ class vtkContextView;
 
 namespace dctwin::gui {
 
+/// A shaded band between two curves around a series' line (e.g. the 5th to 95th percentile of all
+/// GPUs), on the series' x; drawn under the lines, in the series' colour.
+struct ChartBand {
+  std::string name;  ///< legend entry, e.g. "p5-p95 over GPUs"
+  std::vector<double> lower, upper;  ///< display units, same length as the series' values
+};
+
 /// One line of a chart, in display units.
 struct ChartSeries {
   std::string name;  ///< legend entry, e.g. "Coolant return temperature"
@@ -35,6 +42,8 @@ struct ChartSeries {
   /// The series' own x values (same length as `values`), e.g. a 1-ms grid series beside 1-s
   /// thermal series; empty: the chart's shared x.
   std::vector<double> x = {};
+  /// Bands around the line, widest first (each drawn more transparent than the next).
+  std::vector<ChartBand> bands = {};
 };
 
 /// A horizontal limit line drawn in the panel of a series (e.g. a GPU's 87 degC limit).
@@ -118,6 +127,8 @@ class ChartScene {
   [[nodiscard]] int legend_corner(std::size_t panel) const;
   /// Drawn points under a panel's legend (estimated from its entries; 0 unless zoomed).
   [[nodiscard]] std::size_t points_under_legend(std::size_t panel) const;
+  /// Bands drawn in a panel (shaded areas).
+  [[nodiscard]] std::size_t panel_bands(std::size_t panel) const;
   /// Limit lines drawn in a panel, and event lines (one per event) in each panel.
   [[nodiscard]] std::size_t panel_limit_lines(std::size_t panel) const;
   [[nodiscard]] std::size_t panel_event_lines(std::size_t panel) const;
@@ -139,7 +150,8 @@ class ChartScene {
 };
 
 /// CSV text: a header `time [s],name [unit],...` and one row per sample, values with 10
-/// significant digits. Names are quoted when they contain a comma or a quote. When a series has
+/// significant digits. A band adds two columns after its series: `name, band lower [unit]` and
+/// `name, band upper [unit]`. Names are quoted when they contain a comma or a quote. When a series has
 /// x values of its own, every series gets its own x column (`x_title`) before its values, and
 /// shorter columns are left empty at the end.
 [[nodiscard]] std::string chart_csv(const std::vector<double>& x, const std::string& x_title,

@@ -55,7 +55,8 @@ struct Study {
   std::vector<std::string> notes;
 
   /// The limits of a chart id or dataset path: "max:/gpu/junction_temperature" and
-  /// "mean:/gpu/junction_temperature" take the field's limits; other ids are matched exactly.
+  /// "mean:/gpu/junction_temperature" and "bands:/gpu/junction_temperature" take the field's
+  /// limits; other ids are matched exactly.
   [[nodiscard]] std::vector<StudyLimit> limits_for(const std::string& id) const;
   /// The lowest upper limit of a field (not relative), or NaN when it has none.
   [[nodiscard]] double lowest_upper_limit(const std::string& path, std::string* label = nullptr) const;
