@@ -158,7 +158,7 @@ TEST_CASE("An output interval below 1 ms is refused before anything runs", "[cli
   write_variant(dir, "grid.yaml", "llama3-24k-grid.yaml", {{"  time_step: 1 ms", "  time_step: 1e-14 s"}});
   const Ended grid = run({"check", "grid.yaml"}, dir);
   CHECK(grid.exited_with(65));
-  CHECK(grid.err == "grid.yaml:39:14: electrical.time_step = 1e-14 s (must be in [0.1, 10] ms)\n");
+  CHECK(grid.err == "grid.yaml:44:14: electrical.time_step = 1e-14 s (must be in [0.1, 10] ms)\n");
 }
 
 TEST_CASE("A report larger than 1 TiB or than the free space is refused before it is created", "[cli][limits]") {
