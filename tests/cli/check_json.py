@@ -102,7 +102,7 @@ for path in scenarios:
     else:
         check(code == 0 and warnings == [], f"{name}: warnings {warnings}")
 
-# The pod's 3.11 MW (3,072 x 700 W + 384 x 2,500 W) on the default 500 kW dry cooler: the chiller
+# The pod's 3.05 MW (3,072 x 700 W + 384 x 2,350 W) on the default 500 kW dry cooler: the chiller
 # could carry it only with condenser water far above its curves' 35 degC. A 5 MW dry cooler is fine.
 with open(os.path.join(source, "scenarios", "pod-l2a.yaml")) as f:
     pod = f.read()
