@@ -1151,11 +1151,14 @@ std::vector<solver::SummaryFigure> TrainingJob::summary(const double* d, double 
   const double span = duration > 0.0 ? duration : 1.0;
   const double gpu_hours = gpus * span / seconds_per_hour;
   std::vector<solver::SummaryFigure> figures = {
+      // Both means run from t = 0 and so include the start transient (the governors and fan tables
+      // settle in about a minute: docs/models/workload.md); the descriptions say so in the report.
       {"mfu_mean", a.model_flops / (span * gpus * p_.job.peak_flops), "1",
        "model FLOPs of the steps that count (with the done share of the step in progress at the end) / (run time x "
-       "GPUs x peak)"},
+       "GPUs x peak), from t = 0: includes the start transient"},
       {"throughput_mean", a.tokens_trained / span, "1/s",
-       "tokens of the steps that count (with the done share of the last step) per second of run time [tokens/s]"},
+       "tokens of the steps that count (with the done share of the last step) per second of run time [tokens/s], "
+       "from t = 0: includes the start transient"},
       {"mfu_planned", plan_.mfu(1.0, plan_.step_time(), p_.job.peak_flops), "1",
        "MFU of a step at the top clock, without checkpoints or interruptions"},
       {"step_time_planned", plan_.step_time(), "s", "step time at the top clock"},
