@@ -56,6 +56,7 @@ PiParameters CduParameters::default_controller() {
   c.action = ControllerAction::direct;
   c.anti_windup = AntiWindup::back_calculation;
   c.tracking_time = 10.0;
+  c.output_resolution = 0.005;
   return c;
 }
 

@@ -40,6 +40,10 @@ solver::ParameterTable PiParameters::table(const PiParameters& d) {
   p = real_parameter("tracking_time", "s", "T_t: back-calculation tracking time (>= sample period)", d.tracking_time,
                      "T_t = T_i / 2, between T_d and T_i (Astrom & Hagglund 2006)");
   t.push_back(greater_than(p, 0.0));
+  p = real_parameter("output_resolution", "1",
+                     "Step of the output as written (the command is rounded to it); 0 = continuous",
+                     d.output_resolution, "Resolution of the actuator command [E]; see the owning model");
+  t.push_back(at_least(p, 0.0));
   return t;
 }
 
@@ -56,6 +60,7 @@ PiParameters PiParameters::from(const solver::ParameterTree& s) {
                   : scheme == "none"   ? AntiWindup::none
                                        : AntiWindup::back_calculation;
   p.tracking_time = s.number("tracking_time");
+  p.output_resolution = s.number("output_resolution");
   return p;
 }
 
@@ -68,6 +73,14 @@ PiController::PiController(PiParameters p, std::string section) : p_(p) {
   check.greater_than("output_max", p_.output_max, p_.output_min, "");
   if (p_.anti_windup == AntiWindup::back_calculation)
     check.at_least("tracking_time", p_.tracking_time, p_.sample_period, "s");
+  check.at_least("output_resolution", p_.output_resolution, 0.0, "");
+  check.less_than("output_resolution", p_.output_resolution, p_.output_max - p_.output_min, "");
+}
+
+double PiController::quantize(double output) const {
+  const double u = std::clamp(output, p_.output_min, p_.output_max);
+  if (p_.output_resolution == 0.0) return u;
+  return std::clamp(std::round(u / p_.output_resolution) * p_.output_resolution, p_.output_min, p_.output_max);
 }
 
 double PiController::error(double setpoint, double measurement) const {
@@ -93,12 +106,12 @@ double PiController::step(PiState& state, double setpoint, double measurement) c
     }
     case AntiWindup::none: state.integral += integral_increment; break;
   }
-  state.output = u;
-  return u;
+  state.output = quantize(u);
+  return state.output;
 }
 
 void PiController::initialize(PiState& state, double output, double setpoint, double measurement) const {
-  const double u = std::clamp(output, p_.output_min, p_.output_max);
+  const double u = quantize(output);
   state.integral = u - p_.proportional_gain * error(setpoint, measurement);
   state.output = u;
 }

@@ -130,6 +130,12 @@ solver::ParameterTable FanControllerParameters::table() {
   t.push_back(greater_than(p, 0.0));
   p = real_parameter("hysteresis", "K", "Temperature drop needed before the curve mode lowers the speed", 2.0, "");
   t.push_back(at_least(p, 0.0));
+  p = real_parameter("speed_resolution", "1",
+                     "Step of the speed the controller writes (the command is rounded to it); 0 = continuous", 0.01,
+                     "BMC fan commands are a whole-percent PWM duty (IPMI/OEM fan commands; OpenBMC "
+                     "phosphor-pid-control writes a percentage scaled to the hwmon pwm range 0-255, 1/255 = 0.4 %) [U]");
+  at_least(p, 0.0);
+  t.push_back(at_most(p, 0.1));
   return t;
 }
 
@@ -155,6 +161,7 @@ FanControllerParameters FanControllerParameters::from(const solver::ParameterTre
   p.max_speed = s.number("max_speed");
   p.max_slew_rate = s.number("max_slew_rate");
   p.hysteresis = s.number("hysteresis");
+  p.speed_resolution = s.number("speed_resolution");
   const auto& points = s.list("curve");
   if (!points.empty()) {
     p.curve.clear();
@@ -171,6 +178,9 @@ FanController::FanController(FanControllerParameters p) : p_(std::move(p)), pi_m
                              format_decimals(p_.max_speed));
   if (!(p_.sample_period > 0.0) || !(p_.max_slew_rate > 0.0) || !(p_.integral_time > 0.0))
     throw solver::InputError("fan controller: sample_period, integral_time and max_slew_rate must be > 0");
+  if (!(p_.speed_resolution >= 0.0 && p_.speed_resolution <= 0.1))
+    throw solver::InputError("fan controller: speed_resolution " + format_decimals(p_.speed_resolution) +
+                             " is not in [0, 0.1]");
   if (p_.curve.size() < 2)
     throw solver::InputError("fan controller: curve needs at least 2 points (" + std::to_string(p_.curve.size()) +
                              " given)");
@@ -188,8 +198,13 @@ FanController::FanController(FanControllerParameters p) : p_(std::move(p)), pi_m
 }
 
 FanControllerState FanController::initial_state(double speed) const {
-  const double s = std::clamp(speed, p_.min_speed, p_.max_speed);
+  const double s = quantize(std::clamp(speed, p_.min_speed, p_.max_speed));
   return {s, s};
+}
+
+double FanController::quantize(double speed) const {
+  if (p_.speed_resolution == 0.0) return speed;
+  return std::clamp(std::round(speed / p_.speed_resolution) * p_.speed_resolution, p_.min_speed, p_.max_speed);
 }
 
 double FanController::curve_speed(double temperature) const {
@@ -217,8 +232,14 @@ double FanController::step(FanControllerState& state, const FanControllerInputs&
   double speed = std::clamp(demand, p_.min_speed, p_.max_speed);
   speed = std::clamp(speed, state.speed - step_limit, state.speed + step_limit);
   if (pi_mode_) state.integral = speed != demand ? speed - p_.proportional_gain * error : integral;
-  state.speed = speed;
-  return speed;
+  // The written speed: the nearest step, or the next one towards s_k where the nearest would break
+  // the slew limit (s_k is itself a step).
+  double written = quantize(speed);
+  const double r = p_.speed_resolution, slack = 1e-9 * r;
+  if (written > state.speed + step_limit + slack && written - r >= p_.min_speed) written -= r;
+  if (written < state.speed - step_limit - slack && written + r <= p_.max_speed) written += r;
+  state.speed = written;
+  return written;
 }
 
 }  // namespace dctwin::models::thermal

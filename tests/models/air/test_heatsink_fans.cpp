@@ -141,6 +141,7 @@ TEST_CASE("Fan controller (PI): step response reaches the target within limits a
   const AirCooledServer server;
   FanControllerParameters cp;
   cp.target_temperature = k0 + 86.0;
+  cp.speed_resolution = 0.0;  // the continuous law (the rounded one is tested below)
   const FanController controller(cp);
   const double inlet = k0 + 25.0, tau = 40.0, decay = std::exp(-cp.sample_period / tau);
   FanControllerState state = controller.initial_state(0.3);
@@ -213,6 +214,52 @@ TEST_CASE("Fan controller (curve): BMC fan table with hysteresis", "[models][air
   CHECK(samples == 14);
 }
 
+TEST_CASE("Fan controller: the written speed is rounded to the resolution, the integral is not",
+          "[models][air][fans]") {
+  const FanControllerParameters defaults;
+  CHECK(defaults.speed_resolution == 0.01);  // a whole-percent duty
+  const FanController controller(defaults);
+  const double target = defaults.target_temperature;
+  FanControllerState state = controller.initial_state(0.5);
+  CHECK(state.speed == 0.5);
+  // 0.07 K over target: the demand 0.5 + 0.0035 + k 0.05 (1/30) 0.07 stays below 0.505 for 12
+  // samples, so the written speed holds at 0.50 while the integral grows unrounded.
+  const double increment = 0.05 * (1.0 / 30.0) * 0.07;
+  for (int k = 1; k <= 12; ++k) {
+    CHECK(controller.step(state, {target + 0.07}) == 0.5);
+    CHECK(state.integral == Approx(0.5 + k * increment).epsilon(1e-14));
+  }
+  // The 13th crosses 0.505: one step up.
+  CHECK(controller.step(state, {target + 0.07}) == Approx(0.51).epsilon(1e-15));
+  CHECK(state.speed == Approx(0.51).epsilon(1e-15));
+  CHECK(state.integral == Approx(0.5 + 13 * increment).epsilon(1e-14));
+  // 10 K over: the slew limit (0.05 a sample) takes it to 0.56, and the integral tracks the
+  // unrounded speed: 0.56 - 0.05 x 10.
+  CHECK(controller.step(state, {target + 10.0}) == Approx(0.56).epsilon(1e-15));
+  CHECK(state.integral == Approx(0.56 - 0.5).epsilon(1e-12));
+  // A slew limit between two steps: from 0.50 at most 0.036, so 0.536 is written as 0.53, not
+  // the nearest 0.54.
+  FanControllerParameters p = defaults;
+  p.max_slew_rate = 0.036;
+  const FanController slow(p);
+  FanControllerState s = slow.initial_state(0.5);
+  CHECK(slow.step(s, {target + 10.0}) == Approx(0.53).epsilon(1e-15));
+  // Resolution 0: the speed is the demand itself.
+  p = defaults;
+  p.speed_resolution = 0.0;
+  const FanController continuous(p);
+  FanControllerState c = continuous.initial_state(0.5);
+  CHECK(continuous.step(c, {target + 0.07}) == Approx(0.5 + 0.0035 + increment).epsilon(1e-14));
+  // The curve mode writes the table's speed rounded: 67.3 degC reads 0.446 on the default table.
+  p = defaults;
+  p.mode = "curve";
+  p.max_slew_rate = 1.0;
+  const FanController table(p);
+  FanControllerState t = table.initial_state(0.3);
+  CHECK(table.curve_speed(k0 + 67.3) == Approx(0.446));
+  CHECK(table.step(t, {k0 + 67.3}) == Approx(0.45).epsilon(1e-15));
+}
+
 TEST_CASE("Fan controller parameters are checked with exact messages", "[models][air][fans]") {
   FanControllerParameters p;
   p.min_speed = 0.8;
@@ -230,4 +277,7 @@ TEST_CASE("Fan controller parameters are checked with exact messages", "[models]
   p = {};
   p.mode = "bang-bang";
   CHECK(error_message([&] { FanController c(p); }) == "fan controller: mode 'bang-bang' is not 'pi' or 'curve'");
+  p = {};
+  p.speed_resolution = 0.2;
+  CHECK(error_message([&] { FanController c(p); }) == "fan controller: speed_resolution 0.2 is not in [0, 0.1]");
 }

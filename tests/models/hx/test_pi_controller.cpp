@@ -155,6 +155,42 @@ TEST_CASE("PI bumpless start and plain-data state", "[hx][controller]") {
   CHECK(a.integral == b.integral);
 }
 
+TEST_CASE("PI output rounded to its resolution, the integral unrounded", "[hx][controller]") {
+  // K = 0.03, T_i = 20 s, h = 1 s, T_t = 10 s, direct acting, steps of 0.01 (the CDU's tuning).
+  PiParameters p;
+  p.proportional_gain = 0.03;
+  p.integral_time = 20.0;
+  p.sample_period = 1.0;
+  p.output_min = 0.05;
+  p.output_max = 1.0;
+  p.action = ControllerAction::direct;
+  p.tracking_time = 10.0;
+  p.output_resolution = 0.01;
+  const PiController controller(p);
+  PiState state = controller.initial_state(0.5, 32.0, 32.0);
+  CHECK(state.output == 0.5);
+  // 0.1 K warm: at the k-th sample u = 0.5 + 0.003 + (k - 1) 0.03 (1/20) 0.1 stays below 0.505
+  // for 14 samples; the written output holds at 0.50 while the integral grows unrounded.
+  const double increment = 0.03 / 20.0 * 0.1;
+  for (int k = 1; k <= 14; ++k) {
+    CHECK(controller.step(state, 32.0, 32.1) == 0.5);
+    CHECK(state.output == 0.5);
+    CHECK(state.integral == Approx(0.5 + k * increment).epsilon(1e-14));
+  }
+  CHECK(controller.step(state, 32.0, 32.1) == Approx(0.51).epsilon(1e-15));
+  CHECK(state.integral == Approx(0.5 + 15 * increment).epsilon(1e-14));
+  // Saturated: the limit itself is written, and back-calculation sees the unrounded u = 1.
+  const double before = state.integral;
+  CHECK(controller.step(state, 32.0, 82.0) == 1.0);
+  const double v = 0.03 * 50.0 + before;
+  CHECK(state.integral == Approx(before + 0.03 / 20.0 * 50.0 + (1.0 - v) / 10.0).epsilon(1e-14));
+  // Resolution 0: the output is u itself.
+  p.output_resolution = 0.0;
+  const PiController continuous(p);
+  PiState c = continuous.initial_state(0.5, 32.0, 32.0);
+  CHECK(continuous.step(c, 32.0, 32.1) == Approx(0.503).epsilon(1e-14));
+}
+
 TEST_CASE("PI controller refuses bad parameters with exact messages", "[hx][controller]") {
   PiParameters p;
   p.sample_period = 0.0;
@@ -171,4 +207,7 @@ TEST_CASE("PI controller refuses bad parameters with exact messages", "[hx][cont
   p.proportional_gain = -0.1;
   CHECK(input_error([&] { PiController c(p, "cdu.controller"); }) ==
         "cdu.controller.proportional_gain = -0.1 (must be > 0)");
+  p = {};
+  p.output_resolution = -0.01;
+  CHECK(input_error([&] { PiController c(p); }) == "controller.output_resolution = -0.01 (must be >= 0)");
 }

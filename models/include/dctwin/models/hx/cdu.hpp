@@ -31,7 +31,9 @@
 //
 // Valve: facility flow = position x nominal facility flow (linear characteristic; the valve's
 // authority and the pump curve belong to the hydraulic network, hydraulic/). The position is the
-// controller output, limited to [output_min, output_max] of the controller (default 0.05 to 1).
+// controller output, limited to [output_min, output_max] of the controller (default 0.05 to 1),
+// in steps of output_resolution (default 0.5 % of stroke [E]: a valve positioner does not move for
+// a smaller change of its command, so a sample that leaves the step unchanged moves nothing).
 // The controller is direct acting: a warm IT supply opens the valve.
 //
 // Tuning note [E]: the path from valve to IT supply temperature is nearly static (the exchanger
@@ -65,7 +67,8 @@ struct CduParameters {
   PiParameters controller = default_controller();
 
   /// The CDU's valve controller tuning: K = 0.03 per K, T_i = 20 s, h = 1 s, T_t = 10 s, valve
-  /// 0.05 to 1, direct acting, back-calculation [E: starting values; see the tuning note above].
+  /// 0.05 to 1, direct acting, back-calculation [E: starting values; see the tuning note above];
+  /// valve commands in steps of 0.5 % of stroke [E: the dead band of a valve positioner].
   static PiParameters default_controller();
   static solver::ParameterTable table();
   /// Table plus the sub-section "controller" (PiParameters::table with the CDU's defaults).

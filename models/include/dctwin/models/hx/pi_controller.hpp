@@ -14,12 +14,18 @@
 //                                   or while e_k drives the output back inside the limits
 //         = I_k + (K h / T_i) e_k                              none (windup, for comparison only)
 //
+//   y_k   = Q(u_k)                    the output as written: u_k rounded to the nearest multiple
+//                                     of the resolution q, kept within the limits (q = 0: y = u).
+//                                     The integral and the anti-windup above use the unrounded u_k,
+//                                     so a slow drift accumulates until it moves y by a step; a
+//                                     sample whose y equals the last one changes nothing.
+//
 // With back-calculation the integral is pulled towards the value that makes v = u with time
 // constant T_t; h <= T_t is required (h / T_t > 1 would over-correct). Astrom & Hagglund advise
 // T_t between the derivative and the integral time; for a PI controller T_t = T_i / 2 is used here.
 //
 // State lives outside the controller (plain data, copyable, checkpointable):
-//   PiState { integral I_k, output u_{k-1} }.
+//   PiState { integral I_k, output y_{k-1} (as written) }.
 // Bumpless start / transfer from manual: initialize() sets I so that the next step with the same
 // setpoint and measurement returns the given output (clamped to the limits): I = u - K e.
 // To change gains without a bump, construct the new controller and call its initialize() with
@@ -52,6 +58,7 @@ struct PiParameters {
   ControllerAction action = ControllerAction::reverse;
   AntiWindup anti_windup = AntiWindup::back_calculation;
   double tracking_time = 30.0;      ///< T_t [s], >= h (back-calculation only)
+  double output_resolution = 0.0;   ///< q [output unit], >= 0: step of the written output; 0 = none
 
   /// Table with the defaults above.
   static solver::ParameterTable table();
@@ -63,7 +70,7 @@ struct PiParameters {
 /// The controller's memory between samples: plain data, stored by the caller.
 struct PiState {
   double integral = 0.0;  ///< I_k, in output units
-  double output = 0.0;    ///< u of the last step (after saturation)
+  double output = 0.0;    ///< y of the last step (after saturation and rounding)
 };
 
 class PiController {
@@ -81,6 +88,8 @@ class PiController {
   /// A fresh state initialized as above.
   [[nodiscard]] PiState initial_state(double output, double setpoint, double measurement) const;
 
+  /// u rounded to the nearest multiple of output_resolution, within [u_min, u_max].
+  [[nodiscard]] double quantize(double output) const;
   /// sigma (r - y).
   [[nodiscard]] double error(double setpoint, double measurement) const;
   [[nodiscard]] const PiParameters& parameters() const { return p_; }

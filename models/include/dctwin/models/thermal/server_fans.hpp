@@ -23,15 +23,21 @@
 //   curve mode   u   = piecewise-linear curve(T_k) (BMC fan table); when the demand falls below the
 //                      current speed it is taken at T_k + hysteresis, so speed only drops once the
 //                      temperature has fallen by the hysteresis
-//   both         s_k+1 = clamp(u, s_min, s_max), then |s_k+1 - s_k| <= r_max T_s (slew limit);
-//                PI anti-windup by tracking: if the applied speed differs from u, I_k+1 = s_k+1 - K_p e_k,
-//                else I_k+1 = I'.
+//   both         v = clamp(u, s_min, s_max), then |v - s_k| <= r_max T_s (slew limit);
+//                s_k+1 = Q(v), the speed written to the fans: v rounded to the nearest multiple of the
+//                resolution q (BMCs write a whole-percent duty; hwmon pwm is 0-255), then clamped to
+//                [s_min, s_max] again, and moved one step towards s_k if the nearest step would break
+//                the slew limit (q = 0: no rounding). A sample whose Q(v) equals s_k changes
+//                nothing. PI anti-windup by tracking on the unrounded v: if v differs from u,
+//                I_k+1 = v - K_p e_k, else I_k+1 = I'; the integral never sees the rounding, so a
+//                slow drift accumulates until it moves the written speed by a step.
 //
 // Errors (dctwin::solver::InputError, exact messages):
 //   "fan controller: min_speed 0.8 is above max_speed 0.6"
 //   "fan controller: curve needs at least 2 points (1 given)"
 //   "fan controller: curve[2].temperature 80 degC is not above curve[1].temperature 80 degC"
 //   "fan controller: curve[1].speed 0.4 is below curve[0].speed 0.5 (the curve must not fall)"
+//   "fan controller: speed_resolution 0.2 is not in [0, 0.1]"
 #pragma once
 
 #include <string>
@@ -96,6 +102,7 @@ struct FanControllerParameters {
   double max_speed = 1.0;                  ///< s_max [1]
   double max_slew_rate = 0.05;             ///< r_max [1/s]: speed change per second
   double hysteresis = 2.0;                 ///< [K], curve mode
+  double speed_resolution = 0.01;          ///< q [1]: step of the written speed (1 % duty); 0 = none
   std::vector<FanCurvePoint> curve = default_curve();  ///< curve mode, temperatures increasing
 
   /// 30 % below 60 degC, 60 % at 75 degC, 100 % from 85 degC.
@@ -126,6 +133,8 @@ class FanController {
   [[nodiscard]] FanControllerState initial_state(double speed) const;
   /// One sample: updates `state` and returns the new speed.
   double step(FanControllerState& state, const FanControllerInputs& inputs) const;
+  /// The speed as written: rounded to the nearest multiple of speed_resolution, within the limits.
+  [[nodiscard]] double quantize(double speed) const;
   /// The curve-mode demand at temperature T (before limits) [1].
   [[nodiscard]] double curve_speed(double temperature) const;
   [[nodiscard]] const FanControllerParameters& parameters() const { return p_; }
