@@ -10,6 +10,9 @@
 #include <cstdio>
 #include <exception>
 
+#include "dctwin/core/input_error.hpp"
+#include "dctwin/core/printable.hpp"
+#include "dctwin/core/report_datasets.hpp"
 #include "dctwin/io/output_file.hpp"
 #include "dctwin/io/report.hpp"
 #include "dctwin/io/report_probe.hpp"
@@ -19,7 +22,6 @@
 #include "dctwin/io/units.hpp"
 #include "dctwin/solver/integrator.hpp"
 #include "dctwin/solver/parallel.hpp"
-#include "dctwin/solver/printable.hpp"
 #include "exit_codes.hpp"
 #include "failures.hpp"
 #include "progress.hpp"
@@ -37,19 +39,19 @@ std::string show(double value, const std::string& unit) {
   return fmt::format("{:.6g} {}", value, unit);
 }
 
-void print_summary(const std::vector<solver::SummaryFigure>& summary) {
+void print_summary(const std::vector<core::SummaryFigure>& summary) {
   std::size_t width = 0;
   for (const auto& f : summary) width = std::max(width, f.name.size());
   // The names and units may come from a report of unknown origin (dctwin info).
   for (const auto& f : summary)
-    std::printf("  %-*s  %s\n", static_cast<int>(width), solver::printable(f.name).c_str(),
-                solver::printable(show(f.value, f.unit)).c_str());
+    std::printf("  %-*s  %s\n", static_cast<int>(width), core::printable(f.name).c_str(),
+                core::printable(show(f.value, f.unit)).c_str());
 }
 
 /// A time given for `simulation.<key>`, checked by that key's rule (a lower bound, for example).
 double parse_time_option(const std::string& text, const char* option, const char* key) {
   const double seconds = io::parse_duration(text);
-  if (!(seconds > 0.0)) throw solver::InputError(std::string(option) + " = " + text + " (must be > 0)");
+  if (!(seconds > 0.0)) throw core::InputError(std::string(option) + " = " + text + " (must be > 0)");
   io::check_simulation_option(option, text, key, seconds);
   return seconds;
 }
@@ -58,7 +60,7 @@ double parse_time_option(const std::string& text, const char* option, const char
 
 std::string seed_problem(const std::string& text) {
   const bool digits = !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
-  if (!digits) return "must be a whole number >= 0, not '" + solver::printable(text) + "'";
+  if (!digits) return "must be a whole number >= 0, not '" + core::printable(text) + "'";
   std::uint64_t value = 0;
   if (std::from_chars(text.data(), text.data() + text.size(), value).ec != std::errc{})
     return "must be <= 18446744073709551615, not " + text;
@@ -72,7 +74,7 @@ int run_command(const RunArguments& arguments, const std::atomic<bool>& stop_req
     if (arguments.output_interval)
       overrides.output_interval =
           parse_time_option(*arguments.output_interval, "--output-interval", "output_interval");
-  } catch (const solver::InputError& e) {
+  } catch (const core::InputError& e) {
     std::fprintf(stderr, "dctwin run: %s\n", e.what());
     return exit_usage;
   }
@@ -88,11 +90,11 @@ int run_command(const RunArguments& arguments, const std::atomic<bool>& stop_req
     io::RunCallbacks callbacks;
     callbacks.progress = [&](double t) { progress.update(t); };
     callbacks.cancel = &stop_requested;
-    callbacks.warning = [](const std::string& w) { std::fprintf(stderr, "warning: %s\n", solver::printable(w).c_str()); };
+    callbacks.warning = [](const std::string& w) { std::fprintf(stderr, "warning: %s\n", core::printable(w).c_str()); };
     // Before the run: what the report will take (its series as the scenario's `output` chooses).
     callbacks.report_size = [&](const io::ReportSizeEstimate& estimate) {
       if (arguments.quiet) return;
-      std::printf("dctwin run: report %s: %s\n", solver::printable(arguments.report).c_str(),
+      std::printf("dctwin run: report %s: %s\n", core::printable(arguments.report).c_str(),
                   io::describe(estimate).c_str());
       std::fflush(stdout);
     };
@@ -104,8 +106,8 @@ int run_command(const RunArguments& arguments, const std::atomic<bool>& stop_req
     progress.finish(result.status.time);
 
     if (!arguments.quiet) {
-      std::printf("dctwin run: %s (%s)\n", solver::printable(document.tree.text("name")).c_str(),
-                  solver::printable(arguments.scenario).c_str());
+      std::printf("dctwin run: %s (%s)\n", core::printable(document.tree.text("name")).c_str(),
+                  core::printable(arguments.scenario).c_str());
       std::printf("  status: %s\n", result.status.describe().c_str());
       const double simulated = result.status.time;
       std::printf("  wall time: %.3f s (%.4g x real time), %ld steps, %ld segments (%ld continued), %ld RHS and %ld "
@@ -122,16 +124,16 @@ int run_command(const RunArguments& arguments, const std::atomic<bool>& stop_req
                   std::max(0.0, result.wall_time_seconds - w.total), w.integration, w.interpolation,
                   w.periodic_updates, w.scheduled_updates, w.knots, w.continuations, w.restarts, w.samples);
       print_summary(result.summary);
-      std::printf("report: %s%s\n", solver::printable(arguments.report).c_str(),
+      std::printf("report: %s%s\n", core::printable(arguments.report).c_str(),
                   result.status.finished() ? "" : " (incomplete)");
     }
     if (result.status.finished()) return exit_ok;
     if (result.status.reason == solver::StopReason::interrupted) {
       std::fprintf(stderr, "dctwin run: interrupted at t = %g s; report %s marked incomplete\n",
-                   result.status.time, solver::printable(arguments.report).c_str());
+                   result.status.time, core::printable(arguments.report).c_str());
       return exit_interrupted_sigint;  // main() maps SIGTERM to its own code
     }
-    std::fprintf(stderr, "dctwin run: %s\n", solver::printable(result.status.describe()).c_str());
+    std::fprintf(stderr, "dctwin run: %s\n", core::printable(result.status.describe()).c_str());
     return exit_run_ended_early;
   } catch (...) {
     return exit_code_of_failure({"dctwin run: "});
@@ -151,7 +153,7 @@ nlohmann::ordered_json json_number(double value) {
 int check_command(const std::string& scenario, bool json) {
   // JSON for editors: {"file", "valid", "site"} or {"file", "valid": false, "errors": [{"message",
   // "file", "line", "column", "path"}]}; the exit codes are those of the text form.
-  auto failed = [&](const std::string& message, const solver::SourceLocation* location,
+  auto failed = [&](const std::string& message, const core::SourceLocation* location,
                     const std::string& path, int code) {
     if (!json) {
       std::fprintf(stderr, "%s\n", message.c_str());
@@ -186,26 +188,26 @@ int check_command(const std::string& scenario, bool json) {
                      .c_str(),
                  stdout);
     } else {
-      std::printf("%s: OK, %s\n", solver::printable(scenario).c_str(), solver::printable(site).c_str());
+      std::printf("%s: OK, %s\n", core::printable(scenario).c_str(), core::printable(site).c_str());
       std::printf("report: %s\n", io::describe(report_size).c_str());
-      for (const auto& w : warnings) std::fprintf(stderr, "warning: %s\n", solver::printable(w).c_str());
+      for (const auto& w : warnings) std::fprintf(stderr, "warning: %s\n", core::printable(w).c_str());
     }
     return exit_ok;
   } catch (const io::MissingInputError& e) {
     return failed(e.what(), nullptr, e.key_path(), exit_no_input);
   } catch (const io::ScenarioError& e) {
     return failed(e.what(), &e.location(), e.path(), exit_data_error);
-  } catch (const solver::InputError& e) {
+  } catch (const core::InputError& e) {
     return failed(e.what(), nullptr, e.key_path(), exit_data_error);
   } catch (const std::exception& e) {
-    return failed("dctwin check: internal error: " + solver::printable(e.what()), nullptr, "", exit_internal);
+    return failed("dctwin check: internal error: " + core::printable(e.what()), nullptr, "", exit_internal);
   }
 }
 
 int info_command(const std::string& path, bool all_attributes, bool json) {
   try {
     if (!std::filesystem::exists(path)) {
-      std::fprintf(stderr, "%s: no such report file\n", solver::printable(path).c_str());
+      std::fprintf(stderr, "%s: no such report file\n", core::printable(path).c_str());
       return exit_no_input;
     }
     // A damaged report can crash or hang libhdf5, which no exception handler survives: a child
@@ -258,31 +260,31 @@ int info_command(const std::string& path, bool all_attributes, bool json) {
       return exit_ok;
     }
     // Everything read from the file is made printable: a report may come from anywhere.
-    auto attribute = [&](const char* key) { return solver::printable(raw_attribute(key)); };
-    std::printf("report: %s\n", solver::printable(path).c_str());
+    auto attribute = [&](const char* key) { return core::printable(raw_attribute(key)); };
+    std::printf("report: %s\n", core::printable(path).c_str());
     std::printf("  scenario: %s (%s)\n", attribute("scenario_name").c_str(), attribute("scenario_file").c_str());
-    std::printf("  status: %s%s\n", solver::printable(report.status()).c_str(),
-                report.status_reason().empty() ? "" : (" - " + solver::printable(report.status_reason())).c_str());
+    std::printf("  status: %s%s\n", core::printable(report.status()).c_str(),
+                report.status_reason().empty() ? "" : (" - " + core::printable(report.status_reason())).c_str());
     std::printf("  time: %zu samples, %g s to %g s\n", time.size(), time.empty() ? 0.0 : time.front(),
                 time.empty() ? 0.0 : time.back());
     if (all_attributes) {
       std::printf("attributes:\n");
       for (const auto& [key, value] : strings)
-        std::printf("  %s = %s\n", solver::printable(key).c_str(), solver::printable(value).c_str());
+        std::printf("  %s = %s\n", core::printable(key).c_str(), core::printable(value).c_str());
       for (const auto& [key, value] : report.integer_attributes())
-        std::printf("  %s = %lld\n", solver::printable(key).c_str(), value);
+        std::printf("  %s = %lld\n", core::printable(key).c_str(), value);
       for (const auto& [key, value] : report.unsigned_attributes())
-        std::printf("  %s = %llu\n", solver::printable(key).c_str(), static_cast<unsigned long long>(value));
+        std::printf("  %s = %llu\n", core::printable(key).c_str(), static_cast<unsigned long long>(value));
       for (const auto& [key, value] : report.double_attributes())
-        std::printf("  %s = %.9g\n", solver::printable(key).c_str(), value);
+        std::printf("  %s = %.9g\n", core::printable(key).c_str(), value);
     }
     std::printf("datasets:\n");
     for (const auto& d : report.datasets()) {
       std::string shape;
       for (std::size_t k = 0; k < d.shape.size(); ++k) shape += (k ? " x " : "") + std::to_string(d.shape[k]);
       if (shape.empty()) shape = "scalar";
-      std::printf("  %-44s [%s] %s\n", solver::printable(d.path).c_str(), shape.c_str(),
-                  solver::printable(d.units).c_str());
+      std::printf("  %-44s [%s] %s\n", core::printable(d.path).c_str(), shape.c_str(),
+                  core::printable(d.units).c_str());
     }
     std::printf("summary:\n");
     print_summary(report.summary());
@@ -291,7 +293,7 @@ int info_command(const std::string& path, bool all_attributes, bool json) {
     std::fprintf(stderr, "%s\n", e.what());
     return exit_data_error;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "dctwin info: internal error: %s\n", solver::printable(e.what()).c_str());
+    std::fprintf(stderr, "dctwin info: internal error: %s\n", core::printable(e.what()).c_str());
     return exit_internal;
   }
 }

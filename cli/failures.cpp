@@ -2,12 +2,12 @@
 
 #include <cstdio>
 
+#include "dctwin/core/input_error.hpp"
+#include "dctwin/core/printable.hpp"
 #include "dctwin/io/report.hpp"
 #include "dctwin/io/scenario.hpp"
 #include "dctwin/io/validation.hpp"
 #include "dctwin/solver/integrator.hpp"
-#include "dctwin/solver/parameters.hpp"
-#include "dctwin/solver/printable.hpp"
 #include "exit_codes.hpp"
 
 namespace dctwin::cli {
@@ -26,7 +26,7 @@ int exit_code_of_failure(const FailureWording& wording, const std::function<void
   } catch (const io::MissingInputError& e) {
     write((wording.prefix_missing_input ? prefix : std::string()) + e.what());
     return exit_no_input;
-  } catch (const solver::InputError& e) {
+  } catch (const core::InputError& e) {
     write((wording.prefix_input_error ? prefix : std::string()) + e.what());
     return exit_data_error;
   } catch (const io::ReportError& e) {
@@ -39,7 +39,7 @@ int exit_code_of_failure(const FailureWording& wording, const std::function<void
       write(prefix + e.what());
       return exit_run_ended_early;
     }
-    write(prefix + "internal error: " + solver::printable(e.what()));
+    write(prefix + "internal error: " + core::printable(e.what()));
     return exit_internal;
   }
 }

@@ -4,7 +4,7 @@
 //   io::MissingInputError       66  an input file does not exist or cannot be read
 //   io::ReplayError,            3   the replay or run stopped early (only where `run_failures_end_early`)
 //   solver::SolverError
-//   solver::InputError          65  bad scenario or input data
+//   core::InputError          65  bad scenario or input data
 //   io::ReportError             73  when the message starts "cannot create" (or says it later), else 74
 //   any other std::exception    70  "internal error: <what>", made printable
 //

@@ -7,12 +7,12 @@
 #include <cstdio>
 #include <limits>
 
+#include "dctwin/core/printable.hpp"
 #include "dctwin/io/output_file.hpp"
 #include "dctwin/io/report.hpp"
 #include "dctwin/io/scenario.hpp"
 #include "dctwin/io/telemetry.hpp"
 #include "dctwin/io/units.hpp"
-#include "dctwin/solver/printable.hpp"
 #include "exit_codes.hpp"
 #include "failures.hpp"
 
@@ -83,11 +83,11 @@ int import_command(const ImportArguments& a) {
   const auto& p = trace.provenance;
   // Warnings go to stderr even with --quiet: the file was written, but maybe not as intended.
   for (const auto& w : p.warnings)
-    std::fprintf(stderr, "dctwin import: warning: %s\n", solver::printable(w).c_str());
+    std::fprintf(stderr, "dctwin import: warning: %s\n", core::printable(w).c_str());
   if (!p.skipped.empty()) {
     std::fprintf(stderr, "dctwin import: skipped %zu bad line%s:\n", p.skipped_count, p.skipped_count == 1 ? "" : "s");
     for (const auto& s : p.skipped)
-      std::fprintf(stderr, "  %s:%s\n", solver::printable(p.source).c_str(), solver::printable(s).c_str());
+      std::fprintf(stderr, "  %s:%s\n", core::printable(p.source).c_str(), core::printable(s).c_str());
     if (p.skipped_count > p.skipped.size())
       std::fprintf(stderr, "  ... and %zu more\n", p.skipped_count - p.skipped.size());
   }
@@ -100,7 +100,7 @@ int import_command(const ImportArguments& a) {
       }
     std::string quantities;
     for (const auto& q : trace.quantities) quantities += (quantities.empty() ? "" : ", ") + q;
-    std::printf("%s: %s, %zu GPU%s, %zu samples, %s from %s\n", solver::printable(a.trace).c_str(), p.format.c_str(),
+    std::printf("%s: %s, %zu GPU%s, %zu samples, %s from %s\n", core::printable(a.trace).c_str(), p.format.c_str(),
                 trace.gpus.size(),
                 trace.gpus.size() == 1 ? "" : "s", trace.sample_count(),
                 std::isfinite(first) ? span_text(last - first).c_str() : "0 s",
@@ -111,8 +111,8 @@ int import_command(const ImportArguments& a) {
     else
       std::printf("skipped lines: %zu\n", p.skipped_count);
     // Notes name the file's columns and metrics.
-    for (const auto& n : p.notes) std::printf("note: %s\n", solver::printable(n).c_str());
-    std::printf("wrote %s\n", solver::printable(a.output).c_str());
+    for (const auto& n : p.notes) std::printf("note: %s\n", core::printable(n).c_str());
+    std::printf("wrote %s\n", core::printable(a.output).c_str());
   }
   return exit_ok;
 }

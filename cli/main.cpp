@@ -11,8 +11,8 @@
 #include <string>
 
 #include "commands.hpp"
+#include "dctwin/core/printable.hpp"
 #include "dctwin/io/output_file.hpp"
-#include "dctwin/solver/printable.hpp"
 #include "exit_codes.hpp"
 #include "import_command.hpp"
 #include "sweep_command.hpp"
@@ -160,7 +160,7 @@ int main(int argc, char** argv) {
     std::size_t begin = 0;
     while (begin < text.size()) {
       const std::size_t end = std::min(text.find('\n', begin), text.size());
-      out += dctwin::solver::printable(text.substr(begin, end - begin)) + "\n";
+      out += dctwin::core::printable(text.substr(begin, end - begin)) + "\n";
       begin = end + 1;
     }
     return out;

@@ -9,11 +9,12 @@
 #include <exception>
 #include <thread>
 
+#include "dctwin/core/input_error.hpp"
+#include "dctwin/core/printable.hpp"
 #include "dctwin/io/report.hpp"
 #include "dctwin/io/run.hpp"
 #include "dctwin/models/facility/site.hpp"
 #include "dctwin/solver/parallel.hpp"
-#include "dctwin/solver/printable.hpp"
 #include "exit_codes.hpp"
 #include "failures.hpp"
 
@@ -67,8 +68,8 @@ int collect_command(const std::string& directory, bool quiet) {
     const io::SweepCounts counts = io::write_sweep_index(plan, directory);
     if (!quiet)
       std::printf("sweep %s: %zu members: %zu complete, %zu incomplete, %zu failed, %zu missing; index %s\n",
-                  solver::printable(plan.name).c_str(), counts.total(), counts.complete, counts.incomplete,
-                  counts.failed, counts.missing, solver::printable((fs::path(directory) / "index.h5").string()).c_str());
+                  core::printable(plan.name).c_str(), counts.total(), counts.complete, counts.incomplete,
+                  counts.failed, counts.missing, core::printable((fs::path(directory) / "index.h5").string()).c_str());
     return counts.complete == counts.total() ? exit_ok : exit_run_ended_early;
   } catch (...) {
     return exit_code_of_failure({prefix});
@@ -81,8 +82,8 @@ int dry_run(SweepJob& job, bool quiet) {
   const auto schema = models::facility::scenario_schema();
   bool all_valid = true;
   if (!quiet)
-    std::printf("sweep %s: %zu members (%s), base %s\n", solver::printable(plan.name).c_str(), plan.members.size(),
-                plan.design_text().c_str(), solver::printable(plan.base_file).c_str());
+    std::printf("sweep %s: %zu members (%s), base %s\n", core::printable(plan.name).c_str(), plan.members.size(),
+                plan.design_text().c_str(), core::printable(plan.base_file).c_str());
   for (std::size_t i = 0; i < plan.members.size(); ++i) {
     std::string values;
     for (std::size_t p = 0; p < plan.parameters.size(); ++p)
@@ -92,16 +93,16 @@ int dry_run(SweepJob& job, bool quiet) {
       const io::ScenarioDocument document = io::load_sweep_member(plan, i, schema);
       try {
         (void)io::check_site(document);
-      } catch (const solver::InputError& e) {
-        throw solver::InputError(io::describe_member_error(plan, i, e));
+      } catch (const core::InputError& e) {
+        throw core::InputError(io::describe_member_error(plan, i, e));
       }
-    } catch (const solver::InputError& e) {
+    } catch (const core::InputError& e) {
       verdict = e.what();
       all_valid = false;
     }
     if (!quiet)
-      std::printf("member %s: %s: %s\n", plan.members[i].id.c_str(), solver::printable(values).c_str(),
-                  solver::printable(verdict).c_str());
+      std::printf("member %s: %s: %s\n", plan.members[i].id.c_str(), core::printable(values).c_str(),
+                  core::printable(verdict).c_str());
   }
   return all_valid ? exit_ok : exit_data_error;
 }
@@ -112,13 +113,13 @@ SweepJob::SweepJob(const SweepArguments& arguments, bool speak) : arguments_(arg
 
 void SweepJob::say(const std::string& line) const {
   if (!speak_ || arguments_.quiet) return;
-  std::fputs((solver::printable(line) + "\n").c_str(), stdout);  // names and values from the sweep file
+  std::fputs((core::printable(line) + "\n").c_str(), stdout);  // names and values from the sweep file
   std::fflush(stdout);
 }
 
 void SweepJob::complain(const std::string& line) const {
   if (!speak_) return;
-  std::fputs((solver::printable(line) + "\n").c_str(), stderr);
+  std::fputs((core::printable(line) + "\n").c_str(), stderr);
   std::fflush(stderr);
 }
 

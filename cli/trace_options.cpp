@@ -4,10 +4,10 @@
 
 #include <cstdio>
 
+#include "dctwin/core/input_error.hpp"
+#include "dctwin/core/printable.hpp"
 #include "dctwin/io/telemetry.hpp"
 #include "dctwin/io/units.hpp"
-#include "dctwin/solver/parameters.hpp"
-#include "dctwin/solver/printable.hpp"
 #include "exit_codes.hpp"
 
 namespace dctwin::cli {
@@ -45,7 +45,7 @@ std::optional<int> read_trace_options(const char* command, const TraceReading& a
       std::fprintf(stderr,
                    "dctwin %s: unknown format '%s' (auto, nvidia-smi-csv, nvidia-smi-dmon, dcgmi-dmon, prometheus, "
                    "prometheus-json, csv)\n",
-                   command, solver::printable(a.format).c_str());
+                   command, core::printable(a.format).c_str());
       return exit_usage;
     }
     options.format = *format;
@@ -58,13 +58,13 @@ std::optional<int> read_trace_options(const char* command, const TraceReading& a
     options.interval = io::parse_duration(a.interval);
     if (!(options.interval > 0.0)) {
       std::fprintf(stderr, "dctwin %s: invalid interval '%s' (must be > 0)\n", command,
-                   solver::printable(a.interval).c_str());
+                   core::printable(a.interval).c_str());
       return exit_usage;
     }
     if (!a.columns.empty()) options.columns = split_at_commas(a.columns);
     options.skip_bad_lines = a.skip_bad_lines;
     options.map_file = a.map;
-  } catch (const solver::InputError& e) {
+  } catch (const core::InputError& e) {
     std::fprintf(stderr, "dctwin %s: %s\n", command, e.what());
     return exit_usage;
   }

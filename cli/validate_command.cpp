@@ -10,6 +10,7 @@
 #include <sstream>
 #include <optional>
 
+#include "dctwin/core/printable.hpp"
 #include "dctwin/io/output_file.hpp"
 #include "dctwin/io/report.hpp"
 #include "dctwin/io/run.hpp"
@@ -18,7 +19,6 @@
 #include "dctwin/io/units.hpp"
 #include "dctwin/io/validation.hpp"
 #include "dctwin/solver/integrator.hpp"
-#include "dctwin/solver/printable.hpp"
 #include "exit_codes.hpp"
 #include "failures.hpp"
 
@@ -60,7 +60,7 @@ void print_lines(const std::string& text) {
   while (start < text.size()) {
     const auto end = text.find('\n', start);
     const std::string line = text.substr(start, end == std::string::npos ? std::string::npos : end - start);
-    std::printf("%s\n", solver::printable(line).c_str());
+    std::printf("%s\n", core::printable(line).c_str());
     if (end == std::string::npos) break;
     start = end + 1;
   }
@@ -80,7 +80,7 @@ std::optional<int> read_inputs(const char* command, const ReplayArguments& a, In
     }
     if (used != part.size() || part.empty() || value < 0) {
       std::fprintf(stderr, "dctwin %s: invalid --gpu-map '%s' (model GPU indices separated by commas, e.g. 4,5)\n",
-                   command, solver::printable(a.gpu_map).c_str());
+                   command, core::printable(a.gpu_map).c_str());
       return exit_usage;
     }
     in.options.gpu_map.push_back(static_cast<std::size_t>(value));
@@ -178,8 +178,8 @@ int validate_command(const ValidateArguments& a) {
   if (const auto code = guarded("validate", [&] { io::write_validation_hdf5(result, a.output, input_files(a.replay)); })) return *code;
   if (!a.replay.quiet) {
     print_lines(io::format_validation_table(result));
-    for (const auto& note : result.notes) std::printf("note: %s\n", solver::printable(note).c_str());
-    std::printf("wrote %s\n", solver::printable(a.output).c_str());
+    for (const auto& note : result.notes) std::printf("note: %s\n", core::printable(note).c_str());
+    std::printf("wrote %s\n", core::printable(a.output).c_str());
   }
   return exit_ok;
 }
@@ -204,7 +204,7 @@ int calibrate_command(const CalibrateArguments& a) {
   const std::string metrics = calibration_metrics_file(a);
   if (std::filesystem::path(metrics).lexically_normal() == std::filesystem::path(a.output).lexically_normal()) {
     std::fprintf(stderr, "dctwin calibrate: the metrics file and the fragment are the same file (%s)\n",
-                 solver::printable(metrics).c_str());
+                 core::printable(metrics).c_str());
     return exit_usage;
   }
   if (const auto code = check_output("calibrate", metrics, "calibration metrics file", a.replay)) return *code;
@@ -213,7 +213,7 @@ int calibrate_command(const CalibrateArguments& a) {
     if (merged == std::filesystem::path(a.output).lexically_normal() ||
         merged == std::filesystem::path(metrics).lexically_normal()) {
       std::fprintf(stderr, "dctwin calibrate: --merged names the fragment or the metrics file (%s)\n",
-                   solver::printable(a.merged).c_str());
+                   core::printable(a.merged).c_str());
       return exit_usage;
     }
     if (const auto code = check_output("calibrate", a.merged, "merged scenario", a.replay)) return *code;
@@ -231,7 +231,7 @@ int calibrate_command(const CalibrateArguments& a) {
       "# Calibrated by dctwin calibrate from {} against {} (fit on the first {:g} % of the trace).\n"
       "# Merge into the scenario: every key keeps its section.\n{}",
       // Names as escapes: a line break in a file name must not end the comment.
-      solver::printable(a.replay.trace), solver::printable(a.replay.scenario), 100.0 * a.train_fraction,
+      core::printable(a.replay.trace), core::printable(a.replay.scenario), 100.0 * a.train_fraction,
       result.fragment);
   if (const auto code =
           guarded("calibrate", [&] { io::write_output_text(a.output, text, "", input_files(a.replay)); }))
@@ -243,8 +243,8 @@ int calibrate_command(const CalibrateArguments& a) {
     if (const auto code = guarded("calibrate", [&] {
           const std::string merged = io::merge_scenario_fragment(scenario_text(a.replay.scenario), result.fragment);
           io::write_output_text(a.merged,
-                                "# " + solver::printable(a.replay.scenario) + " with the values calibrated by dctwin "
-                                "calibrate from " + solver::printable(a.replay.trace) + ".\n" + merged,
+                                "# " + core::printable(a.replay.scenario) + " with the values calibrated by dctwin "
+                                "calibrate from " + core::printable(a.replay.trace) + ".\n" + merged,
                                 "", input_files(a.replay));
         }))
       return *code;
@@ -257,8 +257,8 @@ int calibrate_command(const CalibrateArguments& a) {
     std::printf("fit on the first %g s of the trace (%d thermal replays); held-out metrics:\n", result.split_time,
                 result.evaluations);
     print_lines(io::format_validation_table(result.held_out));
-    for (const auto& note : result.notes) std::printf("note: %s\n", solver::printable(note).c_str());
-    std::printf("wrote %s and %s\n", solver::printable(a.output).c_str(), solver::printable(metrics).c_str());
+    for (const auto& note : result.notes) std::printf("note: %s\n", core::printable(note).c_str());
+    std::printf("wrote %s and %s\n", core::printable(a.output).c_str(), core::printable(metrics).c_str());
   } else {
     // Warnings are printed even when quiet: a parameter on its bound was not determined by the trace.
     for (const auto& p : result.parameters)

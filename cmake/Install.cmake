@@ -1,20 +1,22 @@
-# `cmake --install`: the command-line tools (and dctwin-gui when built), the three libraries with
-# their headers, an exported CMake package (find_package(dctwin) gives dctwin::solver,
-# dctwin::models and dctwin::io), the shipped scenarios with their data, and the documentation.
+# `cmake --install`: the command-line tools (and dctwin-gui when built), the four libraries with
+# their headers, an exported CMake package (find_package(dctwin) gives dctwin::core,
+# dctwin::solver, dctwin::models and dctwin::io), the shipped scenarios with their data, and the
+# documentation.
 # The scenarios and data keep their relative layout under share/dctwin, so that a scenario's
 # relative paths (weather files) resolve as in the source tree.
 include(CMakePackageConfigHelpers)
 
+set_target_properties(dctwin_core PROPERTIES EXPORT_NAME core)
 set_target_properties(dctwin_solver PROPERTIES EXPORT_NAME solver)
 set_target_properties(dctwin_models PROPERTIES EXPORT_NAME models)
 set_target_properties(dctwin_io PROPERTIES EXPORT_NAME io)
 
 set(DCTWIN_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/dctwin)
-install(TARGETS dctwin_solver dctwin_models dctwin_io EXPORT dctwinTargets
+install(TARGETS dctwin_core dctwin_solver dctwin_models dctwin_io EXPORT dctwinTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-foreach(area solver models io)
+foreach(area core solver models io)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/${area}/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 endforeach()
 install(EXPORT dctwinTargets NAMESPACE dctwin:: DESTINATION ${DCTWIN_INSTALL_CMAKEDIR})

@@ -18,8 +18,8 @@
 
 #include "charts_view.hpp"
 #include "compare_view.hpp"
+#include "dctwin/core/printable.hpp"
 #include "dctwin/io/units.hpp"
-#include "dctwin/solver/printable.hpp"
 #include "hall_view.hpp"
 #include "heat_map_view.hpp"
 #include "main_window.hpp"
@@ -39,7 +39,7 @@ constexpr int exit_cannot_create = 73;
 
 /// Messages quote file names, options and report contents: control characters are shown as escapes.
 void fail(const QString& message) {
-  std::fprintf(stderr, "dctwin-gui: %s\n", dctwin::solver::printable(message.toStdString()).c_str());
+  std::fprintf(stderr, "dctwin-gui: %s\n", dctwin::core::printable(message.toStdString()).c_str());
 }
 
 /// Waits until every visible VTK view has rendered once (or cannot render), at most `ms`.

@@ -224,7 +224,7 @@ void ScenarioEditor::show_problem() {
 
 namespace {
 
-QString spec_tooltip(const solver::ParameterSpec& spec) {
+QString spec_tooltip(const core::ParameterSpec& spec) {
   QString tip = QString::fromStdString(spec.doc);
   const std::string range = describe_range(spec);
   if (!range.empty()) tip += "\n" + QObject::tr("range: %1").arg(QString::fromStdString(range));
@@ -262,8 +262,8 @@ void ScenarioEditor::rebuild_form() {
         // Choices and booleans get a drop-down of their allowed values; it stays editable, so that
         // the field can be emptied (= the default) and a value typed by hand is checked like any
         // other. The combo box's own line edit is the field, so the rest treats both alike.
-        const bool listed = field.spec.kind == solver::ParameterKind::choice ||
-                            field.spec.kind == solver::ParameterKind::boolean;
+        const bool listed = field.spec.kind == core::ParameterKind::choice ||
+                            field.spec.kind == core::ParameterKind::boolean;
         QLineEdit* edit = nullptr;
         if (listed) {
           auto* combo = new QComboBox(row);
@@ -271,7 +271,7 @@ void ScenarioEditor::rebuild_form() {
           combo->setInsertPolicy(QComboBox::NoInsert);
           combo->setObjectName(QString::fromStdString("choice:" + field.key_path));
           combo->addItem(QString());  // empty: the default
-          const std::vector<std::string> values = field.spec.kind == solver::ParameterKind::boolean
+          const std::vector<std::string> values = field.spec.kind == core::ParameterKind::boolean
                                                       ? std::vector<std::string>{"true", "false"}
                                                       : field.spec.choices;
           for (const auto& value : values) combo->addItem(QString::fromStdString(value));

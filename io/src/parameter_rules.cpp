@@ -9,9 +9,9 @@
 
 namespace dctwin::io::rules {
 
-using solver::ParameterKind;
-using solver::ParameterSpec;
-using solver::SourceLocation;
+using core::ParameterKind;
+using core::ParameterSpec;
+using core::SourceLocation;
 
 const std::string& shown_unit(const ParameterSpec& spec) {
   return spec.display_unit.empty() ? spec.unit : spec.display_unit;

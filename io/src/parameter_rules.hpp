@@ -10,25 +10,25 @@
 #include <utility>
 #include <vector>
 
-#include "dctwin/solver/parameters.hpp"
+#include "dctwin/core/parameters.hpp"
 
 namespace dctwin::io::rules {
 
 /// The unit a parameter is shown in: its display unit, else its SI unit.
-const std::string& shown_unit(const solver::ParameterSpec& spec);
+const std::string& shown_unit(const core::ParameterSpec& spec);
 bool is_dimensionless(const std::string& unit);
 /// A bound (SI) in the parameter's shown unit, and whether a unit must follow it.
-std::pair<std::string, bool> bound_text(const solver::ParameterSpec& spec, double si_bound);
+std::pair<std::string, bool> bound_text(const core::ParameterSpec& spec, double si_bound);
 /// "must be >= 0", "must be in (0, 1.2]", "must be <= 80 degC".
-std::string range_rule(const solver::ParameterSpec& spec);
-bool in_range(const solver::ParameterSpec& spec, double value);
+std::string range_rule(const core::ParameterSpec& spec);
+bool in_range(const core::ParameterSpec& spec, double value);
 /// "must be a number" or "must be a number, optionally with a unit convertible to kW".
-std::string number_rule(const solver::ParameterSpec& spec);
+std::string number_rule(const core::ParameterSpec& spec);
 
 // ---- text shared by the file checkers (scenario, sweep) ----------------------------------------
 
 /// "file:line:col", or just "file" when the line is unknown.
-std::string format_location(const solver::SourceLocation& location);
+std::string format_location(const core::SourceLocation& location);
 std::string join_words(const std::vector<std::string>& words, const char* separator = ", ");
 /// Without leading and trailing blanks.
 std::string trimmed(std::string_view text);

@@ -7,6 +7,7 @@
 #include <system_error>
 #include <utility>
 
+#include "dctwin/core/report_datasets.hpp"
 #include "dctwin/io/report.hpp"
 #include "hdf5_handles.hpp"
 
@@ -214,10 +215,10 @@ std::vector<ReportReader::DatasetInfo> ReportReader::datasets() const {
   });
 }
 
-std::vector<solver::SummaryFigure> ReportReader::summary() const {
+std::vector<core::SummaryFigure> ReportReader::summary() const {
   const auto& self = impl();
   return self.guarded([&] {
-    std::vector<solver::SummaryFigure> figures;
+    std::vector<core::SummaryFigure> figures;
     if (!self.file.exists("/summary")) return figures;
     const auto group = h5::Group::open(self.file, "/summary");
     for (const auto& name : group.member_names()) {
@@ -227,7 +228,7 @@ std::vector<solver::SummaryFigure> ReportReader::summary() const {
       if (dataset.space().element_count() != 1) {
         throw ReportError(fmt::format("{} is not a single value", dataset.what()));
       }
-      solver::SummaryFigure figure;
+      core::SummaryFigure figure;
       figure.name = name;
       dataset.read_all(H5T_NATIVE_DOUBLE, &figure.value);
       figure.unit = Impl::optional_string(dataset, "units");

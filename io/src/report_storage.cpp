@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "dctwin/core/input_error.hpp"
 #include "dctwin/io/units.hpp"
 #include "dctwin/models/facility/site.hpp"
 
@@ -17,7 +18,7 @@ namespace {
 
 /// One entry of `output.variables`, read and checked.
 struct StorageRule {
-  const solver::ParameterTree* entry = nullptr;
+  const core::ParameterTree* entry = nullptr;
   std::string match;  ///< without a leading '/'
   std::string units;  ///< empty: any
   bool write = true;
@@ -38,13 +39,13 @@ struct Candidate {
 
 std::string in_quotes(std::string_view text) { return "'" + std::string(text) + "'"; }
 
-[[noreturn]] void rule_error(const ScenarioDocument& document, const solver::ParameterTree& entry,
+[[noreturn]] void rule_error(const ScenarioDocument& document, const core::ParameterTree& entry,
                              const std::string& key, const std::string& detail) {
   const std::string path = entry.key_path(key);
-  throw solver::InputError(locate(document, path) + ": " + path + " " + detail, path);
+  throw core::InputError(locate(document, path) + ": " + path + " " + detail, path);
 }
 
-std::vector<StorageRule> read_rules(const ScenarioDocument& document, const solver::ParameterTree& output) {
+std::vector<StorageRule> read_rules(const ScenarioDocument& document, const core::ParameterTree& output) {
   std::vector<StorageRule> rules;
   for (const auto& entry : output.list("variables")) {
     StorageRule rule;
@@ -121,7 +122,7 @@ double stored_bytes(const SeriesStorage& storage, bool categorical) {
 
 void apply_output_section(const ScenarioDocument& document, ReportLayout& layout) {
   if (!document.tree.has_section("output")) return;
-  const solver::ParameterTree& output = document.tree.section("output");
+  const core::ParameterTree& output = document.tree.section("output");
   const bool float32_by_default = output.text("float_type") == "float32";
   std::vector<StorageRule> rules = read_rules(document, output);
 

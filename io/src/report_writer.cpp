@@ -16,8 +16,9 @@
 
 #include <zlib.h>
 
+#include "dctwin/core/check.hpp"
+#include "dctwin/core/report_datasets.hpp"
 #include "dctwin/io/report.hpp"
-#include "dctwin/solver/check.hpp"
 #include "dctwin/solver/parallel.hpp"
 #include "hdf5_handles.hpp"
 
@@ -393,7 +394,7 @@ class StringSeries {
   hsize_t written_ = 0;
 };
 
-std::string output_path(const solver::OutputSpec& spec) {
+std::string output_path(const core::OutputSpec& spec) {
   return spec.group.empty() ? "/" + spec.name : "/" + spec.group + "/" + spec.name;
 }
 
@@ -413,7 +414,7 @@ bool valid_group(std::string_view group) {
   }
 }
 
-std::string first_component(const solver::OutputSpec& spec) {
+std::string first_component(const core::OutputSpec& spec) {
   if (spec.group.empty()) return spec.name;
   return spec.group.substr(0, spec.group.find('/'));
 }
@@ -431,7 +432,7 @@ std::string member_path(std::string_view group, std::string_view name) {
 
 /// The netCDF dimension of dimension `d` of static data that does not run over an entity (e.g. the
 /// x, y, z of /layout/rack_position): `<name>_dim<d>`, a dimension without a coordinate variable.
-std::string static_dimension_name(const solver::StaticData& data, std::size_t d) {
+std::string static_dimension_name(const core::StaticData& data, std::size_t d) {
   return data.name + "_dim" + std::to_string(d);
 }
 
@@ -1166,7 +1167,7 @@ void ReportWriter::add_event(double t, std::string component, std::string event,
   self.flush_full_events();
 }
 
-void ReportWriter::finish(const RunInfo& run, const std::vector<solver::SummaryFigure>& summary) {
+void ReportWriter::finish(const RunInfo& run, const std::vector<core::SummaryFigure>& summary) {
   auto& self = impl();
   self.require_open("finish");
   std::set<std::string> names;

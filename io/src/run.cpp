@@ -13,6 +13,8 @@
 #include <span>
 #include <utility>
 
+#include "dctwin/core/input_error.hpp"
+#include "dctwin/core/report_datasets.hpp"
 #include "dctwin/io/output_file.hpp"
 #include "dctwin/io/report.hpp"
 #include "dctwin/io/report_storage.hpp"
@@ -30,8 +32,8 @@ namespace dctwin::io {
 
 namespace {
 
-void override_value(solver::ParameterTree& section, const std::string& name, double value, std::string written) {
-  solver::ParameterValue& v = section.values.at(name);
+void override_value(core::ParameterTree& section, const std::string& name, double value, std::string written) {
+  core::ParameterValue& v = section.values.at(name);
   v.number = value;
   v.as_written = std::move(written);
   v.from_default = false;
@@ -46,7 +48,7 @@ std::optional<std::filesystem::path> weather_path(const ScenarioDocument& docume
   if (weather.text("source") != "file") return std::nullopt;
   const std::string& name = weather.text("file");
   if (name.empty())
-    throw solver::InputError(locate(document, weather.key_path("source")) + ": " + weather.key_path("source") +
+    throw core::InputError(locate(document, weather.key_path("source")) + ": " + weather.key_path("source") +
                              " = file needs " + weather.key_path("file"));
   std::filesystem::path path(name);
   if (path.is_relative()) path = std::filesystem::path(document.file).parent_path() / path;
@@ -63,7 +65,7 @@ std::optional<models::facility::WeatherSeries> weather_file(const ScenarioDocume
   const double offset = weather.number("start_offset");
   if (offset == 0.0) return series;
   if (offset >= series.end_time())
-    throw solver::InputError(locate(document, weather.key_path("start_offset")) + ": " +
+    throw core::InputError(locate(document, weather.key_path("start_offset")) + ": " +
                              weather.key_path("start_offset") + " = " + format_quantity(offset, "s", "h") +
                              " is not before the weather file's last record at " +
                              format_quantity(series.end_time(), "s", "h") + " (" + path->string() + ")");
@@ -99,7 +101,7 @@ void check_site_memory(const ScenarioDocument& document) {
   if (size.gpus > models::facility::max_facility_gpus) return;  // build_site refuses it by its own rule
   const auto [limit, what] = memory_limit();
   if (size.memory <= limit) return;
-  throw solver::InputError(locate(document, size.key_path) + ": " + size.gpus_text +
+  throw core::InputError(locate(document, size.key_path) + ": " + size.gpus_text +
                                " (simulating them would take about " + models::facility::format_bytes(size.memory) +
                                " of memory, more than " + what + ")",
                            size.key_path);
@@ -111,15 +113,15 @@ std::unique_ptr<models::facility::Site> build(const ScenarioDocument& document) 
     return models::facility::build_site(document.tree, weather_file(document));
   } catch (const MissingInputError&) {
     throw;
-  } catch (const solver::InputError& e) {
-    throw solver::InputError(describe_error(document, e), e.key_path());
+  } catch (const core::InputError& e) {
+    throw core::InputError(describe_error(document, e), e.key_path());
   }
 }
 
 /// How a categorical output is stored (CF flags; report.hpp), none for a measured quantity: the
 /// GPUs' NVML clock-event reasons (a bit field, nvml.h nvmlClocksEventReason*), the job's phase and
 /// the plant's mode (enumerations).
-SeriesFlags categorical_flags(const solver::OutputSpec& spec) {
+SeriesFlags categorical_flags(const core::OutputSpec& spec) {
   SeriesFlags flags;
   const auto add = [&](auto value, std::string meaning) {
     flags.values.push_back(static_cast<std::uint32_t>(value));
@@ -186,7 +188,7 @@ ReportLayout report_layout(const ScenarioDocument& document, const models::facil
   layout.scenario_source = document.source_text;
   // Every key the site reads, with its default filled in; not the other kind of site's sections,
   // so that the resolved scenario runs again as it is.
-  solver::ParameterTree resolved = document.tree;
+  core::ParameterTree resolved = document.tree;
   for (const std::string& name : models::facility::sections_of_other_site_kind(resolved)) resolved.sections.erase(name);
   layout.resolved_scenario = emit_resolved_yaml(resolved, models::facility::scenario_schema());
   layout.attributes["dctwin_version"] = version();
@@ -227,7 +229,7 @@ ReportSizeEstimate check_report_size(const ScenarioDocument& document, const Rep
                  value_bytes(output.storage, output.flags.kind != SeriesFlags::Kind::none);
   }
   struct Part {
-    const solver::ParameterTree* section;
+    const core::ParameterTree* section;
     std::string key;
     double samples, values, row_bytes;
   };
@@ -258,10 +260,10 @@ ReportSizeEstimate check_report_size(const ScenarioDocument& document, const Rep
     limit = "the " + models::facility::format_bytes(free_space->first) + " free on " + free_space->second;
   if (limit.empty()) return estimate;
   const std::string key = largest->section->key_path(largest->key);
-  const solver::ParameterValue& value = largest->section->values.at(largest->key);
+  const core::ParameterValue& value = largest->section->values.at(largest->key);
   const std::string written =
       value.as_written.empty() ? format_number(value.number) + " s" : value.as_written;
-  throw solver::InputError(locate(document, key) + ": " + key + " = " + written + " (the report would take about " +
+  throw core::InputError(locate(document, key) + ": " + key + " = " + written + " (the report would take about " +
                                models::facility::format_bytes(bytes) + ", " + format_count(largest->samples) +
                                " samples x " + format_count(largest->values) +
                                " values (" + format_count(largest->row_bytes) +
@@ -326,15 +328,15 @@ class ReportingObserver final : public solver::SimulationObserver {
 
 void check_simulation_option(const std::string& option, const std::string& text, const std::string& name,
                              double value) {
-  const solver::SectionSchema schema = models::facility::simulation_schema();
+  const core::SectionSchema schema = models::facility::simulation_schema();
   for (const auto& spec : schema.parameters)
     if (spec.name == name && !rules::in_range(spec, value))
-      throw solver::InputError(option + " = " + text + " (" + rules::range_rule(spec) + ")");
+      throw core::InputError(option + " = " + text + " (" + rules::range_rule(spec) + ")");
 }
 
 ScenarioDocument load_scenario_file(const std::filesystem::path& file, const ScenarioOverrides& overrides) {
   ScenarioDocument document = load_scenario(file, models::facility::scenario_schema());
-  solver::ParameterTree& simulation = document.tree.sections.at("simulation");
+  core::ParameterTree& simulation = document.tree.sections.at("simulation");
   if (overrides.duration)
     override_value(simulation, "duration", *overrides.duration, format_number(*overrides.duration) + " s (--duration)");
   if (overrides.output_interval)
@@ -380,7 +382,7 @@ RunResult run_scenario(const ScenarioDocument& document, const std::filesystem::
   std::vector<InputFile> inputs{{document.file, "scenario"}};
   try {
     if (const auto weather = weather_path(document)) inputs.push_back({*weather, "weather"});
-  } catch (const solver::InputError&) {
+  } catch (const core::InputError&) {
     // build() reports it with its place.
   }
   check_output_path(report, "report", inputs);

@@ -15,8 +15,9 @@
 #include <unordered_map>
 #include <vector>
 
+#include "dctwin/core/check.hpp"
+#include "dctwin/core/input_error.hpp"
 #include "dctwin/io/units.hpp"
-#include "dctwin/solver/check.hpp"
 #include "yaml_documents.hpp"
 
 namespace dctwin::io {
@@ -35,12 +36,12 @@ using rules::unsigned_problem;
 
 namespace {
 
-using solver::ParameterKind;
-using solver::ParameterSpec;
-using solver::ParameterTree;
-using solver::ParameterValue;
-using solver::SectionSchema;
-using solver::SourceLocation;
+using core::ParameterKind;
+using core::ParameterSpec;
+using core::ParameterTree;
+using core::ParameterValue;
+using core::SectionSchema;
+using core::SourceLocation;
 
 std::string join_path(const std::string& path, const std::string& name) {
   return path.empty() ? name : path + "." + name;
@@ -512,7 +513,7 @@ std::string locate(const ScenarioDocument& document, const std::string& key_path
   return format_location(best);
 }
 
-std::string describe_error(const ScenarioDocument& document, const solver::InputError& error) {
+std::string describe_error(const ScenarioDocument& document, const core::InputError& error) {
   if (error.key_path().empty()) return error.what();
   return locate(document, error.key_path()) + ": " + error.what();
 }

@@ -11,9 +11,9 @@ namespace dctwin::io {
 namespace {
 
 using nlohmann::ordered_json;
-using solver::ParameterKind;
-using solver::ParameterSpec;
-using solver::SectionSchema;
+using core::ParameterKind;
+using core::ParameterSpec;
+using core::SectionSchema;
 
 std::string shown_unit(const ParameterSpec& spec) {
   return spec.display_unit.empty() ? spec.unit : spec.display_unit;
@@ -103,7 +103,7 @@ ordered_json section(const SectionSchema& schema) {
 
 }  // namespace
 
-std::string schema_json(const solver::SectionSchema& schema, const std::string& title) {
+std::string schema_json(const core::SectionSchema& schema, const std::string& title) {
   ordered_json root = {{"$schema", "https://json-schema.org/draft/2020-12/schema"}, {"title", title}};
   ordered_json body = section(schema);
   body["type"] = "object";  // the file itself is a mapping

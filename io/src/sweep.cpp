@@ -17,9 +17,10 @@
 #include <system_error>
 #include <utility>
 
+#include "dctwin/core/check.hpp"
+#include "dctwin/core/input_error.hpp"
+#include "dctwin/core/printable.hpp"
 #include "dctwin/io/units.hpp"
-#include "dctwin/solver/check.hpp"
-#include "dctwin/solver/printable.hpp"
 #include "sweep_internal.hpp"
 #include "yaml_documents.hpp"
 
@@ -39,10 +40,10 @@ using rules::unknown_key_problem;
 
 namespace {
 
-using solver::ParameterKind;
-using solver::ParameterSpec;
-using solver::SectionSchema;
-using solver::SourceLocation;
+using core::ParameterKind;
+using core::ParameterSpec;
+using core::SectionSchema;
+using core::SourceLocation;
 
 constexpr std::size_t max_members = 10'000'000;
 /// The most values a plan holds (members x parameters): every member keeps each of its values as
@@ -83,7 +84,7 @@ double numeric_value(const ParameterSpec& spec, const std::string& written) {
     case ParameterKind::real:
       try {
         return parse_to_si(text, spec.unit);
-      } catch (const solver::InputError&) {
+      } catch (const core::InputError&) {
         return nan;
       }
     case ParameterKind::integer: {
@@ -558,14 +559,14 @@ SourceLocation base_location(const SweepPlan& plan, const std::string& composed,
   return in_base.back().value;
 }
 
-std::string error_path(const solver::InputError& error) {
+std::string error_path(const core::InputError& error) {
   if (const auto* scenario = dynamic_cast<const ScenarioError*>(&error)) return scenario->path();
   return error.key_path();
 }
 
 /// Text for a comment line of a member scenario: no line break (it would end the comment) and no
 /// other control character (the scenario checker refuses them anywhere in the file).
-std::string escape_comment(const std::string& text) { return solver::printable(text); }
+std::string escape_comment(const std::string& text) { return core::printable(text); }
 
 /// Base scenario with the `set:` values and `values` (one per parameter, or none) applied.
 std::string compose(const SweepPlan& plan, const std::vector<std::string>* values, const std::string& header) {
@@ -1113,7 +1114,7 @@ std::string member_scenario_text(const SweepPlan& plan, std::size_t index) {
   return compose(plan, &member.written, header);
 }
 
-std::string describe_member_error(const SweepPlan& plan, std::size_t index, const solver::InputError& error) {
+std::string describe_member_error(const SweepPlan& plan, std::size_t index, const core::InputError& error) {
   const SweepMember& member = plan.members.at(index);
   const std::string message = error.what();
   const auto located = strip_location(message, member_label(plan, index));
@@ -1138,8 +1139,8 @@ std::string describe_member_error(const SweepPlan& plan, std::size_t index, cons
 ScenarioDocument load_sweep_member(const SweepPlan& plan, std::size_t index, const SectionSchema& schema) {
   try {
     return parse_scenario(member_scenario_text(plan, index), member_label(plan, index), schema);
-  } catch (const solver::InputError& error) {
-    throw solver::InputError(describe_member_error(plan, index, error));
+  } catch (const core::InputError& error) {
+    throw core::InputError(describe_member_error(plan, index, error));
   }
 }
 

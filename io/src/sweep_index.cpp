@@ -152,14 +152,14 @@ void write_index_file(h5::File& file, const SweepPlan& plan, const std::vector<M
     auto group = index.group("parameters");
     for (std::size_t p = 0; p < plan.parameters.size(); ++p) {
       const auto& parameter = plan.parameters[p];
-      const bool text = parameter.spec.kind == solver::ParameterKind::choice ||
-                        parameter.spec.kind == solver::ParameterKind::text;
+      const bool text = parameter.spec.kind == core::ParameterKind::choice ||
+                        parameter.spec.kind == core::ParameterKind::text;
       const std::string long_name = parameter.key + ": " + parameter.spec.doc;
       if (text) {
         std::vector<std::string> values;
         for (const auto& m : plan.members) values.push_back(m.written[p]);
         columns.push_back(index.strings(group, parameter.key, values, long_name));
-      } else if (parameter.spec.kind == solver::ParameterKind::unsigned_integer) {
+      } else if (parameter.spec.kind == core::ParameterKind::unsigned_integer) {
         // Seeds exactly, from the text each member was given (a double would round those above
         // 2^53); 0 for a value that is not a seed, whose member failed (see status and reason).
         std::vector<std::uint64_t> values;
@@ -172,7 +172,7 @@ void write_index_file(h5::File& file, const SweepPlan& plan, const std::vector<M
       } else {
         std::vector<double> values;
         for (const auto& m : plan.members) values.push_back(m.si[p]);
-        const std::string units = parameter.spec.kind == solver::ParameterKind::real ? parameter.spec.unit : "1";
+        const std::string units = parameter.spec.kind == core::ParameterKind::real ? parameter.spec.unit : "1";
         columns.push_back(index.numbers(group, parameter.key, values, units, long_name));
       }
       columns.back().set_attribute("key", parameter.key);

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "dctwin/solver/parameters.hpp"
+#include "dctwin/core/parameters.hpp"
 
 namespace dctwin::io::detail {
 
@@ -28,8 +28,8 @@ std::optional<std::string> apply_override(YAML::Node& root, const std::vector<Ke
 /// mapping, entry k the k-th step's key and value (the key again for an empty value). Stops at the
 /// first step that is not written; empty when the text does not parse.
 struct YamlPlace {
-  solver::SourceLocation key;
-  solver::SourceLocation value;
+  core::SourceLocation key;
+  core::SourceLocation value;
 };
 std::vector<YamlPlace> locate_in_yaml(const std::string& text, const std::string& file, const std::string& key_path);
 

@@ -14,6 +14,7 @@
 #include <sstream>
 #include <system_error>
 
+#include "dctwin/core/input_error.hpp"
 #include "dctwin/io/output_file.hpp"
 #include "dctwin/io/report.hpp"
 #include "dctwin/io/run.hpp"
@@ -220,7 +221,7 @@ MemberOutcome run_sweep_member(const SweepPlan& plan, std::size_t index, const f
   try {
     text = member_scenario_text(plan, index);
     document = parse_scenario(text, member_label(plan, index), models::facility::scenario_schema());
-  } catch (const solver::InputError& error) {
+  } catch (const core::InputError& error) {
     return fail("scenario", describe_member_error(plan, index, error));
   }
   try {
@@ -239,7 +240,7 @@ MemberOutcome run_sweep_member(const SweepPlan& plan, std::size_t index, const f
     outcome.status = result.status.finished() ? MemberStatus::complete : MemberStatus::incomplete;
     if (!result.status.finished()) outcome.reason = result.status.describe();
     return outcome;
-  } catch (const solver::InputError& error) {
+  } catch (const core::InputError& error) {
     return fail("scenario", describe_member_error(plan, index, error));
   } catch (const ReportError& error) {
     return fail("output", error.what());
@@ -267,7 +268,7 @@ void prepare_sweep_directory(const SweepPlan& plan, const fs::path& dir) {
   }
 }
 
-SweepPlan load_stored_sweep(const fs::path& dir, const solver::SectionSchema& schema) {
+SweepPlan load_stored_sweep(const fs::path& dir, const core::SectionSchema& schema) {
   const fs::path sweep = dir / "plan" / "sweep.yaml";
   const fs::path base = dir / "plan" / "base.yaml";
   std::string sweep_text;

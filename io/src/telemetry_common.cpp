@@ -12,10 +12,10 @@
 #include <sstream>
 #include <system_error>
 
+#include "dctwin/core/printable.hpp"
 #include "dctwin/io/scenario.hpp"
 #include "dctwin/io/units.hpp"
 #include "dctwin/io/weather_csv.hpp"
-#include "dctwin/solver/printable.hpp"
 #include "telemetry_internal.hpp"
 
 namespace dctwin::io {
@@ -278,7 +278,7 @@ void TraceBuilder::bad_line(std::size_t line, const std::string& problem, bool i
   if (impossible) ++impossible_count_;
   // Printed and stored as they are: the cell quoted in the problem is made printable here, as the
   // exception would have made it.
-  if (skipped_.size() < 10) skipped_.push_back(solver::printable(fmt::format("{}: {}", line, problem)));
+  if (skipped_.size() < 10) skipped_.push_back(core::printable(fmt::format("{}: {}", line, problem)));
 }
 
 bool TraceBuilder::add(const GpuKey& gpu, const std::string& uuid, double time, const std::vector<double>& values,

@@ -1,3 +1,4 @@
+#include "dctwin/core/input_error.hpp"
 #include "dctwin/io/units.hpp"
 
 #include <udunits2.h>
@@ -306,7 +307,7 @@ bool are_convertible(std::string_view from_unit, std::string_view to_unit) {
 double parse_duration(std::string_view text) {
   const std::string written(trim(text));
   const auto invalid = [&](const std::string& rule) {
-    return solver::InputError("invalid duration " + quoted(written) + " (" + rule + ")");
+    return core::InputError("invalid duration " + quoted(written) + " (" + rule + ")");
   };
   Quantity quantity;
   try {

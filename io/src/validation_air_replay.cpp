@@ -6,6 +6,7 @@
 #include <limits>
 #include <string>
 
+#include "dctwin/core/input_error.hpp"
 #include "dctwin/io/run.hpp"
 #include "dctwin/models/thermal/air_cooled_server.hpp"
 #include "dctwin/solver/integrator.hpp"
@@ -64,7 +65,7 @@ void check_physical(const PreparedTrace& trace, const PowerReplay& replay) {
     }
 }
 
-ThermalReplay replay_thermal_air(const PreparedTrace& trace, const solver::ParameterTree& tree,
+ThermalReplay replay_thermal_air(const PreparedTrace& trace, const core::ParameterTree& tree,
                                  const ModelParameters& model, const ValidationOptions& options,
                                  std::optional<std::size_t> only_gpu, const ThermalReplay* previous) {
   const auto server = models::thermal::AirCooledServer::from(tree.section("server"));
@@ -169,8 +170,8 @@ void check_replay_scenario(const ScenarioDocument& scenario) {
   }
   try {
     (void)models::thermal::AirCooledServer::from(scenario.tree.section("server"));
-  } catch (const solver::InputError& e) {
-    throw solver::InputError(describe_error(scenario, e), e.key_path());
+  } catch (const core::InputError& e) {
+    throw core::InputError(describe_error(scenario, e), e.key_path());
   }
 }
 

@@ -83,7 +83,7 @@ struct Unknown {
   }
 };
 
-const solver::ParameterSpec& spec(const solver::ParameterTable& table, const std::string& key) {
+const core::ParameterSpec& spec(const core::ParameterTable& table, const std::string& key) {
   for (const auto& s : table)
     if (s.name == key) return s;
   throw std::logic_error("no parameter " + key);
@@ -111,18 +111,18 @@ auto& value_at(Tree& tree, const std::string& section, const std::string& key) {
   return node->values.at(key);
 }
 
-const solver::ParameterValue& value_in(const solver::ParameterTree& tree, const std::string& section,
+const core::ParameterValue& value_in(const core::ParameterTree& tree, const std::string& section,
                                       const std::string& key) {
   return value_at(tree, section, key);
 }
 
-solver::ParameterValue& value_in(solver::ParameterTree& tree, const std::string& section, const std::string& key) {
+core::ParameterValue& value_in(core::ParameterTree& tree, const std::string& section, const std::string& key) {
   return value_at(tree, section, key);
 }
 
 /// A parameter to fit, starting from its scenario value, within its table range and a factor of
 /// 5 either way (the fit corrects an estimate, it does not search from nothing).
-Unknown unknown(const solver::ParameterTree& tree, const solver::ParameterTable& table, const std::string& section,
+Unknown unknown(const core::ParameterTree& tree, const core::ParameterTable& table, const std::string& section,
                 const std::string& key) {
   const auto& s = spec(table, key);
   const double start = value_in(tree, section, key).number;
@@ -136,7 +136,7 @@ Unknown unknown(const solver::ParameterTree& tree, const solver::ParameterTable&
   return u;
 }
 
-void set_values(solver::ParameterTree& tree, const std::vector<Unknown>& unknowns, const std::vector<double>& values) {
+void set_values(core::ParameterTree& tree, const std::vector<Unknown>& unknowns, const std::vector<double>& values) {
   for (std::size_t i = 0; i < unknowns.size(); ++i) {
     auto& v = value_in(tree, unknowns[i].parameter.section, unknowns[i].parameter.key);
     v.number = values[i];
@@ -173,14 +173,14 @@ constexpr double offset_range = 25.0;
 
 /// Gives server.air.slots one entry per model GPU, defaults filled in, so that every slot's
 /// values can be set and written.
-void complete_slots(solver::ParameterTree& tree, std::size_t count) {
+void complete_slots(core::ParameterTree& tree, std::size_t count) {
   auto& slots = tree.sections.at("server").sections.at("air").lists["slots"];
   const auto table = models::thermal::AirCooledSlot::table();
   while (slots.size() < count) {
-    solver::ParameterTree entry;
+    core::ParameterTree entry;
     entry.path = "server.air.slots[" + std::to_string(slots.size()) + "]";
     for (const auto& spec : table) {
-      solver::ParameterValue v;
+      core::ParameterValue v;
       v.number = spec.default_value.value_or(0.0);
       v.from_default = true;
       entry.values[spec.name] = v;
@@ -195,7 +195,7 @@ void complete_slots(solver::ParameterTree& tree, std::size_t count) {
 /// measured powers, so each GPU's temperatures depend on its own slot only: each fit replays one
 /// GPU, and the fits run side by side on the threads of solver::for_each_block (each GPU's fit is
 /// the same on any number of threads). Sets the values in `tree` and returns them.
-std::vector<CalibratedParameter> fit_air_slots(const replay::PreparedTrace& prepared, solver::ParameterTree& tree,
+std::vector<CalibratedParameter> fit_air_slots(const replay::PreparedTrace& prepared, core::ParameterTree& tree,
                                                const ValidationOptions& vo, double split_time, int& evaluations,
                                                std::vector<std::string>& notes) {
   complete_slots(tree, prepared.model_count);
@@ -208,7 +208,7 @@ std::vector<CalibratedParameter> fit_air_slots(const replay::PreparedTrace& prep
   };
   const std::size_t gpus = prepared.time.size();
   std::vector<SlotFit> fits(gpus);
-  const solver::ParameterTree& given = tree;  // only read while the fits run
+  const core::ParameterTree& given = tree;  // only read while the fits run
   auto fit_gpu = [&](std::size_t g) {
     SlotFit& result = fits[g];
     const std::size_t j = prepared.model_gpu[g];
@@ -236,7 +236,7 @@ std::vector<CalibratedParameter> fit_air_slots(const replay::PreparedTrace& prep
                                 prepared.labels[g], samples.size());
       return;
     }
-    auto set_all = [&](solver::ParameterTree& t, const Eigen::VectorXd& x) {
+    auto set_all = [&](core::ParameterTree& t, const Eigen::VectorXd& x) {
       for (std::size_t i = 0; i < scales.size(); ++i) {
         auto& v = value_in(t, section, scales[i].parameter.key);
         v.number = scales[i].value(x[static_cast<long>(i)]);
@@ -250,7 +250,7 @@ std::vector<CalibratedParameter> fit_air_slots(const replay::PreparedTrace& prep
     r.input_count = static_cast<int>(scales.size()) + 1;
     r.value_count = static_cast<int>(samples.size());
     r.evaluate = [&](const Eigen::VectorXd& x, Eigen::VectorXd& out) {
-      solver::ParameterTree t = given;
+      core::ParameterTree t = given;
       set_all(t, x);
       ++result.evaluations;
       replay::ThermalReplay run;
@@ -295,7 +295,7 @@ std::vector<CalibratedParameter> fit_air_slots(const replay::PreparedTrace& prep
 }
 
 /// server: air: slots: every slot of the tree in full (the list replaces the scenario's when merged).
-std::string slots_fragment(const solver::ParameterTree& tree) {
+std::string slots_fragment(const core::ParameterTree& tree) {
   const auto table = models::thermal::AirCooledSlot::table();
   YAML::Emitter out;
   out << YAML::BeginMap << YAML::Key << "server" << YAML::Value << YAML::BeginMap << YAML::Key << "air"
@@ -315,8 +315,8 @@ std::string slots_fragment(const solver::ParameterTree& tree) {
 
 namespace replay {
 
-PowerFit fit_power_levels(const PreparedTrace& trace, const solver::ParameterTree& original,
-                          solver::ParameterTree& tree, const ThermalReplay& thermal, const ValidationOptions& options,
+PowerFit fit_power_levels(const PreparedTrace& trace, const core::ParameterTree& original,
+                          core::ParameterTree& tree, const ThermalReplay& thermal, const ValidationOptions& options,
                           double split_time) {
   // Training samples of each phase whose reading does not straddle a change: a level is fitted
   // only when its phase has at least this many (else it is not identified and stays as given).
@@ -328,7 +328,7 @@ PowerFit fit_power_levels(const PreparedTrace& trace, const solver::ParameterTre
   // Each unknown starts from its current value in `tree`, within the bounds (and with the initial
   // value) of the scenario it was first read from, `original`: passes and the alternation with
   // the thermal fit do not widen them.
-  auto make = [&](const solver::ParameterTable& table, const std::string& section, const std::string& key) {
+  auto make = [&](const core::ParameterTable& table, const std::string& section, const std::string& key) {
     Unknown u = unknown(original, table, section, key);
     const double current = value_in(tree, section, key).number;
     if (current > 0.0) u.reference = current;
@@ -389,12 +389,12 @@ PowerFit fit_power_levels(const PreparedTrace& trace, const solver::ParameterTre
       unknowns.push_back(make(package_table, "server.gpu", "leakage_temperature_coefficient"));
     if (unknowns.empty() || samples.size() <= unknowns.size()) break;
 
-    const solver::ParameterTree base = tree;
+    const core::ParameterTree base = tree;
     Residuals r;
     r.input_count = static_cast<int>(unknowns.size());
     r.value_count = static_cast<int>(samples.size());
     r.evaluate = [&](const Eigen::VectorXd& x, Eigen::VectorXd& out) {
-      solver::ParameterTree t = base;
+      core::ParameterTree t = base;
       set_values(t, unknowns, values_of(unknowns, x));
       const auto run = replay_power(trace, read_model(t), thermal, options, &phases, &timeline);
       for (std::size_t i = 0; i < samples.size(); ++i) {
@@ -405,7 +405,7 @@ PowerFit fit_power_levels(const PreparedTrace& trace, const solver::ParameterTre
     const Eigen::VectorXd x = least_squares(r);
     const std::vector<double> values = values_of(unknowns, x);
     // The fit holds the temperatures; its leakage must still let the thermal model run.
-    solver::ParameterTree trial = tree;
+    core::ParameterTree trial = tree;
     set_values(trial, unknowns, values);
     try {
       (void)replay_thermal(trace, trial, read_model(trial), options);
@@ -585,7 +585,7 @@ CalibrationResult calibrate_trace(const TelemetryTrace& trace, const ScenarioDoc
                               "supply_temperature"));
   std::vector<CalibratedParameter> power_parameters;  // the power fit's, in the order first fitted
 
-  solver::ParameterTree tree = scenario.tree;
+  core::ParameterTree tree = scenario.tree;
   std::vector<double> thermal_values;
   for (const auto& u : thermal) thermal_values.push_back(u.parameter.initial);
 
@@ -611,12 +611,12 @@ CalibrationResult calibrate_trace(const TelemetryTrace& trace, const ScenarioDoc
       replayed = replay::replay_thermal(prepared, tree, replay::read_model(tree), vo);
       ++result.evaluations;
     } else {
-      const solver::ParameterTree base = tree;
+      const core::ParameterTree base = tree;
       Residuals r;
       r.input_count = static_cast<int>(thermal.size());
       r.value_count = static_cast<int>(temperature_samples.size());
       r.evaluate = [&](const Eigen::VectorXd& x, Eigen::VectorXd& out) {
-        solver::ParameterTree t = base;
+        core::ParameterTree t = base;
         set_values(t, thermal, values_of(thermal, x));
         const auto model = replay::read_model(t);
         ++result.evaluations;

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <ctime>
 
+#include "dctwin/core/input_error.hpp"
 #include "dctwin/io/output_file.hpp"
 #include "dctwin/io/report.hpp"
 #include "dctwin/io/validation.hpp"
@@ -62,10 +63,10 @@ class Collector final : public solver::SimulationObserver {
 void export_nvidia_smi_csv(const ScenarioDocument& scenario, const std::filesystem::path& file,
                            const NvidiaSmiExportOptions& options) {
   if (scenario.tree.text("site") != "single-node")
-    throw solver::InputError("the exporter simulates a single-node site (site: single-node), not '" +
+    throw core::InputError("the exporter simulates a single-node site (site: single-node), not '" +
                              scenario.tree.text("site") + "'");
   if (!(options.interval > 0.0) || !(options.averaging_window > 0.0) || !(options.step > 0.0))
-    throw solver::InputError("the export interval, averaging window and step must be > 0");
+    throw core::InputError("the export interval, averaging window and step must be > 0");
   // The output is checked and created before the simulation, not after it.
   OutputFile out(file, "", {{scenario.file, "scenario"}});
   models::facility::SingleNodeSite site(scenario.tree);

@@ -60,7 +60,7 @@ struct ModelParameters {
 };
 
 /// Checks that `scenario` is a single-node site and reads its parameters.
-ModelParameters read_model(const solver::ParameterTree& tree);
+ModelParameters read_model(const core::ParameterTree& tree);
 
 PreparedTrace prepare(const TelemetryTrace& trace, const ScenarioDocument& scenario, const ValidationOptions& options);
 
@@ -75,7 +75,7 @@ struct ThermalReplay {
 
 /// Runs the site of `tree` driven by the trace's power (drive less leakage at the measured
 /// temperature). Throws ReplayError when the run stops early.
-ThermalReplay replay_thermal(const PreparedTrace& trace, const solver::ParameterTree& tree,
+ThermalReplay replay_thermal(const PreparedTrace& trace, const core::ParameterTree& tree,
                              const ModelParameters& model, const ValidationOptions& options);
 
 /// The air-cooled server's replay (server.cooling: air): each model GPU integrated on its own with
@@ -84,7 +84,7 @@ ThermalReplay replay_thermal(const PreparedTrace& trace, const solver::Parameter
 /// `previous`: a first pass whose junction gives the leakage to take out of the measured power
 /// where the trace has no temperature (else the leakage reference temperature is used).
 /// Throws ReplayError when a temperature leaves the physical range (see check_physical).
-ThermalReplay replay_thermal_air(const PreparedTrace& trace, const solver::ParameterTree& tree,
+ThermalReplay replay_thermal_air(const PreparedTrace& trace, const core::ParameterTree& tree,
                                  const ModelParameters& model, const ValidationOptions& options,
                                  std::optional<std::size_t> only_gpu = std::nullopt,
                                  const ThermalReplay* previous = nullptr);
@@ -132,8 +132,8 @@ struct PowerFit {
   std::vector<std::string> notes;
   bool failed = false;  ///< the values made the thermal replay fail; `tree` keeps the previous ones
 };
-PowerFit fit_power_levels(const PreparedTrace& trace, const solver::ParameterTree& original,
-                          solver::ParameterTree& tree, const ThermalReplay& thermal, const ValidationOptions& options,
+PowerFit fit_power_levels(const PreparedTrace& trace, const core::ParameterTree& original,
+                          core::ParameterTree& tree, const ThermalReplay& thermal, const ValidationOptions& options,
                           double split_time);
 
 /// Throws ReplayError naming the GPU, the time and the value when a replayed board power is not

@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 
+#include "dctwin/core/input_error.hpp"
 #include "dctwin/models/facility/single_node.hpp"
 #include "dctwin/models/workload/dvfs_governor.hpp"
 #include "dctwin/models/workload/gpu_power.hpp"
@@ -358,9 +359,9 @@ double ModelParameters::phase_power(std::size_t gpu, ReplayPhase phase, double c
   return workload.power.static_power + spread[gpu].power_scale * power.dynamic_power(activity(phase), clock);
 }
 
-ModelParameters read_model(const solver::ParameterTree& tree) {
+ModelParameters read_model(const core::ParameterTree& tree) {
   if (tree.text("site") != "single-node")
-    throw solver::InputError("the replay of a trace needs a single-node site (site: single-node), not '" +
+    throw core::InputError("the replay of a trace needs a single-node site (site: single-node), not '" +
                              tree.text("site") + "'");
   const auto& server = tree.section("server");
   ModelParameters m;
@@ -485,7 +486,7 @@ double ThermalReplay::at(const std::vector<double>& series, double t) const {
 
 namespace {
 
-ThermalReplay run_thermal(const PreparedTrace& trace, const solver::ParameterTree& tree, const ModelParameters& model,
+ThermalReplay run_thermal(const PreparedTrace& trace, const core::ParameterTree& tree, const ModelParameters& model,
                           const ValidationOptions& options, const ThermalReplay* previous) {
   // What each model GPU dissipates besides leakage: the measured power less the leakage the
   // package will add, at the measured temperature (else at the previous pass's junction).
@@ -508,7 +509,7 @@ ThermalReplay run_thermal(const PreparedTrace& trace, const solver::ParameterTre
   }
   auto source = std::make_shared<models::workload::TracePowerSource>(std::move(times), std::move(power));
 
-  solver::ParameterTree copy = tree;
+  core::ParameterTree copy = tree;
   copy.sections.at("simulation").values.at("initial_state").text = options.initial_state;
   models::facility::SingleNodeSite site(copy, source);
   auto& settings = site.settings();
@@ -536,7 +537,7 @@ ThermalReplay run_thermal(const PreparedTrace& trace, const solver::ParameterTre
 
 }  // namespace
 
-ThermalReplay replay_thermal(const PreparedTrace& trace, const solver::ParameterTree& tree,
+ThermalReplay replay_thermal(const PreparedTrace& trace, const core::ParameterTree& tree,
                              const ModelParameters& model, const ValidationOptions& options) {
   if (model.cooling == "air") {
     ThermalReplay first = replay_thermal_air(trace, tree, model, options);

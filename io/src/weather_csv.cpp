@@ -115,7 +115,7 @@ class Reader {
  private:
   [[noreturn]] void fail(int line, const std::string& problem) const {
     const std::string where = line > 0 ? label_ + ":" + std::to_string(line) : label_;
-    throw WeatherFileError(where + ": " + problem, solver::SourceLocation{label_, line, 0});
+    throw WeatherFileError(where + ": " + problem, core::SourceLocation{label_, line, 0});
   }
 
   void header(std::string_view line, int line_number) {

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "dctwin/core/input_error.hpp"
 #include "dctwin/io/units.hpp"
 #include "dctwin/models/thermal/air.hpp"
 #include "weather_text.hpp"
@@ -129,7 +130,7 @@ class Reader {
         wet.push_back(std::min(psy::wet_bulb_from_humidity_ratio(dry_bulb, humidity_ratio, pressure), dry_bulb));
       } catch (const WeatherFileError&) {
         throw;
-      } catch (const solver::InputError& e) {
+      } catch (const core::InputError& e) {
         fail(row.line, e.what());
       }
       time.push_back(t);

@@ -5,7 +5,8 @@
 #include <cmath>
 #include <cstdio>
 
-#include "dctwin/solver/parameters.hpp"
+#include "dctwin/core/input_error.hpp"
+#include "dctwin/core/parameters.hpp"
 
 namespace dctwin::models {
 
@@ -68,7 +69,7 @@ std::string format_celsius(double kelvin) { return format_number(kelvin - kelvin
 std::string ParameterCheck::path(const char* key) const { return section_ + "." + key; }
 
 void ParameterCheck::reject(const char* key, const std::string& value_text, const std::string& rule) const {
-  throw solver::InputError(path(key) + " = " + value_text + " (must be " + rule + ")", path(key));
+  throw core::InputError(path(key) + " = " + value_text + " (must be " + rule + ")", path(key));
 }
 
 void ParameterCheck::greater_than(const char* key, double value, double bound, const char* unit) const {
@@ -112,18 +113,18 @@ namespace {
 
 /// The unit a declared number is printed with in models' messages: its SI unit, none for a count
 /// or a dimensionless value.
-const char* message_unit(const solver::ParameterSpec& spec) {
-  if (spec.kind != solver::ParameterKind::real || spec.unit == "1") return "";
+const char* message_unit(const core::ParameterSpec& spec) {
+  if (spec.kind != core::ParameterKind::real || spec.unit == "1") return "";
   return spec.unit.c_str();
 }
 
-bool shown_in_celsius(const solver::ParameterSpec& spec) {
-  return spec.kind == solver::ParameterKind::real && spec.unit == "K" && spec.display_unit == "degC";
+bool shown_in_celsius(const core::ParameterSpec& spec) {
+  return spec.kind == core::ParameterKind::real && spec.unit == "K" && spec.display_unit == "degC";
 }
 
 }  // namespace
 
-void ParameterCheck::declared(const solver::ParameterSpec& spec, double value) const {
+void ParameterCheck::declared(const core::ParameterSpec& spec, double value) const {
   const char* key = spec.name.c_str();
   const bool has_min = std::isfinite(spec.min);
   const bool has_max = std::isfinite(spec.max);
@@ -156,7 +157,7 @@ void ParameterCheck::declared(const solver::ParameterSpec& spec, double value) c
   if (!std::isfinite(value)) fail(spec.name + " must be a finite number");
 }
 
-void ParameterCheck::declared_choice(const solver::ParameterSpec& spec, const std::string& value) const {
+void ParameterCheck::declared_choice(const core::ParameterSpec& spec, const std::string& value) const {
   for (const std::string& choice : spec.choices)
     if (value == choice) return;
   std::string rule;
@@ -168,10 +169,10 @@ void ParameterCheck::declared_choice(const solver::ParameterSpec& spec, const st
 }
 
 void ParameterCheck::fail(const std::string& sentence) const {
-  throw solver::InputError(section_ + ": " + sentence, section_);
+  throw core::InputError(section_ + ": " + sentence, section_);
 }
 
-std::string section_path(const solver::ParameterTree& section, const char* fallback) {
+std::string section_path(const core::ParameterTree& section, const char* fallback) {
   return section.path.empty() ? std::string(fallback) : section.path;
 }
 

@@ -5,7 +5,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "dctwin/solver/check.hpp"
+#include "dctwin/core/check.hpp"
+#include "dctwin/core/report_datasets.hpp"
 
 namespace dctwin::solver {
 
@@ -63,14 +64,14 @@ int Component::declare_state_group(StateGroupSpec spec) {
   return static_cast<int>(groups_.size()) - 1;
 }
 
-int Component::declare_output(OutputSpec spec) {
+int Component::declare_output(core::OutputSpec spec) {
   DCTWIN_DEMAND(spec.count >= 1, "an output needs at least one value");
   DCTWIN_DEMAND(!spec.entity.empty() || spec.count == 1, "a scalar output has exactly one value");
   outputs_.push_back(std::move(spec));
   return static_cast<int>(outputs_.size()) - 1;
 }
 
-void Component::declare_entity_table(EntityTable table) { entities_.push_back(std::move(table)); }
+void Component::declare_entity_table(core::EntityTable table) { entities_.push_back(std::move(table)); }
 
 int Component::declare_event(std::string name) {
   events_.push_back(std::move(name));

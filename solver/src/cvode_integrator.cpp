@@ -29,9 +29,9 @@
 #include <memory>
 #include <optional>
 
-#include "dctwin/solver/check.hpp"
+#include "dctwin/core/check.hpp"
+#include "dctwin/core/printable.hpp"
 #include "dctwin/solver/parallel.hpp"
-#include "dctwin/solver/printable.hpp"
 #include "schur_solver.hpp"
 #include "vector_operations.hpp"
 
@@ -62,13 +62,13 @@ std::string flag_name(int flag) {
 }  // namespace
 
 SolverError::SolverError(const std::string& function, int code, const std::string& detail)
-    : std::runtime_error(printable(function + " failed with " + flag_name(code) + " (" + std::to_string(code) +
+    : std::runtime_error(core::printable(function + " failed with " + flag_name(code) + " (" + std::to_string(code) +
                                    ")" + (detail.empty() ? std::string() : ": " + detail))),
       function_(function),
       code_(code) {}
 
 SolverError::SolverError(const std::string& function, const std::string& detail)
-    : std::runtime_error(printable(function + " failed: " + detail)), function_(function), code_(0) {}
+    : std::runtime_error(core::printable(function + " failed: " + detail)), function_(function), code_(0) {}
 
 struct CvodeIntegrator::Impl {
   const System* system = nullptr;

@@ -13,11 +13,14 @@
 #include <numeric>
 #include <utility>
 
-#include "dctwin/solver/check.hpp"
-#include "dctwin/solver/number_text.hpp"
-#include "dctwin/solver/parameters.hpp"
+#include "dctwin/core/check.hpp"
+#include "dctwin/core/input_error.hpp"
+#include "dctwin/core/number_text.hpp"
 
 namespace dctwin::solver {
+
+using core::format_general;
+using core::InputError;
 
 namespace {
 

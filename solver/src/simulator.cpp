@@ -5,7 +5,7 @@
 #include <cmath>
 #include <limits>
 
-#include "dctwin/solver/check.hpp"
+#include "dctwin/core/check.hpp"
 #include "dctwin/solver/parallel.hpp"
 
 namespace dctwin::solver {

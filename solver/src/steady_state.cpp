@@ -15,7 +15,7 @@
 #include <memory>
 #include <string>
 
-#include "dctwin/solver/check.hpp"
+#include "dctwin/core/check.hpp"
 #include "dctwin/solver/integrator.hpp"
 #include "dctwin/solver/simulator.hpp"
 #include "schur_solver.hpp"

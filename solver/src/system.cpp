@@ -5,7 +5,8 @@
 #include <limits>
 #include <set>
 
-#include "dctwin/solver/check.hpp"
+#include "dctwin/core/check.hpp"
+#include "dctwin/core/report_datasets.hpp"
 #include "dctwin/solver/parallel.hpp"
 #include "vector_operations.hpp"
 
@@ -101,12 +102,12 @@ void System::assemble() {
   assembled_ = true;
 }
 
-std::vector<EntityTable> System::entity_tables() const {
-  std::vector<EntityTable> tables;
+std::vector<core::EntityTable> System::entity_tables() const {
+  std::vector<core::EntityTable> tables;
   for (const auto& c : components_) {
     for (const auto& t : c->entities_) {
       auto same = std::find_if(tables.begin(), tables.end(),
-                               [&](const EntityTable& other) { return other.entity == t.entity; });
+                               [&](const core::EntityTable& other) { return other.entity == t.entity; });
       if (same == tables.end()) {
         tables.push_back(t);
       } else {

@@ -8,7 +8,7 @@
 #include <atomic>
 #include <cmath>
 
-#include "dctwin/solver/check.hpp"
+#include "dctwin/core/check.hpp"
 #include "dctwin/solver/parallel.hpp"
 
 namespace dctwin::solver {

@@ -9,6 +9,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "dctwin/core/input_error.hpp"
 #include "dctwin/io/report.hpp"
 #include "dctwin/io/run.hpp"
 #include "dctwin/gui/report_model.hpp"
@@ -75,11 +76,11 @@ namespace {
 
 /// parse_scenario and the resolved-YAML round trip; nullopt when the scenario is refused.
 std::optional<io::ScenarioDocument> load_and_round_trip(Bytes data) {
-  static const solver::SectionSchema schema = models::facility::scenario_schema();
+  static const core::SectionSchema schema = models::facility::scenario_schema();
   io::ScenarioDocument document;
   try {
     document = io::parse_scenario(as_text(data), "fuzz.yaml", schema);
-  } catch (const solver::InputError&) {
+  } catch (const core::InputError&) {
     return std::nullopt;
   }
   // The resolved scenario, as written into every report, must read back to the same tree.
@@ -87,7 +88,7 @@ std::optional<io::ScenarioDocument> load_and_round_trip(Bytes data) {
   try {
     const io::ScenarioDocument again = io::parse_scenario(resolved, "resolved.yaml", schema);
     require(io::emit_resolved_yaml(again.tree, schema) == resolved, "resolved scenario round trip");
-  } catch (const solver::InputError& e) {
+  } catch (const core::InputError& e) {
     throw std::logic_error(std::string("fuzz invariant violated: the resolved scenario does not load: ") +
                            e.what());
   }
@@ -103,7 +104,7 @@ void scenario_site(Bytes data) {
   if (!document) return;
   try {
     (void)io::check_site(*document);
-  } catch (const solver::InputError&) {
+  } catch (const core::InputError&) {
   }
 }
 
@@ -115,7 +116,7 @@ void weather(Bytes data) {
                   std::isfinite(series.wet_bulbs()[k]),
               "weather sample is not finite");
     }
-  } catch (const solver::InputError&) {
+  } catch (const core::InputError&) {
   }
 }
 
@@ -149,7 +150,7 @@ void telemetry(std::string_view format, Bytes data) {
         for (double v : series) require(!std::isinf(v), "telemetry value is infinite");
       }
     }
-  } catch (const solver::InputError&) {
+  } catch (const core::InputError&) {
   }
 }
 
@@ -206,7 +207,7 @@ constexpr std::size_t members_checked = 3;
 }  // namespace
 
 void sweep(Bytes data) {
-  static const solver::SectionSchema schema = models::facility::scenario_schema();
+  static const core::SectionSchema schema = models::facility::scenario_schema();
   std::string_view text = as_text(data);
   std::string_view base = default_sweep_base;
   if (const std::size_t split = text.find("\n%%\n"); split != std::string_view::npos) {
@@ -216,7 +217,7 @@ void sweep(Bytes data) {
   io::SweepPlan plan;
   try {
     plan = io::parse_sweep(text, "fuzz-sweep.yaml", schema, io::SweepBase{std::string(base), "base.yaml"});
-  } catch (const solver::InputError&) {
+  } catch (const core::InputError&) {
     return;
   }
   (void)plan.design_text();
@@ -228,7 +229,7 @@ void sweep(Bytes data) {
     (void)io::member_label(plan, index);
     try {
       (void)io::load_sweep_member(plan, index, schema);
-    } catch (const solver::InputError&) {
+    } catch (const core::InputError&) {
     }
   }
 }

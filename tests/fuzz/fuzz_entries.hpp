@@ -24,21 +24,21 @@ using Bytes = std::span<const std::uint8_t>;
 
 /// Scenario YAML: parse_scenario against dctwin's scenario schema; an accepted scenario must also
 /// read back from its resolved YAML (emit_resolved_yaml) to the same text.
-/// Accepted refusals: solver::InputError (ScenarioError).
+/// Accepted refusals: core::InputError (ScenarioError).
 void scenario(Bytes data);
 
 /// The same, then check_site on an accepted scenario (builds the whole site: slower, so a target of
-/// its own). Accepted refusals: solver::InputError (ScenarioError, MissingInputError for a weather
+/// its own). Accepted refusals: core::InputError (ScenarioError, MissingInputError for a weather
 /// file the scenario names, the models' topology and cross-field errors).
 void scenario_site(Bytes data);
 
-/// Weather CSV: parse_weather_csv. Accepted refusals: solver::InputError (WeatherFileError).
+/// Weather CSV: parse_weather_csv. Accepted refusals: core::InputError (WeatherFileError).
 void weather(Bytes data);
 
 /// A telemetry importer forced to one format (`format` as format_name() writes it, e.g.
 /// `nvidia-smi-csv`, or `auto` for detection). For `csv` the input is a column map (YAML), a line
 /// `%%`, then the CSV text; without that line a fixed map is used.
-/// Accepted refusals: solver::InputError (TelemetryError, MissingInputError).
+/// Accepted refusals: core::InputError (TelemetryError, MissingInputError).
 void telemetry(std::string_view format, Bytes data);
 
 /// HDF5 report: ReportReader on the bytes, then every accessor and every dataset read.
@@ -48,7 +48,7 @@ void report(Bytes data);
 /// Sweep file: parse_sweep against the scenario schema, then the text, label and checked scenario of
 /// three members (the first, the middle and the last). The input is the sweep file, optionally
 /// followed by a line `%%` and the base scenario; without that line a fixed small base is used.
-/// Accepted refusals: solver::InputError (SweepError, ScenarioError, MissingInputError).
+/// Accepted refusals: core::InputError (SweepError, ScenarioError, MissingInputError).
 void sweep(Bytes data);
 
 /// HDF5 report through the desktop application's readers (gui/lib, built without Qt and VTK):

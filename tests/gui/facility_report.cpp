@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "dctwin/core/report_datasets.hpp"
 #include "dctwin/io/report.hpp"
 
 namespace dctwin::gui::testing {
@@ -38,7 +39,7 @@ void write_facility_report(const std::filesystem::path& path, const FacilityRepo
   io::ReportLayout layout;
   layout.scenario_name = "synthetic-facility";
   layout.scenario_file = "synthetic-facility.yaml";
-  solver::EntityTable gpu_table{"gpu", {}}, rack_table{"rack", {}};
+  core::EntityTable gpu_table{"gpu", {}}, rack_table{"rack", {}};
   for (int p = 0; p < options.pods; ++p) {
     for (int r = 0; r < options.racks_per_pod; ++r) {
       rack_table.labels.push_back(label("pod%d/rack%03d", p, r));
@@ -51,7 +52,7 @@ void write_facility_report(const std::filesystem::path& path, const FacilityRepo
   }
   layout.entities = {gpu_table, rack_table};
   if (options.study) {
-    solver::EntityTable pod_table{"pod", {}};
+    core::EntityTable pod_table{"pod", {}};
     for (int p = 0; p < options.pods; ++p) pod_table.labels.push_back(label("pod%d", p));
     layout.entities.push_back(pod_table);
     char resolved[1024];
@@ -198,9 +199,9 @@ void write_facility_report(const std::filesystem::path& path, const FacilityRepo
   }
   io::RunInfo run;
   run.status.time = (options.samples - 1) * options.interval;
-  std::vector<solver::SummaryFigure> summary = {{"gpu_junction_temperature_max", 360.0, "K", "hottest GPU junction"}};
+  std::vector<core::SummaryFigure> summary = {{"gpu_junction_temperature_max", 360.0, "K", "hottest GPU junction"}};
   if (options.study) {
-    const std::vector<solver::SummaryFigure> figures = {
+    const std::vector<core::SummaryFigure> figures = {
         {"pue", 1.25, "1", "Power usage effectiveness"},
         {"mfu_mean", 0.41, "1", "Mean model FLOPs utilisation"},
         {"mfu_planned", 0.43, "1", "Planned model FLOPs utilisation"},

@@ -43,6 +43,7 @@
 
 #include "charts_view.hpp"
 #include "compare_view.hpp"
+#include "dctwin/core/report_datasets.hpp"
 #include "dctwin/gui/chart_scene.hpp"
 #include "dctwin/gui/distribution.hpp"
 #include "dctwin/gui/hall_scene.hpp"
@@ -249,7 +250,7 @@ TEST_CASE("report model: a report without layout is one rack holding its GPUs", 
   {
     dctwin::io::ReportLayout layout;
     layout.scenario_name = "single-node";
-    dctwin::solver::EntityTable gpus{"gpu", {}};
+    dctwin::core::EntityTable gpus{"gpu", {}};
     for (int g = 0; g < 8; ++g) gpus.labels.push_back("server0/gpu" + std::to_string(g));
     layout.entities = {gpus};
     layout.outputs = {{{"gpu", "junction_temperature", "K", "GPU junction temperature", "gpu", 8}, 0},

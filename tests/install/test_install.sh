@@ -10,6 +10,7 @@ cmake --install "$build" --prefix "$prefix" > "$work/install.log"
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 for f in bin/dctwin bin/dctwin-report-probe include/dctwin/io/run.hpp include/dctwin/solver/types.hpp \
+         include/dctwin/core/parameters.hpp \
          include/dctwin/models/facility/site.hpp lib/cmake/dctwin/dctwinConfig.cmake \
          lib/cmake/dctwin/dctwinConfigVersion.cmake share/dctwin/scenarios/single-node.yaml \
          share/dctwin/python/dctwin_report.py share/doc/dctwin/README.md; do

@@ -11,6 +11,8 @@
 #include <optional>
 #include <sstream>
 
+#include "dctwin/core/input_error.hpp"
+#include "dctwin/core/report_datasets.hpp"
 #include "dctwin/io/scenario.hpp"
 #include "dctwin/models/facility/envelope.hpp"
 #include "dctwin/models/facility/facility_site.hpp"
@@ -40,7 +42,7 @@ struct Observer final : dctwin::solver::SimulationObserver {
   }
 };
 
-std::vector<dctwin::solver::SummaryFigure> run(FacilitySite& site, std::vector<double>* final_state = nullptr) {
+std::vector<dctwin::core::SummaryFigure> run(FacilitySite& site, std::vector<double>* final_state = nullptr) {
   dctwin::solver::Simulator simulator(site.system(), site.settings());
   Observer observer;
   observer.site = &site;
@@ -77,7 +79,7 @@ dctwin::io::ScenarioDocument small_hall(const std::string& sections, const std::
 
 /// What a run of a site with its electrical feed leaves: the summary and the grid samples.
 struct GridRun {
-  std::vector<dctwin::solver::SummaryFigure> summary;
+  std::vector<dctwin::core::SummaryFigure> summary;
   std::vector<dctwin::models::electrical::GridSample> grid;
 };
 
@@ -91,7 +93,7 @@ GridRun run_with_grid(FacilitySite& site) {
   return {site.summary(x0, simulator.final_state(), simulator.final_discrete()), std::move(observer.grid)};
 }
 
-double figure(const std::vector<dctwin::solver::SummaryFigure>& summary, const std::string& name) {
+double figure(const std::vector<dctwin::core::SummaryFigure>& summary, const std::string& name) {
   for (const auto& f : summary)
     if (f.name == name) return f.value;
   FAIL("no summary figure " << name);
@@ -351,7 +353,7 @@ TEST_CASE("The fast mode equals the reference mode on the pod scenario", "[model
   // default tolerances, dense output across governor ticks) against reference mode (1e-10).
   const std::string text = pod_scenario("60 s");
   struct Run {
-    std::vector<dctwin::solver::SummaryFigure> summary;
+    std::vector<dctwin::core::SummaryFigure> summary;
     std::vector<std::vector<double>> junction;  // per sample, every GPU's junction temperature [K]
   };
   auto run_mode = [&](const std::string& mode) {
@@ -476,7 +478,7 @@ TEST_CASE("One thread or two: the pod's results are the same to the last digit",
   const auto doc = dctwin::io::parse_scenario(pod_scenario("20 s"), "pod-l2a.yaml", dctwin::models::facility::scenario_schema());
   struct Result {
     std::vector<double> state, discrete;
-    std::vector<dctwin::solver::SummaryFigure> summary;
+    std::vector<dctwin::core::SummaryFigure> summary;
     int threads = 0;
   };
   auto run_on = [&](int threads) {
@@ -691,7 +693,7 @@ TEST_CASE("A layout's size is estimated and bounded before anything is built", "
   try {
     (void)dctwin::models::facility::build_site(huge.tree);
     FAIL("a 16.7 M-GPU site was built");
-  } catch (const dctwin::solver::InputError& e) {
+  } catch (const dctwin::core::InputError& e) {
     CHECK(std::string(e.what()) ==
           "facility.layout.pods x facility.layout.racks_per_pod x facility.layout.servers_per_rack x "
           "facility.layout.gpus_per_server = 64 x 1024 x 16 x 16 = 16777216 GPUs (must be at most 1048576; simulating "

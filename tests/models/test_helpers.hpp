@@ -4,28 +4,29 @@
 
 #include <string>
 
-#include "dctwin/solver/parameters.hpp"
+#include "dctwin/core/input_error.hpp"
+#include "dctwin/core/parameters.hpp"
 
 namespace model_test {
 
-/// The message of the solver::InputError thrown by `f`, or "" if nothing was thrown.
+/// The message of the core::InputError thrown by `f`, or "" if nothing was thrown.
 template <class F>
 std::string input_error(F&& f) {
   try {
     f();
-  } catch (const dctwin::solver::InputError& error) {
+  } catch (const dctwin::core::InputError& error) {
     return error.what();
   }
   return "";
 }
 
 /// A resolved section holding every parameter of `table` at its default.
-inline dctwin::solver::ParameterTree defaults_tree(const dctwin::solver::ParameterTable& table,
+inline dctwin::core::ParameterTree defaults_tree(const dctwin::core::ParameterTable& table,
                                                    const std::string& path) {
-  dctwin::solver::ParameterTree tree;
+  dctwin::core::ParameterTree tree;
   tree.path = path;
   for (const auto& spec : table) {
-    dctwin::solver::ParameterValue value;
+    dctwin::core::ParameterValue value;
     value.from_default = true;
     if (spec.default_value) value.number = *spec.default_value;
     if (spec.default_text) value.text = *spec.default_text;

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "dctwin/core/report_datasets.hpp"
 #include "dctwin/io/scenario.hpp"
 #include "dctwin/models/facility/single_node.hpp"
 
@@ -38,7 +39,7 @@ struct Recorder final : dctwin::solver::SimulationObserver {
   }
 };
 
-double figure(const std::vector<dctwin::solver::SummaryFigure>& summary, const std::string& name) {
+double figure(const std::vector<dctwin::core::SummaryFigure>& summary, const std::string& name) {
   for (const auto& f : summary)
     if (f.name == name) return f.value;
   FAIL("no summary figure " << name);

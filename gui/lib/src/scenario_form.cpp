@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "dctwin/core/input_error.hpp"
 #include "dctwin/io/run.hpp"
 #include "dctwin/io/scenario.hpp"
 #include "dctwin/io/units.hpp"
@@ -15,7 +16,7 @@
 namespace dctwin::gui {
 namespace {
 
-FormSection build(const solver::SectionSchema& schema, const std::string& key, const std::string& path) {
+FormSection build(const core::SectionSchema& schema, const std::string& key, const std::string& path) {
   FormSection section;
   section.key = key;
   section.path = path;
@@ -133,8 +134,8 @@ std::string number_text(double value) {
   return buffer;
 }
 
-double to_input_unit(const solver::ParameterSpec& spec, double si) {
-  if (spec.kind != solver::ParameterKind::real || spec.display_unit.empty() ||
+double to_input_unit(const core::ParameterSpec& spec, double si) {
+  if (spec.kind != core::ParameterKind::real || spec.display_unit.empty() ||
       spec.display_unit == spec.unit || !std::isfinite(si)) {
     return si;
   }
@@ -160,7 +161,7 @@ bool FormSection::has_content() const {
   return false;
 }
 
-ScenarioForm::ScenarioForm(solver::SectionSchema schema) : schema_(std::move(schema)) {
+ScenarioForm::ScenarioForm(core::SectionSchema schema) : schema_(std::move(schema)) {
   root_ = build(schema_, "", "");
 }
 
@@ -228,19 +229,19 @@ std::optional<FormProblem> ScenarioForm::check(const std::string& file_label) co
     return std::nullopt;
   } catch (const io::ScenarioError& e) {
     return FormProblem{e.what(), e.path()};
-  } catch (const solver::InputError& e) {
+  } catch (const core::InputError& e) {
     return FormProblem{e.what(), e.key_path()};
   }
 }
 
-std::string input_unit(const solver::ParameterSpec& spec) {
-  if (spec.kind != solver::ParameterKind::real) return {};
+std::string input_unit(const core::ParameterSpec& spec) {
+  if (spec.kind != core::ParameterKind::real) return {};
   const std::string& unit = spec.display_unit.empty() ? spec.unit : spec.display_unit;
   return unit == "1" ? std::string() : unit;
 }
 
-std::string describe_default(const solver::ParameterSpec& spec) {
-  using solver::ParameterKind;
+std::string describe_default(const core::ParameterSpec& spec) {
+  using core::ParameterKind;
   if (spec.required()) return "required";
   switch (spec.kind) {
     case ParameterKind::real: {
@@ -256,8 +257,8 @@ std::string describe_default(const solver::ParameterSpec& spec) {
   return {};
 }
 
-std::string describe_range(const solver::ParameterSpec& spec) {
-  using solver::ParameterKind;
+std::string describe_range(const core::ParameterSpec& spec) {
+  using core::ParameterKind;
   if (spec.kind == ParameterKind::choice) {
     std::string text = "one of: ";
     for (std::size_t i = 0; i < spec.choices.size(); ++i) text += (i ? ", " : "") + spec.choices[i];

@@ -8,10 +8,11 @@
 #include <map>
 #include <optional>
 
+#include "dctwin/core/input_error.hpp"
+#include "dctwin/core/parameters.hpp"
 #include "dctwin/io/report.hpp"
 #include "dctwin/io/scenario.hpp"
 #include "dctwin/models/facility/site.hpp"
-#include "dctwin/solver/parameters.hpp"
 
 namespace dctwin::gui {
 namespace {
@@ -32,12 +33,12 @@ std::string display(double si, const std::string& units) {
 
 /// The sections of `tree` written in the resolved scenario (not filled in with defaults), in the
 /// order they stand there.
-std::vector<const solver::ParameterTree*> written_sections(const solver::ParameterTree& tree) {
-  std::vector<const solver::ParameterTree*> written;
+std::vector<const core::ParameterTree*> written_sections(const core::ParameterTree& tree) {
+  std::vector<const core::ParameterTree*> written;
   for (const auto& [name, section] : tree.sections) {
     if (section.location.line > 0) written.push_back(&section);
   }
-  std::sort(written.begin(), written.end(), [](const solver::ParameterTree* a, const solver::ParameterTree* b) {
+  std::sort(written.begin(), written.end(), [](const core::ParameterTree* a, const core::ParameterTree* b) {
     return std::pair(a->location.line, a->location.column) < std::pair(b->location.line, b->location.column);
   });
   return written;
@@ -45,7 +46,7 @@ std::vector<const solver::ParameterTree*> written_sections(const solver::Paramet
 
 /// The first written section whose key is `name`: the direct ones first, then depth first in the
 /// order of the file.
-const solver::ParameterTree* find_section(const solver::ParameterTree& tree, const std::string& name) {
+const core::ParameterTree* find_section(const core::ParameterTree& tree, const std::string& name) {
   const auto written = written_sections(tree);
   const auto named = tree.sections.find(name);
   if (named != tree.sections.end() && named->second.location.line > 0) return &named->second;
@@ -56,7 +57,7 @@ const solver::ParameterTree* find_section(const solver::ParameterTree& tree, con
 }
 
 /// The first non-empty list `name`, depth first in the order of the file, with its key path.
-const std::vector<solver::ParameterTree>* find_list(const solver::ParameterTree& tree, const std::string& name,
+const std::vector<core::ParameterTree>* find_list(const core::ParameterTree& tree, const std::string& name,
                                                     std::string& path) {
   if (const auto it = tree.lists.find(name); it != tree.lists.end() && !it->second.empty()) {
     path = tree.path.empty() ? name : tree.path + "." + name;
@@ -69,7 +70,7 @@ const std::vector<solver::ParameterTree>* find_list(const solver::ParameterTree&
 }
 
 /// The SI value of parameter `key` of a section; NaN when the section does not declare it.
-double number(const solver::ParameterTree& section, const std::string& key) {
+double number(const core::ParameterTree& section, const std::string& key) {
   const auto it = section.values.find(key);
   return it == section.values.end() ? nan : it->second.number;
 }
@@ -177,12 +178,12 @@ Study read_study(const ReportModel& report) {
     try {
       scenario = io::parse_scenario(resolved, report.path().string() + " (/scenario/resolved)",
                                     models::facility::scenario_schema());
-    } catch (const solver::InputError& e) {
+    } catch (const core::InputError& e) {
       study.notes.push_back(std::string("the resolved scenario cannot be read: ") + e.what());
     }
   }
   if (scenario) {
-    const solver::ParameterTree& root = scenario->tree;
+    const core::ParameterTree& root = scenario->tree;
     double first_failure = nan;
     std::string failures_path;
     if (const auto* failures = find_list(root, "pump_failures", failures_path)) {
@@ -225,7 +226,7 @@ Study read_study(const ReportModel& report) {
     const bool feed = electrical != root.sections.end() && electrical->second.location.line > 0 &&
                       electrical->second.values.contains("enabled") && electrical->second.boolean("enabled");
     if (feed && electrical->second.has_section("limits")) {
-      const solver::ParameterTree& limits = electrical->second.section("limits");
+      const core::ParameterTree& limits = electrical->second.section("limits");
       const std::string base = "electrical.limits.";
       const double ramp = number(limits, "ramp_rate_max");
       const double window = number(limits, "ramp_window");

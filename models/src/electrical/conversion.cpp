@@ -6,18 +6,18 @@
 #include <Eigen/Core>
 #include <unsupported/Eigen/MatrixFunctions>
 
+#include "dctwin/core/check.hpp"
 #include "dctwin/models/parameter_declarations.hpp"
-#include "dctwin/solver/check.hpp"
 #include "dctwin/solver/parallel.hpp"
 
 namespace dctwin::models::electrical {
 
 namespace {
 
-using solver::ParameterTable;
+using core::ParameterTable;
 
 /// Reads a list of efficiency points, or `fallback` when the list is empty or absent.
-std::vector<EfficiencyPoint> read_curve(const solver::ParameterTree& s, const std::string& name,
+std::vector<EfficiencyPoint> read_curve(const core::ParameterTree& s, const std::string& name,
                                         std::vector<EfficiencyPoint> fallback) {
   const auto found = s.lists.find(name);
   if (found == s.lists.end() || found->second.empty()) return fallback;
@@ -26,8 +26,8 @@ std::vector<EfficiencyPoint> read_curve(const solver::ParameterTree& s, const st
   return points;
 }
 
-solver::SectionSchema point_schema(const std::string& doc) {
-  solver::SectionSchema point;
+core::SectionSchema point_schema(const std::string& doc) {
+  core::SectionSchema point;
   point.doc = doc;
   point.parameters = EfficiencyPoint::table();
   return point;
@@ -68,7 +68,7 @@ const ParameterDeclarations<EfficiencyPoint>& point_declarations() {
 
 ParameterTable EfficiencyPoint::table() { return point_declarations().table(); }
 
-EfficiencyPoint EfficiencyPoint::from(const solver::ParameterTree& s) { return point_declarations().read(s); }
+EfficiencyPoint EfficiencyPoint::from(const core::ParameterTree& s) { return point_declarations().read(s); }
 
 void check_efficiency_curve(const std::vector<EfficiencyPoint>& points, const std::string& list_path) {
   if (points.size() < 2)
@@ -187,8 +187,8 @@ const ParameterDeclarations<PsuParameters>& psu_declarations() {
 
 ParameterTable PsuParameters::table() { return psu_declarations().table(); }
 
-solver::SectionSchema PsuParameters::schema() {
-  solver::SectionSchema s;
+core::SectionSchema PsuParameters::schema() {
+  core::SectionSchema s;
   s.doc = "Server power supplies: efficiency curve, bulk capacitors (hold-up), PFC input lag";
   s.parameters = table();
   s.lists["efficiency"] = point_schema(
@@ -197,7 +197,7 @@ solver::SectionSchema PsuParameters::schema() {
   return s;
 }
 
-PsuParameters PsuParameters::from(const solver::ParameterTree& s) {
+PsuParameters PsuParameters::from(const core::ParameterTree& s) {
   PsuParameters p = psu_declarations().read(s);
   p.efficiency = read_curve(s, "efficiency", default_efficiency());
   p.check(section_path(s, "electrical.psu"));
@@ -373,7 +373,7 @@ const ParameterDeclarations<BbuParameters>& bbu_declarations() {
 
 ParameterTable BbuParameters::table() { return bbu_declarations().table(); }
 
-BbuParameters BbuParameters::from(const solver::ParameterTree& s) {
+BbuParameters BbuParameters::from(const core::ParameterTree& s) {
   BbuParameters p = bbu_declarations().read(s);
   p.check(section_path(s, "electrical.bbu"));
   return p;
@@ -417,7 +417,7 @@ const ParameterDeclarations<PduParameters>& pdu_declarations() {
 
 ParameterTable PduParameters::table() { return pdu_declarations().table(); }
 
-PduParameters PduParameters::from(const solver::ParameterTree& s) {
+PduParameters PduParameters::from(const core::ParameterTree& s) {
   PduParameters p = pdu_declarations().read(s);
   p.check(section_path(s, "electrical.pdu"));
   return p;
@@ -493,8 +493,8 @@ const ParameterDeclarations<UpsParameters>& ups_declarations() {
 
 ParameterTable UpsParameters::table() { return ups_declarations().table(); }
 
-solver::SectionSchema UpsParameters::schema() {
-  solver::SectionSchema s;
+core::SectionSchema UpsParameters::schema() {
+  core::SectionSchema s;
   s.doc = "UPS of a lineup: mode, rating, efficiency curves";
   s.parameters = table();
   s.lists["double_conversion_efficiency"] = point_schema(
@@ -507,7 +507,7 @@ solver::SectionSchema UpsParameters::schema() {
   return s;
 }
 
-UpsParameters UpsParameters::from(const solver::ParameterTree& s) {
+UpsParameters UpsParameters::from(const core::ParameterTree& s) {
   UpsParameters p = ups_declarations().read(s);
   p.double_conversion_efficiency =
       read_curve(s, "double_conversion_efficiency", default_double_conversion());
@@ -571,7 +571,7 @@ const ParameterDeclarations<SwitchboardParameters>& switchboard_declarations() {
 
 ParameterTable SwitchboardParameters::table() { return switchboard_declarations().table(); }
 
-SwitchboardParameters SwitchboardParameters::from(const solver::ParameterTree& s) {
+SwitchboardParameters SwitchboardParameters::from(const core::ParameterTree& s) {
   SwitchboardParameters p = switchboard_declarations().read(s);
   p.check(section_path(s, "electrical.switchboard"));
   return p;

@@ -10,16 +10,18 @@
 #include <string_view>
 #include <vector>
 
+#include "dctwin/core/check.hpp"
+#include "dctwin/core/input_error.hpp"
+#include "dctwin/core/report_datasets.hpp"
 #include "dctwin/models/parameter_declarations.hpp"
-#include "dctwin/solver/check.hpp"
 #include "dctwin/solver/parallel.hpp"
 
 namespace dctwin::models::electrical {
 
 namespace {
 
-using solver::ParameterTable;
-using solver::SectionSchema;
+using core::ParameterTable;
+using core::SectionSchema;
 
 SectionSchema plain_section(std::string doc, ParameterTable table) {
   SectionSchema s;
@@ -30,7 +32,7 @@ SectionSchema plain_section(std::string doc, ParameterTable table) {
 
 /// Reads sub-section `name` with `read`, or returns the defaults checked under "<path>.<name>".
 template <class P, class Read>
-P read_section(const solver::ParameterTree& s, const std::string& path, const char* name, Read read) {
+P read_section(const core::ParameterTree& s, const std::string& path, const char* name, Read read) {
   if (s.has_section(name)) return read(s.section(name));
   P p;
   p.check(path + "." + name);
@@ -141,7 +143,7 @@ void check_ride_through(const ElectricalParameters& p, const std::string& sectio
   check_utility_events(p.utility_events, section + ".utility_events");
   for (std::size_t i = 0; i < p.utility_events.size(); ++i)
     if (p.utility_events[i].outage() && (p.capacitor_storage.enabled || p.battery_storage.enabled))
-      throw solver::InputError(section + ".utility_events[" + std::to_string(i) +
+      throw core::InputError(section + ".utility_events[" + std::to_string(i) +
                                    "]: an outage with storage at the MV bus (capacitor_storage or battery_storage "
                                    "enabled) is not modelled: the storage would have to form the islanded bus",
                                section + ".utility_events[" + std::to_string(i) + "].kind");
@@ -229,7 +231,7 @@ SectionSchema ElectricalParameters::schema() {
   return s;
 }
 
-ElectricalParameters ElectricalParameters::from(const solver::ParameterTree& s) {
+ElectricalParameters ElectricalParameters::from(const core::ParameterTree& s) {
   const std::string path = section_path(s, "electrical");
   ElectricalParameters p = declarations().read(s);
   p.psu = read_section<PsuParameters>(s, path, "psu", PsuParameters::from);
@@ -449,11 +451,11 @@ struct ElectricalFeed::Impl {
     DCTWIN_DEMAND(load_now.it.size() == lineups, "electrical feed: one IT load per lineup");
     for (std::size_t l = 0; l < lineups; ++l)
       if (!std::isfinite(load_now.it[l]) || load_now.it[l] < 0.0)
-        throw solver::InputError("electrical feed: IT load of lineup " + std::to_string(l) + " at t = " +
+        throw core::InputError("electrical feed: IT load of lineup " + std::to_string(l) + " at t = " +
                                  format_number(t) + " s is " + format_number(load_now.it[l]) +
                                  " W (must be a finite number >= 0)");
     if (!std::isfinite(load_now.mechanical) || load_now.mechanical < 0.0)
-      throw solver::InputError("electrical feed: mechanical load at t = " + format_number(t) + " s is " +
+      throw core::InputError("electrical feed: mechanical load at t = " + format_number(t) + " s is " +
                                format_number(load_now.mechanical) + " W (must be a finite number >= 0)");
   }
 
@@ -943,7 +945,7 @@ struct ElectricalFeed::Impl {
     check_load(at_end, t1);
     const double tolerance = 1e-9 * dt;
     if (!(t1 >= ta - tolerance))
-      throw solver::InputError("electrical feed: advance to t = " + format_number(t1) +
+      throw core::InputError("electrical feed: advance to t = " + format_number(t1) +
                                " s, before the feed's time " + format_number(ta) + " s");
     const double span = t1 - ta;
     if (span <= tolerance) return;
@@ -1106,11 +1108,11 @@ const Feeder& ElectricalFeed::feeder() const { return impl_->feeder; }
 
 std::size_t ElectricalFeed::grid_steps() const { return impl_->steps; }
 
-std::vector<solver::SummaryFigure> ElectricalFeed::summary() const {
+std::vector<core::SummaryFigure> ElectricalFeed::summary() const {
   const Impl& f = *impl_;
   const GridMetrics m = metrics();
   const FeedEnergy e = energy();
-  std::vector<solver::SummaryFigure> out;
+  std::vector<core::SummaryFigure> out;
   auto add = [&](std::string name, double value, std::string unit, std::string long_name) {
     out.push_back({std::move(name), value, std::move(unit), std::move(long_name)});
   };

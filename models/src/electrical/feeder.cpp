@@ -2,14 +2,14 @@
 
 #include <cmath>
 
+#include "dctwin/core/check.hpp"
 #include "dctwin/models/parameter_declarations.hpp"
-#include "dctwin/solver/check.hpp"
 
 namespace dctwin::models::electrical {
 
 namespace {
 
-using solver::ParameterTable;
+using core::ParameterTable;
 
 constexpr std::complex<double> j{0.0, 1.0};
 
@@ -54,7 +54,7 @@ const ParameterDeclarations<FeederParameters>& declarations() {
 
 ParameterTable FeederParameters::table() { return declarations().table(); }
 
-FeederParameters FeederParameters::from(const solver::ParameterTree& s) {
+FeederParameters FeederParameters::from(const core::ParameterTree& s) {
   FeederParameters p = declarations().read(s);
   p.check(section_path(s, "electrical.feeder"));
   return p;

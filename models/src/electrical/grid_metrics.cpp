@@ -9,8 +9,8 @@
 #include <memory>
 #include <mutex>
 
+#include "dctwin/core/check.hpp"
 #include "dctwin/models/parameter_declarations.hpp"
-#include "dctwin/solver/check.hpp"
 
 namespace dctwin::models::electrical {
 
@@ -174,9 +174,9 @@ const ParameterDeclarations<GridLimits>& declarations() {
 
 }  // namespace
 
-solver::ParameterTable GridLimits::table() { return declarations().table(); }
+core::ParameterTable GridLimits::table() { return declarations().table(); }
 
-GridLimits GridLimits::from(const solver::ParameterTree& s) {
+GridLimits GridLimits::from(const core::ParameterTree& s) {
   GridLimits l = declarations().read(s);
   l.check(section_path(s, limits_section));
   return l;

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "dctwin/core/input_error.hpp"
 #include "dctwin/models/parameter_declarations.hpp"
 
 namespace dctwin::models::electrical {
@@ -29,13 +30,13 @@ const ParameterDeclarations<UtilityEvent>& declarations() {
 
 }  // namespace
 
-solver::ParameterTable UtilityEvent::table() { return declarations().table(); }
+core::ParameterTable UtilityEvent::table() { return declarations().table(); }
 
-UtilityEvent UtilityEvent::from(const solver::ParameterTree& s) {
+UtilityEvent UtilityEvent::from(const core::ParameterTree& s) {
   UtilityEvent e = declarations().read(s);
   const auto depth = s.values.find("depth");
   if (e.kind == "outage" && depth != s.values.end() && !depth->second.from_default && e.depth != 1.0)
-    throw solver::InputError(s.key_path("depth") + " = " + format_number(e.depth) +
+    throw core::InputError(s.key_path("depth") + " = " + format_number(e.depth) +
                                  " (an outage loses the whole voltage: depth applies to sags)",
                              s.key_path("depth"));
   if (e.kind == "outage") e.depth = 1.0;

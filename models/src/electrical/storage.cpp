@@ -3,14 +3,14 @@
 #include <algorithm>
 #include <cmath>
 
+#include "dctwin/core/check.hpp"
 #include "dctwin/models/parameter_declarations.hpp"
-#include "dctwin/solver/check.hpp"
 
 namespace dctwin::models::electrical {
 
 namespace {
 
-using solver::ParameterTable;
+using core::ParameterTable;
 
 constexpr const char* capacitor_section = "electrical.capacitor_storage";
 constexpr const char* battery_section = "electrical.battery_storage";
@@ -89,7 +89,7 @@ const ParameterDeclarations<CapacitorStorageParameters>& capacitor_declarations(
 
 ParameterTable CapacitorStorageParameters::table() { return capacitor_declarations().table(); }
 
-CapacitorStorageParameters CapacitorStorageParameters::from(const solver::ParameterTree& s) {
+CapacitorStorageParameters CapacitorStorageParameters::from(const core::ParameterTree& s) {
   CapacitorStorageParameters p = capacitor_declarations().read(s);
   p.check(section_path(s, capacitor_section));
   return p;
@@ -235,7 +235,7 @@ const ParameterDeclarations<BatteryStorageParameters>& battery_declarations() {
 
 ParameterTable BatteryStorageParameters::table() { return battery_declarations().table(); }
 
-BatteryStorageParameters BatteryStorageParameters::from(const solver::ParameterTree& s) {
+BatteryStorageParameters BatteryStorageParameters::from(const core::ParameterTree& s) {
   BatteryStorageParameters p = battery_declarations().read(s);
   p.check(section_path(s, battery_section));
   return p;

@@ -4,15 +4,15 @@
 #include <cmath>
 
 #include "../vector_math.hpp"
+#include "dctwin/core/check.hpp"
 #include "dctwin/models/parameter_declarations.hpp"
-#include "dctwin/solver/check.hpp"
 #include "dctwin/solver/parallel.hpp"
 
 namespace dctwin::models::electrical {
 
 namespace {
 
-using solver::ParameterTable;
+using core::ParameterTable;
 
 constexpr double kelvin_offset = 273.0;  // C57.91 writes theta_H + 273 in its ageing formula
 constexpr double seconds_per_hour = 3600.0;
@@ -88,7 +88,7 @@ const ParameterDeclarations<TransformerParameters>& declarations() {
 
 ParameterTable TransformerParameters::table() { return declarations().table(); }
 
-TransformerParameters TransformerParameters::from(const solver::ParameterTree& s) {
+TransformerParameters TransformerParameters::from(const core::ParameterTree& s) {
   TransformerParameters p = declarations().read(s);
   p.check(section_path(s, "electrical.transformer"));
   return p;

@@ -6,14 +6,14 @@
 
 #include <unsupported/Eigen/MatrixFunctions>
 
+#include "dctwin/core/check.hpp"
 #include "dctwin/models/parameter_declarations.hpp"
-#include "dctwin/solver/check.hpp"
 
 namespace dctwin::models::electrical {
 
 namespace {
 
-using solver::ParameterTable;
+using core::ParameterTable;
 
 /// Phi and Gamma from e^{[[A, B], [0, 0]] h}.
 template <int N, int M>
@@ -110,7 +110,7 @@ const ParameterDeclarations<UtilityParameters>& declarations() {
 
 ParameterTable UtilityParameters::table() { return declarations().table(); }
 
-UtilityParameters UtilityParameters::from(const solver::ParameterTree& s) {
+UtilityParameters UtilityParameters::from(const core::ParameterTree& s) {
   UtilityParameters p = declarations().read(s);
   p.check(section_path(s, "electrical.utility"));
   return p;

@@ -2,7 +2,8 @@
 
 #include <algorithm>
 
-#include "dctwin/solver/check.hpp"
+#include "dctwin/core/check.hpp"
+#include "dctwin/core/input_error.hpp"
 
 namespace dctwin::models::facility {
 
@@ -21,7 +22,7 @@ AirCooledServers::AirCooledServers(const FacilityLayout& layout, thermal::Server
       initial_temperature_(initial_temperature),
       gpus_(gpus) {
   if (path_.gpu_count() != layout.gpus_per_server())
-    throw solver::InputError("facility.air_path: " + std::to_string(path_.gpu_count()) + " GPU slots but a server holds " +
+    throw core::InputError("facility.air_path: " + std::to_string(path_.gpu_count()) + " GPU slots but a server holds " +
                                  std::to_string(layout.gpus_per_server()) + " GPUs (inconsistent topology)",
                              "facility.air_path");
   density_ = path_.air().density(initial_temperature);

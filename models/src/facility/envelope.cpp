@@ -3,7 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "dctwin/solver/check.hpp"
+#include "dctwin/core/check.hpp"
+#include "dctwin/core/report_datasets.hpp"
 
 namespace dctwin::models::facility {
 
@@ -36,8 +37,8 @@ std::size_t EnvelopeMonitor::violated() const {
       std::count_if(checks_.begin(), checks_.end(), [](const State& s) { return s.first_outside >= 0.0; }));
 }
 
-std::vector<solver::SummaryFigure> EnvelopeMonitor::summary() const {
-  std::vector<solver::SummaryFigure> out;
+std::vector<core::SummaryFigure> EnvelopeMonitor::summary() const {
+  std::vector<core::SummaryFigure> out;
   for (const State& s : checks_) {
     const std::string prefix = "envelope_" + s.check.name;
     out.push_back({prefix + "_time", s.time_outside, "s",

@@ -10,20 +10,22 @@
 #include <variant>
 #include <vector>
 
+#include "dctwin/core/check.hpp"
+#include "dctwin/core/input_error.hpp"
+#include "dctwin/core/report_datasets.hpp"
 #include "dctwin/models/fluid/coolant.hpp"
 #include "dctwin/models/hydraulic/loops.hpp"
 #include "dctwin/models/thermal/cold_plate.hpp"
-#include "dctwin/solver/check.hpp"
 #include "dctwin/solver/parallel.hpp"
 
 namespace dctwin::models::facility {
 
-using solver::ParameterTree;
-using solver::SectionSchema;
+using core::ParameterTree;
+using core::SectionSchema;
 
 namespace {
 
-SectionSchema section(std::string doc, solver::ParameterTable table) {
+SectionSchema section(std::string doc, core::ParameterTable table) {
   SectionSchema s;
   s.doc = std::move(doc);
   s.parameters = std::move(table);
@@ -39,7 +41,7 @@ hydraulic::FixedResistanceParameters cold_plate_resistance(const thermal::ColdPl
 }  // namespace
 
 SectionSchema facility_schema() {
-  using namespace solver;
+  using namespace core;
   SectionSchema f;
   f.doc = "A whole site: layout, GPUs, coolant loops, hall air, plant and weather";
   f.parameters.push_back(choice_parameter("cooling", {"air", "liquid-to-air", "liquid-to-liquid"},
@@ -197,12 +199,12 @@ FlowPlan plan_flows(const FacilityLayout& layout, const hydraulic::PodLoopParame
   for (const auto& [time, f] : ordered) {
     const auto pod = static_cast<std::size_t>(f->integer("pod"));
     if (pod >= layout.pods())
-      throw solver::InputError(f->key_path("pod") + " = " + std::to_string(pod) + " (the site has " +
+      throw core::InputError(f->key_path("pod") + " = " + std::to_string(pod) + " (the site has " +
                                    std::to_string(layout.pods()) + " pods: 0 to " + std::to_string(layout.pods() - 1) + ")",
                                f->key_path("pod"));
     const int n = static_cast<int>(f->integer("failed"));
     if (n > base.pumps.pump_count)
-      throw solver::InputError(f->key_path("failed") + " = " + std::to_string(n) + " (the pod has " +
+      throw core::InputError(f->key_path("failed") + " = " + std::to_string(n) + " (the pod has " +
                                    std::to_string(base.pumps.pump_count) + " pumps)",
                                f->key_path("failed"));
     failed[pod] = n;
@@ -217,7 +219,7 @@ FlowPlan plan_flows(const FacilityLayout& layout, const hydraulic::PodLoopParame
     p.pumps.failed_count = failed_pumps;
     auto result = hydraulic::solve_pod_loop(p);
     if (!result.solve.converged)
-      throw solver::InputError("pod loop with " + std::to_string(failed_pumps) +
+      throw core::InputError("pod loop with " + std::to_string(failed_pumps) +
                                " failed pumps: the hydraulic network did not converge (" + result.solve.message + ")");
     return solved.emplace(failed_pumps, std::move(result)).first->second;
   };
@@ -266,14 +268,14 @@ FacilitySite::FacilitySite(const ParameterTree& scenario, std::optional<WeatherS
   const ParameterTree& w = f.section("weather");
   const std::string source = w.text("source");
   if (source == "file") {
-    if (!weather_file) throw solver::InputError(w.key_path("file") + ": no weather file was read", w.key_path("file"));
+    if (!weather_file) throw core::InputError(w.key_path("file") + ": no weather file was read", w.key_path("file"));
     weather_ = std::make_unique<WeatherSeries>(std::move(*weather_file));
   } else if (source == "design_day") {
     weather_ = std::make_unique<WeatherSeries>(design_day_series(DesignDayParameters::from(w.section("design_day")),
                                                                  WeatherInterpolation::monotone_cubic));
   } else {
     if (w.number("wet_bulb") > w.number("dry_bulb") + WeatherSeries::wet_bulb_tolerance)
-      throw solver::InputError(w.key_path("wet_bulb") + " is above " + w.key_path("dry_bulb"), w.key_path("wet_bulb"));
+      throw core::InputError(w.key_path("wet_bulb") + " is above " + w.key_path("dry_bulb"), w.key_path("wet_bulb"));
     weather_ = std::make_unique<WeatherSeries>(std::vector<double>{0.0, 1.0},
                                                std::vector<double>{w.number("dry_bulb"), w.number("dry_bulb")},
                                                std::vector<double>{w.number("wet_bulb"), w.number("wet_bulb")});
@@ -319,7 +321,7 @@ FacilitySite::FacilitySite(const ParameterTree& scenario, std::optional<WeatherS
 
   if (air_cooled) {
     if (!f.list("pump_failures").empty())
-      throw solver::InputError(f.key_path("pump_failures") + ": an air-cooled site has no coolant pumps",
+      throw core::InputError(f.key_path("pump_failures") + ": an air-cooled site has no coolant pumps",
                                f.key_path("pump_failures"));
     std::vector<thermal::GpuAirSlot> slots;
     for (const auto& entry : f.section("air_path").list("slots")) slots.push_back(thermal::GpuAirSlot::from(entry));
@@ -352,12 +354,12 @@ FacilitySite::FacilitySite(const ParameterTree& scenario, std::optional<WeatherS
       thermal::ColdPlateParameters::from(f.section("pod_loop").section("rack").section("cold_plate"));
   pod_loop.rack.plate = cold_plate_resistance(cold_plate);
   if (static_cast<std::size_t>(pod_loop.rack_count) != layout.racks_per_pod())
-    throw solver::InputError(f.section("pod_loop").key_path("rack_count") + " = " + std::to_string(pod_loop.rack_count) +
+    throw core::InputError(f.section("pod_loop").key_path("rack_count") + " = " + std::to_string(pod_loop.rack_count) +
                                  " but " + f.section("layout").key_path("racks_per_pod") + " = " +
                                  std::to_string(layout.racks_per_pod()) + " (inconsistent topology)",
                              f.section("pod_loop").key_path("rack_count"));
   if (static_cast<std::size_t>(pod_loop.rack.servers * pod_loop.rack.plates_per_server) != layout.gpus_per_rack())
-    throw solver::InputError(f.section("pod_loop").key_path("rack") + " has " +
+    throw core::InputError(f.section("pod_loop").key_path("rack") + " has " +
                                  std::to_string(pod_loop.rack.servers * pod_loop.rack.plates_per_server) +
                                  " cold plates but a rack holds " + std::to_string(layout.gpus_per_rack()) +
                                  " GPUs (inconsistent topology)",
@@ -365,12 +367,12 @@ FacilitySite::FacilitySite(const ParameterTree& scenario, std::optional<WeatherS
   pod_loop.validate(f.section("pod_loop").path);
   if (pod_loop.rack.plates != hydraulic::PlateArrangement::parallel) {
     const std::string key = f.section("pod_loop").section("rack").key_path("plates");
-    throw solver::InputError(key + " = series_pairs is not supported by the facility's thermal model yet "
+    throw core::InputError(key + " = series_pairs is not supported by the facility's thermal model yet "
                              "(each plate is fed from the pod supply; use parallel)", key);
   }
   if (pod_loop.pumps.duty_count == 0) {
     const std::string key = f.section("pod_loop").section("pumps").key_path("duty_count");
-    throw solver::InputError(key + " = 0 (a pod loop with no running pump moves no coolant)", key);
+    throw core::InputError(key + " = 0 (a pod loop with no running pump moves no coolant)", key);
   }
   flows_ = std::make_unique<FlowPlan>(plan_flows(layout, pod_loop, f.list("pump_failures")));
   {
@@ -379,7 +381,7 @@ FacilitySite::FacilitySite(const ParameterTree& scenario, std::optional<WeatherS
     for (std::size_t r = 0; r < layout.racks(); ++r) {
       if (first.rack_flow[r] > 0.0) continue;
       const std::string key = f.key_path("pod_loop");
-      throw solver::InputError(key + ": rack " + labels[r] + " gets no coolant (disconnected: its valve is shut or it has no path)",
+      throw core::InputError(key + ": rack " + labels[r] + " gets no coolant (disconnected: its valve is shut or it has no path)",
                                key);
     }
   }
@@ -391,8 +393,8 @@ FacilitySite::FacilitySite(const ParameterTree& scenario, std::optional<WeatherS
   try {
     const auto coolant_model = fluid::Coolant::parse(pod_loop.coolant);
     coolant = {coolant_model.density(pod_loop.coolant_temperature), coolant_model.specific_heat(pod_loop.coolant_temperature)};
-  } catch (const solver::InputError& e) {
-    throw solver::InputError(loop_tree.key_path("coolant") + " = " + pod_loop.coolant + " (" + e.what() + ")",
+  } catch (const core::InputError& e) {
+    throw core::InputError(loop_tree.key_path("coolant") + " = " + pod_loop.coolant + " (" + e.what() + ")",
                              loop_tree.key_path("coolant"));
   }
 
@@ -746,7 +748,7 @@ void FacilitySite::observe(double t, const std::vector<double>& x, const std::ve
   last_cooling_power_ = cooling_power;
 }
 
-std::vector<solver::SummaryFigure> FacilitySite::summary(const std::vector<double>& x0, const std::vector<double>& x,
+std::vector<core::SummaryFigure> FacilitySite::summary(const std::vector<double>& x0, const std::vector<double>& x,
                                                          const std::vector<double>& discrete) const {
   const double generated = heat_generated(x);
   const double rejected = x[static_cast<std::size_t>(plant_->heat_rejected_index())];
@@ -767,7 +769,7 @@ std::vector<solver::SummaryFigure> FacilitySite::summary(const std::vector<doubl
   const double it_energy = fed ? fed->server_input : server_heat;
   const double cooling_energy = fed ? fed->mechanical : plant_energy_;
   const double facility_energy = fed ? fed->grid : it_energy + cooling_energy;
-  std::vector<solver::SummaryFigure> s = {
+  std::vector<core::SummaryFigure> s = {
       {"gpu_junction_temperature_max", junction_max_, "K", "hottest GPU junction over the run (samples)"},
       {"gpu_hbm_temperature_max", hbm_max_, "K", "hottest HBM over the run (samples)"},
       {"gpu_junction_temperature_spread", junction_spread_, "K", "hottest minus coolest GPU junction at the end"},

@@ -4,13 +4,14 @@
 #include <cmath>
 #include <cstdio>
 
+#include "dctwin/core/check.hpp"
+#include "dctwin/core/report_datasets.hpp"
 #include "dctwin/models/random.hpp"
-#include "dctwin/solver/check.hpp"
 
 namespace dctwin::models::facility {
 
-solver::ParameterTable LayoutParameters::table() {
-  using namespace solver;
+core::ParameterTable LayoutParameters::table() {
+  using namespace core;
   ParameterTable t;
   auto p = integer_parameter("pods", "Number of pods", 8.0, "Llama 3 cluster: 8 pods of 3,072 GPUs ([meta-llama3-2024])");
   at_least(p, 1.0);
@@ -42,7 +43,7 @@ solver::ParameterTable LayoutParameters::table() {
   return t;
 }
 
-LayoutParameters LayoutParameters::from(const solver::ParameterTree& s) {
+LayoutParameters LayoutParameters::from(const core::ParameterTree& s) {
   LayoutParameters p;
   p.pods = s.integer("pods");
   p.racks_per_pod = s.integer("racks_per_pod");
@@ -99,7 +100,7 @@ std::vector<std::string> FacilityLayout::pod_labels() const {
   return labels;
 }
 
-std::vector<solver::StaticData> FacilityLayout::static_data() const {
+std::vector<core::StaticData> FacilityLayout::static_data() const {
   // Pods in rows of `pods_per_row` (x), rows of pods along y; in a pod, rows of racks along y,
   // racks along x within a row.
   const std::size_t rows = static_cast<std::size_t>(std::max<std::int64_t>(1, p_.rows_per_pod));
@@ -131,8 +132,8 @@ std::vector<solver::StaticData> FacilityLayout::static_data() const {
   };
 }
 
-solver::ParameterTable SpreadParameters::table() {
-  using namespace solver;
+core::ParameterTable SpreadParameters::table() {
+  using namespace core;
   ParameterTable t;
   auto p = real_parameter("power_sigma", "1", "Relative standard deviation of GPU power at the same work", 0.02,
                           "Estimate (uncertain): part-to-part power variation of a few percent");
@@ -149,7 +150,7 @@ solver::ParameterTable SpreadParameters::table() {
   return t;
 }
 
-SpreadParameters SpreadParameters::from(const solver::ParameterTree& s) {
+SpreadParameters SpreadParameters::from(const core::ParameterTree& s) {
   return {s.number("power_sigma"), s.number("resistance_sigma"), s.number("leakage_sigma")};
 }
 

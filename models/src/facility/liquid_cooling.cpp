@@ -4,7 +4,7 @@
 #include <cmath>
 #include <limits>
 
-#include "dctwin/solver/check.hpp"
+#include "dctwin/core/check.hpp"
 #include "dctwin/solver/parallel.hpp"
 
 namespace dctwin::models::facility {
@@ -808,8 +808,8 @@ void HallAir::compute_outputs(const solver::EvalContext& ctx, const double* x, d
 // ---------------------------------------------------------------------------------------------
 // FacilityWaterPlant
 
-solver::SectionSchema PlantParameters::schema() {
-  using namespace solver;
+core::SectionSchema PlantParameters::schema() {
+  using namespace core;
   SectionSchema s;
   s.doc = "Facility water plant: heat rejection, chillers, water-side economizer";
   s.parameters.push_back(choice_parameter("heat_rejection", {"cooling_tower", "dry_cooler"},
@@ -833,7 +833,7 @@ solver::SectionSchema PlantParameters::schema() {
   return s;
 }
 
-PlantParameters PlantParameters::from(const solver::ParameterTree& s) {
+PlantParameters PlantParameters::from(const core::ParameterTree& s) {
   PlantParameters p;
   p.heat_rejection = s.text("heat_rejection");
   p.supply_setpoint = s.number("supply_setpoint");

@@ -4,17 +4,19 @@
 #include <cmath>
 #include <string>
 
+#include "dctwin/core/check.hpp"
+#include "dctwin/core/input_error.hpp"
+#include "dctwin/core/report_datasets.hpp"
 #include "dctwin/models/hydraulic/pump.hpp"
 #include "dctwin/models/thermal/air_cooled_server.hpp"
-#include "dctwin/solver/check.hpp"
 
 namespace dctwin::models::facility {
 
-using solver::ParameterTree;
-using solver::SectionSchema;
+using core::ParameterTree;
+using core::SectionSchema;
 
 SectionSchema single_node_server_schema() {
-  using namespace solver;
+  using namespace core;
   SectionSchema s;
   s.doc = "One server: its GPUs on cold plates";
   auto p = integer_parameter("gpu_count", "Number of GPUs in the server", 8.0,
@@ -35,7 +37,7 @@ SectionSchema single_node_server_schema() {
 }
 
 SectionSchema single_node_loop_schema() {
-  using namespace solver;
+  using namespace core;
   SectionSchema s;
   s.doc = "The server's coolant loop: pump, plates, piping, supply temperature";
   auto p = real_parameter("supply_temperature", "K", "Coolant supply temperature at the server inlet", 305.15,
@@ -70,7 +72,7 @@ SingleNodeSite::SingleNodeSite(const ParameterTree& scenario, std::shared_ptr<co
 
   const ParameterTree& server = scenario.section("server");
   if (server.text("cooling") == "air")
-    throw solver::InputError(server.key_path("cooling") +
+    throw core::InputError(server.key_path("cooling") +
                                  " = air: the air-cooled server is replayed against telemetry by dctwin validate "
                                  "and dctwin calibrate; a run simulates the single node on its cold-plate loop only",
                              server.key_path("cooling"));
@@ -81,13 +83,13 @@ SingleNodeSite::SingleNodeSite(const ParameterTree& scenario, std::shared_ptr<co
   // Topology checks the schema cannot express.
   const auto& gpu_entries = server.list("gpus");
   if (!gpu_entries.empty() && gpu_entries.size() != gpu_count) {
-    throw solver::InputError(server.key_path("gpus") + " has " + std::to_string(gpu_entries.size()) +
+    throw core::InputError(server.key_path("gpus") + " has " + std::to_string(gpu_entries.size()) +
                                  " entries but " + server.key_path("gpu_count") + " = " +
                                  std::to_string(gpu_count) + " (inconsistent topology: one entry per GPU)",
                              server.key_path("gpus"));
   }
   if (gpu_count % series != 0) {
-    throw solver::InputError(loop.key_path("plates_in_series") + " = " + std::to_string(series) +
+    throw core::InputError(loop.key_path("plates_in_series") + " = " + std::to_string(series) +
                                  " does not divide " + server.key_path("gpu_count") + " = " +
                                  std::to_string(gpu_count) + " (inconsistent topology: equal branches)",
                              loop.key_path("plates_in_series"));
@@ -205,7 +207,7 @@ void SingleNodeSite::observe(double t, const std::vector<double>& x, const std::
   last_sample_time_ = t;
 }
 
-std::vector<solver::SummaryFigure> SingleNodeSite::summary(const std::vector<double>& x0, const std::vector<double>& x,
+std::vector<core::SummaryFigure> SingleNodeSite::summary(const std::vector<double>& x0, const std::vector<double>& x,
                                                            const std::vector<double>& discrete) const {
   const double generated = x[static_cast<std::size_t>(gpus_->heat_generated_index())];
   const double removed = x[static_cast<std::size_t>(coolant_->heat_removed_index())];
@@ -214,7 +216,7 @@ std::vector<solver::SummaryFigure> SingleNodeSite::summary(const std::vector<dou
   const double relative = generated > 0.0 ? std::abs(imbalance) / generated : std::abs(imbalance);
   const double limit = gpus_->parameters().max_operating_temperature;
   const double duration = last_sample_time_ - settings_.start_time;
-  std::vector<solver::SummaryFigure> figures = {
+  std::vector<core::SummaryFigure> figures = {
       {"gpu_junction_temperature_max", junction_max_, "K", "hottest GPU junction temperature over the run (samples)"},
       {"gpu_junction_temperature_margin", limit - junction_max_, "K", "max operating temperature minus the hottest junction"},
       {"time_above_max_operating_temperature", time_above_max_operating_, "s", "time any GPU junction was above its max operating temperature (samples)"},

@@ -4,13 +4,14 @@
 #include <iterator>
 #include <string>
 
+#include "dctwin/core/input_error.hpp"
 #include "dctwin/models/facility/facility_site.hpp"
 #include "dctwin/models/facility/single_node.hpp"
 
 namespace dctwin::models::facility {
 
-solver::SectionSchema simulation_schema() {
-  using namespace solver;
+core::SectionSchema simulation_schema() {
+  using namespace core;
   SectionSchema s;
   s.doc = "Run length, sampling and solver settings";
   auto p = real_parameter("duration", "s", "Simulated time to run", 600.0);
@@ -64,8 +65,8 @@ namespace {
 
 /// Which series a report holds and how they are stored (`output:` section; io/ applies it,
 /// io/include/dctwin/io/report_storage.hpp).
-solver::SectionSchema output_schema() {
-  using namespace solver;
+core::SectionSchema output_schema() {
+  using namespace core;
   SectionSchema s;
   s.doc = "Which series the report holds and how precisely they are stored (docs/reports.md, \"Choosing the series\")";
   s.parameters.push_back(choice_parameter(
@@ -96,7 +97,7 @@ solver::SectionSchema output_schema() {
 
 }  // namespace
 
-solver::SimulationSettings simulation_settings(const solver::ParameterTree& sim) {
+solver::SimulationSettings simulation_settings(const core::ParameterTree& sim) {
   solver::SimulationSettings settings;
   settings.start_time = 0.0;
   settings.end_time = sim.number("duration");
@@ -114,8 +115,8 @@ solver::SimulationSettings simulation_settings(const solver::ParameterTree& sim)
   return settings;
 }
 
-solver::SectionSchema scenario_schema() {
-  using namespace solver;
+core::SectionSchema scenario_schema() {
+  using namespace core;
   SectionSchema root;
   root.doc = "A dctwin scenario";
   root.parameters.push_back(text_parameter("name", "Short name of the scenario", std::nullopt));
@@ -137,12 +138,12 @@ solver::SectionSchema scenario_schema() {
   return root;
 }
 
-std::vector<std::string> sections_of_other_site_kind(const solver::ParameterTree& scenario) {
+std::vector<std::string> sections_of_other_site_kind(const core::ParameterTree& scenario) {
   if (scenario.text("site") == "facility") return {"server", "loop"};
   return {"facility", "electrical"};
 }
 
-SiteSize estimate_site_size(const solver::ParameterTree& scenario) {
+SiteSize estimate_site_size(const core::ParameterTree& scenario) {
   // Peak resident memory of `dctwin run`, measured: 27 MiB for the single node, 52 MiB for the
   // 3,072-GPU pod, 164-181 MiB for the 24,576-GPU halls (air, liquid-to-air, liquid-to-liquid,
   // with the grid; from either initial state; 60 s sampled every second), i.e. ~5.5 KiB per GPU
@@ -187,30 +188,30 @@ std::string format_bytes(double bytes) {
 namespace {
 
 /// The product of the layout's counts against max_facility_gpus, before anything is allocated.
-void check_facility_gpus(const solver::ParameterTree& scenario) {
+void check_facility_gpus(const core::ParameterTree& scenario) {
   const SiteSize size = estimate_site_size(scenario);
   if (size.gpus <= max_facility_gpus) return;
-  throw solver::InputError(size.gpus_text + " (must be at most " + std::to_string(max_facility_gpus) +
+  throw core::InputError(size.gpus_text + " (must be at most " + std::to_string(max_facility_gpus) +
                                "; simulating them would take about " + format_bytes(size.memory) + " of memory)",
                            size.key_path);
 }
 
 }  // namespace
 
-std::unique_ptr<Site> build_site(const solver::ParameterTree& scenario, std::optional<WeatherSeries> weather_file) {
+std::unique_ptr<Site> build_site(const core::ParameterTree& scenario, std::optional<WeatherSeries> weather_file) {
   const bool facility = scenario.text("site") == "facility";
   if (facility) check_facility_gpus(scenario);
   // Sections that belong to the other kind of site must not be written (they would be ignored).
   auto written = [&](const std::string& name) { return scenario.section(name).location.line > 0; };
   for (const std::string& name : sections_of_other_site_kind(scenario)) {
     if (written(name))
-      throw solver::InputError(name + ": not used by a " + scenario.text("site") +
+      throw core::InputError(name + ": not used by a " + scenario.text("site") +
                                    " site (set site: " + (facility ? "single-node" : "facility") + " or remove it)",
                                name);
   }
   if (facility) return std::make_unique<FacilitySite>(scenario, std::move(weather_file));
   if (!written("server"))
-    throw solver::InputError("server: required section is missing (a single-node site describes one server)", "");
+    throw core::InputError("server: required section is missing (a single-node site describes one server)", "");
   return std::make_unique<SingleNodeSite>(scenario);
 }
 

@@ -6,8 +6,9 @@
 #include <string>
 
 #include "../thermal/message_text.hpp"
+#include "dctwin/core/check.hpp"
+#include "dctwin/core/input_error.hpp"
 #include "dctwin/models/thermal/air.hpp"
-#include "dctwin/solver/check.hpp"
 
 namespace dctwin::models::facility {
 
@@ -24,14 +25,14 @@ std::string indexed(const char* name, std::size_t k) { return std::string(name) 
 void check_finite(const std::vector<double>& values, const char* name, const char* unit) {
   for (std::size_t k = 0; k < values.size(); ++k)
     if (!std::isfinite(values[k]))
-      throw solver::InputError("weather series: " + indexed(name, k) + " = " + format_decimals(values[k]) + " " +
+      throw core::InputError("weather series: " + indexed(name, k) + " = " + format_decimals(values[k]) + " " +
                                unit + " is not a finite number");
 }
 
 void check_plausible(const std::vector<double>& values, const char* name) {
   for (std::size_t k = 0; k < values.size(); ++k)
     if (values[k] < WeatherSeries::min_plausible_temperature || values[k] > WeatherSeries::max_plausible_temperature)
-      throw solver::InputError("weather series: " + indexed(name, k) + " = " + format_celsius(values[k]) +
+      throw core::InputError("weather series: " + indexed(name, k) + " = " + format_celsius(values[k]) +
                                " is outside the plausible range -90 to 60 degC");
 }
 
@@ -81,23 +82,23 @@ WeatherSeries::WeatherSeries(std::vector<double> time, std::vector<double> dry_b
       wet_bulb_(std::move(wet_bulb)),
       interpolation_(interpolation) {
   if (time_.size() != dry_bulb_.size() || time_.size() != wet_bulb_.size())
-    throw solver::InputError("weather series: time has " + std::to_string(time_.size()) + " values, dry_bulb " +
+    throw core::InputError("weather series: time has " + std::to_string(time_.size()) + " values, dry_bulb " +
                              std::to_string(dry_bulb_.size()) + ", wet_bulb " + std::to_string(wet_bulb_.size()) +
                              " (they must have the same length)");
-  if (time_.empty()) throw solver::InputError("weather series: no samples");
+  if (time_.empty()) throw core::InputError("weather series: no samples");
   check_finite(time_, "time", "s");
   check_finite(dry_bulb_, "dry_bulb", "K");
   check_finite(wet_bulb_, "wet_bulb", "K");
   for (std::size_t k = 1; k < time_.size(); ++k)
     if (!(time_[k] > time_[k - 1]))
-      throw solver::InputError("weather series: " + indexed("time", k) + " = " + format_decimals(time_[k]) +
+      throw core::InputError("weather series: " + indexed("time", k) + " = " + format_decimals(time_[k]) +
                                " s is not after " + indexed("time", k - 1) + " = " + format_decimals(time_[k - 1]) +
                                " s (time must increase)");
   check_plausible(dry_bulb_, "dry_bulb");
   check_plausible(wet_bulb_, "wet_bulb");
   for (std::size_t k = 0; k < time_.size(); ++k) {
     if (wet_bulb_[k] > dry_bulb_[k] + wet_bulb_tolerance)
-      throw solver::InputError("weather series: " + indexed("wet_bulb", k) + " = " + format_celsius(wet_bulb_[k]) +
+      throw core::InputError("weather series: " + indexed("wet_bulb", k) + " = " + format_celsius(wet_bulb_[k]) +
                                " is above " + indexed("dry_bulb", k) + " = " + format_celsius(dry_bulb_[k]) +
                                " (by more than " + format_decimals(wet_bulb_tolerance) + " K)");
     wet_bulb_[k] = std::min(wet_bulb_[k], dry_bulb_[k]);
@@ -141,8 +142,8 @@ double daily_range_fraction(double time_of_day) {
   return (1.0 - w) * fraction_at(hour) + w * fraction_at(hour + 1);
 }
 
-solver::ParameterTable DesignDayParameters::table() {
-  using namespace solver;
+core::ParameterTable DesignDayParameters::table() {
+  using namespace core;
   ParameterTable t;
   const std::string site =
       "ASHRAE 2013 design conditions for Albuquerque Intl (WMO 723650), near Meta's Los Lunas NM data center: "
@@ -178,7 +179,7 @@ solver::ParameterTable DesignDayParameters::table() {
   return t;
 }
 
-DesignDayParameters DesignDayParameters::from(const solver::ParameterTree& s) {
+DesignDayParameters DesignDayParameters::from(const core::ParameterTree& s) {
   DesignDayParameters p;
   p.design_dry_bulb = s.number("design_dry_bulb");
   p.daily_range = s.number("daily_range");
@@ -194,18 +195,18 @@ DesignDayParameters DesignDayParameters::from(const solver::ParameterTree& s) {
 WeatherSeries design_day_series(const DesignDayParameters& p, WeatherInterpolation interpolation) {
   const bool daily_range_method = p.wet_bulb_method == "daily_range";
   if (!daily_range_method && p.wet_bulb_method != "constant_humidity_ratio")
-    throw solver::InputError("design day: wet_bulb_method '" + p.wet_bulb_method +
+    throw core::InputError("design day: wet_bulb_method '" + p.wet_bulb_method +
                              "' is not 'daily_range' or 'constant_humidity_ratio'");
   if (!(p.daily_range >= 0.0))
-    throw solver::InputError("design day: daily_range " + format_decimals(p.daily_range) + " K must be >= 0");
+    throw core::InputError("design day: daily_range " + format_decimals(p.daily_range) + " K must be >= 0");
   if (!(p.wet_bulb_range >= 0.0))
-    throw solver::InputError("design day: wet_bulb_range " + format_decimals(p.wet_bulb_range) + " K must be >= 0");
+    throw core::InputError("design day: wet_bulb_range " + format_decimals(p.wet_bulb_range) + " K must be >= 0");
   if (p.coincident_wet_bulb > p.design_dry_bulb)
-    throw solver::InputError("design day: coincident_wet_bulb " + format_celsius(p.coincident_wet_bulb) +
+    throw core::InputError("design day: coincident_wet_bulb " + format_celsius(p.coincident_wet_bulb) +
                              " is above design_dry_bulb " + format_celsius(p.design_dry_bulb));
-  if (p.days < 1) throw solver::InputError("design day: days " + std::to_string(p.days) + " must be >= 1");
+  if (p.days < 1) throw core::InputError("design day: days " + std::to_string(p.days) + " must be >= 1");
   if (!(p.start_time_of_day >= 0.0 && p.start_time_of_day < seconds_per_day))
-    throw solver::InputError("design day: start_time_of_day " + format_decimals(p.start_time_of_day) +
+    throw core::InputError("design day: start_time_of_day " + format_decimals(p.start_time_of_day) +
                              " s is outside 0 to 86400 s");
 
   const double humidity_ratio =

@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "dctwin/core/check.hpp"
+#include "dctwin/core/input_error.hpp"
 #include "dctwin/models/parameter_check.hpp"
-#include "dctwin/solver/check.hpp"
-#include "dctwin/solver/parameters.hpp"
 #include "embedded_table.hpp"
 
 namespace dctwin::models::fluid {
@@ -236,11 +236,11 @@ Coolant::Coolant(Glycol glycol, double mass_fraction)
       column_(0),
       first_row_(0) {
   if (!(mass_fraction >= 0.0 && mass_fraction <= max_mass_fraction + fraction_slack)) {
-    throw solver::InputError("glycol mass fraction " + format_fraction(mass_fraction) +
+    throw core::InputError("glycol mass fraction " + format_fraction(mass_fraction) +
                              " is outside the tabulated range 0-0.6");
   }
   if (glycol == Glycol::none && mass_fraction != 0.0) {
-    throw solver::InputError("water has no glycol: mass fraction " +
+    throw core::InputError("water has no glycol: mass fraction " +
                              format_fraction(mass_fraction) + " given for Glycol::none");
   }
   mass_fraction_ = std::min(mass_fraction, max_mass_fraction);
@@ -280,17 +280,17 @@ std::string Coolant::name() const {
 
 Coolant::Cell Coolant::locate(double temperature) const {
   if (!std::isfinite(temperature)) {
-    throw solver::InputError(name() + ": temperature " + format_decimals(temperature, 3) +
+    throw core::InputError(name() + ": temperature " + format_decimals(temperature, 3) +
                              " K is not a finite number");
   }
   if (temperature < freezing_point_ - temperature_slack) {
-    throw solver::InputError(name() + ": " + format_decimals(temperature, 3) +
+    throw core::InputError(name() + ": " + format_decimals(temperature, 3) +
                              " K is below the freezing point (" +
                              format_fixed(freezing_point_ - kelvin_offset, 1) + " degC)");
   }
   if (temperature < min_temperature_ - temperature_slack ||
       temperature > max_temperature_ + temperature_slack) {
-    throw solver::InputError(name() + ": temperature " +
+    throw core::InputError(name() + ": temperature " +
                              format_decimals(temperature - kelvin_offset, 3) +
                              " degC is outside the property table (" +
                              format_decimals(min_temperature_ - kelvin_offset, 3) + " to " +
@@ -347,7 +347,7 @@ double Coolant::prandtl(double temperature) const {
 
 Coolant Coolant::parse(std::string_view text) {
   auto unknown = [&]() {
-    return solver::InputError("unknown coolant '" + std::string(text) +
+    return core::InputError("unknown coolant '" + std::string(text) +
                               "': expected 'water', 'PG<percent>' or 'EG<percent>' "
                               "(for example 'PG25' or 'EG 30 %')");
   };

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include "dctwin/core/check.hpp"
 #include "dctwin/models/hx/effectiveness.hpp"
 #include "dctwin/models/parameter_check.hpp"
-#include "dctwin/solver/check.hpp"
 
 namespace dctwin::models::hx {
 
@@ -60,8 +60,8 @@ PiParameters CduParameters::default_controller() {
   return c;
 }
 
-solver::ParameterTable CduParameters::table() {
-  using namespace solver;
+core::ParameterTable CduParameters::table() {
+  using namespace core;
   const CduParameters d;
   ParameterTable t;
   auto p = real_parameter("nominal_heat_flow", "W", "Heat transferred at the rating point", d.nominal_heat_flow,
@@ -97,17 +97,17 @@ solver::ParameterTable CduParameters::table() {
   return t;
 }
 
-solver::SectionSchema CduParameters::schema() {
-  solver::SectionSchema s;
+core::SectionSchema CduParameters::schema() {
+  core::SectionSchema s;
   s.doc = "Coolant distribution unit: counter-flow plate heat exchanger and its valve controller";
   s.parameters = table();
   s.sections["controller"] =
-      solver::SectionSchema{"PI controller of the facility-side valve (holds the IT supply temperature)",
+      core::SectionSchema{"PI controller of the facility-side valve (holds the IT supply temperature)",
                             PiParameters::table(default_controller()), {}, {}, false};
   return s;
 }
 
-CduParameters CduParameters::from(const solver::ParameterTree& s) {
+CduParameters CduParameters::from(const core::ParameterTree& s) {
   CduParameters p;
   p.nominal_heat_flow = s.number("nominal_heat_flow");
   p.nominal_approach = s.number("nominal_approach");

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "dctwin/core/check.hpp"
 #include "dctwin/models/parameter_check.hpp"
-#include "dctwin/solver/check.hpp"
 
 namespace dctwin::models::hx {
 
@@ -35,8 +35,8 @@ ChillerCurves ChillerCurves::doe2_centrifugal() {
   return c;
 }
 
-solver::ParameterTable ChillerParameters::table() {
-  using namespace solver;
+core::ParameterTable ChillerParameters::table() {
+  using namespace core;
   const ChillerParameters d;
   ParameterTable t;
   auto p = real_parameter("reference_capacity", "W", "Cooling capacity at 6.67 degC leaving chilled water, 29.4 degC entering condenser water",
@@ -65,7 +65,7 @@ solver::ParameterTable ChillerParameters::table() {
   return t;
 }
 
-ChillerParameters ChillerParameters::from(const solver::ParameterTree& s) {
+ChillerParameters ChillerParameters::from(const core::ParameterTree& s) {
   ChillerParameters p;
   p.reference_capacity = s.number("reference_capacity");
   p.reference_cop = s.number("reference_cop");

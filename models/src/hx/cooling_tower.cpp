@@ -6,9 +6,9 @@
 #include <cmath>
 #include <limits>
 
+#include "dctwin/core/check.hpp"
 #include "dctwin/models/hx/fan_speed.hpp"
 #include "dctwin/models/parameter_check.hpp"
-#include "dctwin/solver/check.hpp"
 
 namespace dctwin::models::hx {
 
@@ -85,8 +85,8 @@ double correlation_approach(TowerCorrelation correlation, double wet_bulb, doubl
   return cooltools(air_flow_ratio, water_flow_ratio, t, range);
 }
 
-solver::ParameterTable CoolingTowerParameters::table() {
-  using namespace solver;
+core::ParameterTable CoolingTowerParameters::table() {
+  using namespace core;
   const CoolingTowerParameters d;
   ParameterTable t;
   auto p = choice_parameter("correlation", {"yorkcalc", "cooltools_cross_flow"},
@@ -140,7 +140,7 @@ solver::ParameterTable CoolingTowerParameters::table() {
   return t;
 }
 
-CoolingTowerParameters CoolingTowerParameters::from(const solver::ParameterTree& s) {
+CoolingTowerParameters CoolingTowerParameters::from(const core::ParameterTree& s) {
   CoolingTowerParameters p;
   p.correlation =
       s.text("correlation") == "cooltools_cross_flow" ? TowerCorrelation::cooltools_cross_flow : TowerCorrelation::yorkcalc;

@@ -3,9 +3,10 @@
 #include <algorithm>
 #include <cmath>
 
+#include "dctwin/core/check.hpp"
+#include "dctwin/core/input_error.hpp"
 #include "dctwin/models/hx/fan_speed.hpp"
 #include "dctwin/models/parameter_check.hpp"
-#include "dctwin/solver/check.hpp"
 
 namespace dctwin::models::hx {
 
@@ -45,7 +46,7 @@ UaScalingParameters sized(const DryCoolerParameters& p, const std::string& secti
   try {
     ntu = ntu_from_effectiveness(flow_arrangement(p.arrangement, c_air, c_fluid), eps,
                                  c_min / std::max(c_air, c_fluid));
-  } catch (const solver::InputError& error) {
+  } catch (const core::InputError& error) {
     check.fail(std::string("rating point is not reachable: ") + error.what());
   }
   return {ntu * c_min, p.conductance_ratio, p.nominal_air_flow, fluid_flow, p.air_flow_exponent, p.fluid_flow_exponent};
@@ -53,8 +54,8 @@ UaScalingParameters sized(const DryCoolerParameters& p, const std::string& secti
 
 }  // namespace
 
-solver::ParameterTable DryCoolerParameters::table() {
-  using namespace solver;
+core::ParameterTable DryCoolerParameters::table() {
+  using namespace core;
   const DryCoolerParameters d;
   ParameterTable t;
   auto p = choice_parameter("flow_arrangement", arrangement_choices(),
@@ -109,7 +110,7 @@ solver::ParameterTable DryCoolerParameters::table() {
   return t;
 }
 
-DryCoolerParameters DryCoolerParameters::from(const solver::ParameterTree& s) {
+DryCoolerParameters DryCoolerParameters::from(const core::ParameterTree& s) {
   DryCoolerParameters p;
   p.arrangement = parse_stream_arrangement(s.text("flow_arrangement"));
   p.rating_heat_flow = s.number("rating_heat_flow");

@@ -5,8 +5,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include "dctwin/core/check.hpp"
+#include "dctwin/core/input_error.hpp"
 #include "dctwin/models/parameter_check.hpp"
-#include "dctwin/solver/check.hpp"
 
 namespace dctwin::models::hx {
 
@@ -32,15 +33,15 @@ const char* plant_mode_name(PlantMode mode) {
 
 void check_weather(const Weather& w) {
   if (!std::isfinite(w.dry_bulb_temperature) || !std::isfinite(w.wet_bulb_temperature))
-    throw solver::InputError("weather: dry-bulb " + format_celsius(w.dry_bulb_temperature) + " and wet-bulb " +
+    throw core::InputError("weather: dry-bulb " + format_celsius(w.dry_bulb_temperature) + " and wet-bulb " +
                              format_celsius(w.wet_bulb_temperature) + " temperatures must be finite numbers");
   if (w.wet_bulb_temperature > w.dry_bulb_temperature)
-    throw solver::InputError("weather: wet-bulb temperature " + format_celsius(w.wet_bulb_temperature) +
+    throw core::InputError("weather: wet-bulb temperature " + format_celsius(w.wet_bulb_temperature) +
                              " is above the dry-bulb temperature " + format_celsius(w.dry_bulb_temperature));
 }
 
-solver::ParameterTable EconomizerParameters::table() {
-  using namespace solver;
+core::ParameterTable EconomizerParameters::table() {
+  using namespace core;
   const EconomizerParameters d;
   ParameterTable t;
   auto p = real_parameter("heat_exchanger_approach", "K",
@@ -59,7 +60,7 @@ solver::ParameterTable EconomizerParameters::table() {
   return t;
 }
 
-EconomizerParameters EconomizerParameters::from(const solver::ParameterTree& s) {
+EconomizerParameters EconomizerParameters::from(const core::ParameterTree& s) {
   EconomizerParameters p;
   p.heat_exchanger_approach = s.number("heat_exchanger_approach");
   p.changeover_margin = s.number("changeover_margin");

@@ -6,9 +6,9 @@
 #include <limits>
 #include <string>
 
+#include "dctwin/core/check.hpp"
+#include "dctwin/core/input_error.hpp"
 #include "dctwin/models/parameter_check.hpp"
-#include "dctwin/solver/check.hpp"
-#include "dctwin/solver/parameters.hpp"
 
 namespace dctwin::models::hx {
 
@@ -47,7 +47,7 @@ double cross_flow_cmin_mixed(double ntu, double cr) {
 
 [[noreturn]] void unreachable(FlowArrangement arrangement, double eps, double cr, double limit) {
   std::string rule = limit >= 1.0 ? "in [0, 1)" : "in [0, " + format_number(limit) + ")";
-  throw solver::InputError(std::string(arrangement_name(arrangement)) + " effectiveness " + format_number(eps) +
+  throw core::InputError(std::string(arrangement_name(arrangement)) + " effectiveness " + format_number(eps) +
                            " is not reachable at capacity ratio " + format_number(cr) + " (must be " + rule + ")");
 }
 
@@ -152,7 +152,7 @@ StreamArrangement parse_stream_arrangement(std::string_view text) {
   if (text == "cross_flow_unmixed") return StreamArrangement::cross_flow_unmixed;
   if (text == "cross_flow_first_mixed") return StreamArrangement::cross_flow_first_mixed;
   if (text == "cross_flow_second_mixed") return StreamArrangement::cross_flow_second_mixed;
-  throw solver::InputError("unknown flow arrangement '" + std::string(text) +
+  throw core::InputError("unknown flow arrangement '" + std::string(text) +
                            "': expected counter_flow, parallel_flow, cross_flow_unmixed, "
                            "cross_flow_first_mixed or cross_flow_second_mixed");
 }

@@ -3,15 +3,15 @@
 #include <algorithm>
 #include <cmath>
 
+#include "dctwin/core/check.hpp"
 #include "dctwin/models/parameter_check.hpp"
-#include "dctwin/solver/check.hpp"
 
 namespace dctwin::models::hx {
 
-solver::ParameterTable PiParameters::table() { return table(PiParameters{}); }
+core::ParameterTable PiParameters::table() { return table(PiParameters{}); }
 
-solver::ParameterTable PiParameters::table(const PiParameters& d) {
-  using namespace solver;
+core::ParameterTable PiParameters::table(const PiParameters& d) {
+  using namespace core;
   ParameterTable t;
   auto p = real_parameter("proportional_gain", "1", "K: output change per unit of control error", d.proportional_gain,
                           "Tuning value [E]; see the owning model");
@@ -47,7 +47,7 @@ solver::ParameterTable PiParameters::table(const PiParameters& d) {
   return t;
 }
 
-PiParameters PiParameters::from(const solver::ParameterTree& s) {
+PiParameters PiParameters::from(const core::ParameterTree& s) {
   PiParameters p;
   p.proportional_gain = s.number("proportional_gain");
   p.integral_time = s.number("integral_time");

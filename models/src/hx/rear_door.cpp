@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "dctwin/core/check.hpp"
 #include "dctwin/models/parameter_check.hpp"
-#include "dctwin/solver/check.hpp"
 
 namespace dctwin::models::hx {
 
@@ -39,8 +39,8 @@ const RearDoorParameters& checked(const RearDoorParameters& p, const std::string
 
 }  // namespace
 
-solver::ParameterTable RearDoorParameters::table() {
-  using namespace solver;
+core::ParameterTable RearDoorParameters::table() {
+  using namespace core;
   const RearDoorParameters d;
   ParameterTable t;
   auto p = choice_parameter("flow_arrangement", arrangement_choices(),
@@ -93,7 +93,7 @@ solver::ParameterTable RearDoorParameters::table() {
   return t;
 }
 
-RearDoorParameters RearDoorParameters::from(const solver::ParameterTree& s) {
+RearDoorParameters RearDoorParameters::from(const core::ParameterTree& s) {
   RearDoorParameters p;
   p.arrangement = parse_stream_arrangement(s.text("flow_arrangement"));
   p.nominal_ua = s.number("nominal_ua");

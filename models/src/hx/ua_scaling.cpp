@@ -2,8 +2,8 @@
 
 #include <cmath>
 
+#include "dctwin/core/check.hpp"
 #include "dctwin/models/parameter_check.hpp"
-#include "dctwin/solver/check.hpp"
 
 namespace dctwin::models::hx {
 

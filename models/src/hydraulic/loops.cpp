@@ -4,14 +4,15 @@
 #include <cmath>
 #include <limits>
 
-#include "dctwin/solver/check.hpp"
-#include "dctwin/solver/number_text.hpp"
+#include "dctwin/core/check.hpp"
+#include "dctwin/core/input_error.hpp"
+#include "dctwin/core/number_text.hpp"
 
 namespace dctwin::models::hydraulic {
 
-using solver::format_general;
+using core::format_general;
 using solver::Index;
-using solver::InputError;
+using core::InputError;
 
 namespace {
 
@@ -31,8 +32,8 @@ HeaderArrangement header_from(const std::string& text) {
   return text == "reverse_return" ? HeaderArrangement::reverse_return : HeaderArrangement::direct_return;
 }
 
-solver::ParameterSpec header_spec(HeaderArrangement d, const std::string& doc) {
-  return solver::choice_parameter("headers", {"direct_return", "reverse_return"}, doc, std::string(to_string(d)));
+core::ParameterSpec header_spec(HeaderArrangement d, const std::string& doc) {
+  return core::choice_parameter("headers", {"direct_return", "reverse_return"}, doc, std::string(to_string(d)));
 }
 
 fluid::Coolant::Properties coolant_properties(const std::string& name, double temperature) {
@@ -152,7 +153,7 @@ void record_opening(std::vector<double>& openings, std::size_t taps, double comm
 
 /// Reads what every pump loop has: headers, coolant, tank, pumps, mains and header segment.
 template <class Loop>
-void read_trunk(Loop& p, const solver::ParameterTree& s) {
+void read_trunk(Loop& p, const core::ParameterTree& s) {
   p.headers = header_from(s.text("headers"));
   p.coolant = s.text("coolant");
   try {
@@ -170,9 +171,9 @@ void read_trunk(Loop& p, const solver::ParameterTree& s) {
 
 /// Declares the coolant, its property temperature and the tank pressure of a pump loop.
 template <class Loop>
-void declare_coolant_and_tank(solver::SectionSchema& s, const Loop& d, const std::string& coolant_source,
+void declare_coolant_and_tank(core::SectionSchema& s, const Loop& d, const std::string& coolant_source,
                               const std::string& temperature_source, const std::string& tank_source) {
-  using namespace solver;
+  using namespace core;
   s.parameters.push_back(text_parameter("coolant", "Coolant: water, PG<percent> or EG<percent>", d.coolant));
   s.parameters.back().source = coolant_source;
   auto p = real_parameter("coolant_temperature", "K", "Temperature at which the coolant properties are taken",
@@ -188,9 +189,9 @@ void declare_coolant_and_tank(solver::SectionSchema& s, const Loop& d, const std
 
 /// Declares the supply and return mains and the header segment of a pump loop.
 template <class Loop>
-void declare_mains(solver::SectionSchema& s, const Loop& d, const std::string& supply_doc, const std::string& return_doc,
+void declare_mains(core::SectionSchema& s, const Loop& d, const std::string& supply_doc, const std::string& return_doc,
                    const std::string& main_source, const std::string& segment_doc, const std::string& segment_source) {
-  using solver::SectionSchema;
+  using core::SectionSchema;
   s.sections["supply_main"] = SectionSchema{supply_doc, PipeParameters::table(d.supply_main, main_source), {}, {}, false};
   s.sections["return_main"] = SectionSchema{return_doc, PipeParameters::table(d.return_main, main_source), {}, {}, false};
   s.sections["header_segment"] =
@@ -213,8 +214,8 @@ void RackManifoldParameters::validate(const std::string& path) const {
                      key(path, "plates_per_server"));
 }
 
-solver::SectionSchema RackManifoldParameters::schema(const RackManifoldParameters& d) {
-  using namespace solver;
+core::SectionSchema RackManifoldParameters::schema(const RackManifoldParameters& d) {
+  using namespace core;
   SectionSchema s;
   s.doc = "Rack manifold: hoses, balancing valve, supply and return manifolds, servers with cold plates";
   auto p = integer_parameter("servers", "Servers per rack", d.servers,
@@ -247,9 +248,9 @@ solver::SectionSchema RackManifoldParameters::schema(const RackManifoldParameter
   return s;
 }
 
-solver::SectionSchema RackManifoldParameters::schema() { return schema(RackManifoldParameters{}); }
+core::SectionSchema RackManifoldParameters::schema() { return schema(RackManifoldParameters{}); }
 
-RackManifoldParameters RackManifoldParameters::from(const solver::ParameterTree& s) {
+RackManifoldParameters RackManifoldParameters::from(const core::ParameterTree& s) {
   RackManifoldParameters p;
   p.servers = static_cast<int>(s.integer("servers"));
   p.plates_per_server = static_cast<int>(s.integer("plates_per_server"));
@@ -372,8 +373,8 @@ void PodLoopParameters::validate(const std::string& path) const {
   rack.validate(key(path, "rack"));
 }
 
-solver::SectionSchema PodLoopParameters::schema() {
-  using namespace solver;
+core::SectionSchema PodLoopParameters::schema() {
+  using namespace core;
   const PodLoopParameters d;
   SectionSchema s;
   s.doc = "Pod loop: a CDU pump group feeding the racks through supply and return headers";
@@ -401,7 +402,7 @@ solver::SectionSchema PodLoopParameters::schema() {
   return s;
 }
 
-PodLoopParameters PodLoopParameters::from(const solver::ParameterTree& s) {
+PodLoopParameters PodLoopParameters::from(const core::ParameterTree& s) {
   PodLoopParameters p;
   p.rack_count = static_cast<int>(s.integer("rack_count"));
   read_trunk(p, s);
@@ -510,8 +511,8 @@ void FacilityLoopParameters::validate(const std::string& path) const {
   pumps.validate(key(path, "pumps"));
 }
 
-solver::SectionSchema FacilityLoopParameters::schema() {
-  using namespace solver;
+core::SectionSchema FacilityLoopParameters::schema() {
+  using namespace core;
   const FacilityLoopParameters d;
   SectionSchema s;
   s.doc = "Facility loop: the CDU primaries of the pods in parallel on the facility pumps and the plant";
@@ -546,7 +547,7 @@ solver::SectionSchema FacilityLoopParameters::schema() {
   return s;
 }
 
-FacilityLoopParameters FacilityLoopParameters::from(const solver::ParameterTree& s) {
+FacilityLoopParameters FacilityLoopParameters::from(const core::ParameterTree& s) {
   FacilityLoopParameters p;
   p.pod_count = static_cast<int>(s.integer("pod_count"));
   read_trunk(p, s);

@@ -4,11 +4,11 @@
 #include <limits>
 #include <numbers>
 
-#include "dctwin/solver/number_text.hpp"
+#include "dctwin/core/number_text.hpp"
 
 namespace dctwin::models::hydraulic {
 
-using solver::format_general;
+using core::format_general;
 
 namespace {
 
@@ -70,8 +70,8 @@ double colebrook_friction_factor(double reynolds, double relative_roughness) {
   return 1.0 / (x * x);
 }
 
-solver::ParameterTable PipeParameters::table(const PipeParameters& d, const std::string& source) {
-  using namespace solver;
+core::ParameterTable PipeParameters::table(const PipeParameters& d, const std::string& source) {
+  using namespace core;
   ParameterTable t;
   auto p = real_parameter("length", "m", "Length", d.length, source);
   t.push_back(at_least(p, 0.0));
@@ -89,7 +89,7 @@ solver::ParameterTable PipeParameters::table(const PipeParameters& d, const std:
   return t;
 }
 
-PipeParameters PipeParameters::from(const solver::ParameterTree& s) {
+PipeParameters PipeParameters::from(const core::ParameterTree& s) {
   PipeParameters p;
   p.length = s.number("length");
   p.diameter = s.number("diameter");

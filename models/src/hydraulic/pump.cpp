@@ -3,46 +3,46 @@
 #include <algorithm>
 #include <cmath>
 
-#include "dctwin/solver/check.hpp"
-#include "dctwin/solver/number_text.hpp"
+#include "dctwin/core/check.hpp"
+#include "dctwin/core/number_text.hpp"
 
 namespace dctwin::models::hydraulic {
 
-using solver::format_general;
+using core::format_general;
 
 namespace {
 
-solver::ParameterSpec shutoff_spec(double value, const std::string& source) {
-  auto p = solver::real_parameter("shutoff_pressure", "Pa", "Pressure rise at zero flow and rated speed", value,
+core::ParameterSpec shutoff_spec(double value, const std::string& source) {
+  auto p = core::real_parameter("shutoff_pressure", "Pa", "Pressure rise at zero flow and rated speed", value,
                                   source);
   p.display_unit = "kPa";
-  return solver::greater_than(p, 0.0);
+  return core::greater_than(p, 0.0);
 }
 
-solver::ParameterSpec max_flow_spec(double value, const std::string& source) {
-  auto p = solver::real_parameter("max_flow", "m3/s", "Free-delivery flow at rated speed", value, source);
+core::ParameterSpec max_flow_spec(double value, const std::string& source) {
+  auto p = core::real_parameter("max_flow", "m3/s", "Free-delivery flow at rated speed", value, source);
   p.display_unit = "L/min";
-  return solver::greater_than(p, 0.0);
+  return core::greater_than(p, 0.0);
 }
 
-solver::ParameterSpec speed_spec(double value) {
-  auto p = solver::real_parameter("speed", "1", "Pump speed as a fraction of rated speed", value, "");
-  solver::greater_than(p, 0.0);
-  return solver::at_most(p, 1.2);
+core::ParameterSpec speed_spec(double value) {
+  auto p = core::real_parameter("speed", "1", "Pump speed as a fraction of rated speed", value, "");
+  core::greater_than(p, 0.0);
+  return core::at_most(p, 1.2);
 }
 
 }  // namespace
 
-solver::ParameterTable PumpParameters::table() {
-  solver::ParameterTable t;
+core::ParameterTable PumpParameters::table() {
+  core::ParameterTable t;
   t.push_back(shutoff_spec(150e3, "Typical small in-rack coolant pump; the loop runs at 0.5-3 bar over CDU and manifolds ([liquid-loop-practice])"));
   t.push_back(max_flow_spec(20.0 / 60000.0, "Sized for ~1.5 L/min per GPU with margin (OCP guideline)"));
   t.push_back(speed_spec(1.0));
   return t;
 }
 
-solver::ParameterTable PumpParameters::table(const PumpParameters& d, const std::string& sizing_source) {
-  using namespace solver;
+core::ParameterTable PumpParameters::table(const PumpParameters& d, const std::string& sizing_source) {
+  using namespace core;
   ParameterTable t;
   t.push_back(shutoff_spec(d.shutoff_pressure, sizing_source));
   t.push_back(max_flow_spec(d.max_flow, sizing_source));
@@ -64,7 +64,7 @@ solver::ParameterTable PumpParameters::table(const PumpParameters& d, const std:
   return t;
 }
 
-PumpParameters PumpParameters::from(const solver::ParameterTree& s) {
+PumpParameters PumpParameters::from(const core::ParameterTree& s) {
   PumpParameters p;
   p.shutoff_pressure = s.number("shutoff_pressure");
   p.max_flow = s.number("max_flow");

@@ -3,7 +3,8 @@
 #include <algorithm>
 #include <memory>
 
-#include "dctwin/solver/check.hpp"
+#include "dctwin/core/check.hpp"
+#include "dctwin/core/input_error.hpp"
 
 namespace dctwin::models::hydraulic {
 
@@ -41,19 +42,19 @@ std::vector<PumpState> PumpGroupParameters::states() const {
 void PumpGroupParameters::validate(const std::string& path) const {
   const std::string p = path.empty() ? std::string() : path + ".";
   if (pump_count < 1)
-    throw solver::InputError(p + "pump_count = " + std::to_string(pump_count) + " (must be >= 1)", p + "pump_count");
+    throw core::InputError(p + "pump_count = " + std::to_string(pump_count) + " (must be >= 1)", p + "pump_count");
   if (duty_count < 0 || duty_count > pump_count)
-    throw solver::InputError(p + "duty_count = " + std::to_string(duty_count) + " exceeds " + p +
+    throw core::InputError(p + "duty_count = " + std::to_string(duty_count) + " exceeds " + p +
                                  "pump_count = " + std::to_string(pump_count),
                              p + "duty_count");
   if (failed_count < 0 || failed_count > pump_count)
-    throw solver::InputError(p + "failed_count = " + std::to_string(failed_count) + " exceeds " + p +
+    throw core::InputError(p + "failed_count = " + std::to_string(failed_count) + " exceeds " + p +
                                  "pump_count = " + std::to_string(pump_count),
                              p + "failed_count");
 }
 
-solver::SectionSchema PumpGroupParameters::schema(const PumpGroupParameters& d, const std::string& sizing_source) {
-  using namespace solver;
+core::SectionSchema PumpGroupParameters::schema(const PumpGroupParameters& d, const std::string& sizing_source) {
+  using namespace core;
   SectionSchema s;
   s.doc = "Group of identical pumps in parallel with N+1 redundancy and check valves";
   auto p = integer_parameter("pump_count", "Pumps installed", d.pump_count, "N+1: one more than the duty");
@@ -69,7 +70,7 @@ solver::SectionSchema PumpGroupParameters::schema(const PumpGroupParameters& d, 
   return s;
 }
 
-PumpGroupParameters PumpGroupParameters::from(const solver::ParameterTree& s) {
+PumpGroupParameters PumpGroupParameters::from(const core::ParameterTree& s) {
   PumpGroupParameters p;
   p.pump = PumpParameters::from(s.section("pump"));
   p.pump_count = static_cast<int>(s.integer("pump_count"));

@@ -1,10 +1,10 @@
 #include "dctwin/models/hydraulic/resistance.hpp"
 
-#include "dctwin/solver/number_text.hpp"
+#include "dctwin/core/number_text.hpp"
 
 namespace dctwin::models::hydraulic {
 
-using solver::format_general;
+using core::format_general;
 
 namespace {
 
@@ -12,9 +12,9 @@ constexpr double relative_transition = 1e-3;
 
 }  // namespace
 
-solver::ParameterTable FixedResistanceParameters::table(const FixedResistanceParameters& d,
+core::ParameterTable FixedResistanceParameters::table(const FixedResistanceParameters& d,
                                                         const std::string& what, const std::string& source) {
-  using namespace solver;
+  using namespace core;
   ParameterTable t;
   auto p = real_parameter("nominal_flow", "m3/s", "Flow at which the rated pressure drop of the " + what + " holds",
                           d.nominal_flow, source);
@@ -31,7 +31,7 @@ solver::ParameterTable FixedResistanceParameters::table(const FixedResistancePar
   return t;
 }
 
-FixedResistanceParameters FixedResistanceParameters::from(const solver::ParameterTree& s) {
+FixedResistanceParameters FixedResistanceParameters::from(const core::ParameterTree& s) {
   FixedResistanceParameters p;
   p.nominal_flow = s.number("nominal_flow");
   p.pressure_drop_at_nominal_flow = s.number("pressure_drop_at_nominal_flow");

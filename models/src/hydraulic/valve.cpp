@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <cmath>
 
-#include "dctwin/solver/number_text.hpp"
+#include "dctwin/core/number_text.hpp"
 
 namespace dctwin::models::hydraulic {
 
-using solver::format_general;
+using core::format_general;
 
 namespace {
 
@@ -20,8 +20,8 @@ const char* to_string(ValveCharacteristic c) noexcept {
   return c == ValveCharacteristic::linear ? "linear" : "equal_percentage";
 }
 
-solver::ParameterTable ValveParameters::table(const ValveParameters& d, const std::string& sizing_source) {
-  using namespace solver;
+core::ParameterTable ValveParameters::table(const ValveParameters& d, const std::string& sizing_source) {
+  using namespace core;
   ParameterTable t;
   auto p = real_parameter("flow_coefficient", "m3/s", "Kv: flow of water through the open valve at 1 bar",
                           d.flow_coefficient, sizing_source);
@@ -42,7 +42,7 @@ solver::ParameterTable ValveParameters::table(const ValveParameters& d, const st
   return t;
 }
 
-ValveParameters ValveParameters::from(const solver::ParameterTree& s) {
+ValveParameters ValveParameters::from(const core::ParameterTree& s) {
   ValveParameters p;
   p.flow_coefficient = s.number("flow_coefficient");
   p.characteristic =

@@ -4,7 +4,8 @@
 #include <cmath>
 #include <string>
 
-#include "dctwin/solver/check.hpp"
+#include "dctwin/core/check.hpp"
+#include "dctwin/core/input_error.hpp"
 #include "message_text.hpp"
 
 namespace dctwin::models::thermal {
@@ -18,9 +19,9 @@ namespace {
 
 void check_air_temperature(double temperature) {
   if (!std::isfinite(temperature))
-    throw solver::InputError("air: temperature " + format_decimals(temperature) + " K is not a finite number");
+    throw core::InputError("air: temperature " + format_decimals(temperature) + " K is not a finite number");
   if (temperature < air_min_temperature || temperature > air_max_temperature)
-    throw solver::InputError("air: temperature " + format_celsius(temperature) +
+    throw core::InputError("air: temperature " + format_celsius(temperature) +
                              " is outside the property range (-40 to 80 degC)");
 }
 
@@ -40,8 +41,8 @@ double dry_air_conductivity(double t) { return sutherland(t, 0.0241, 273.15, 194
 
 }  // namespace
 
-solver::ParameterTable AirParameters::table() {
-  using namespace solver;
+core::ParameterTable AirParameters::table() {
+  using namespace core;
   ParameterTable t;
   auto p = real_parameter("pressure", "Pa", "Absolute pressure of the air (site barometric pressure)",
                           standard_atmospheric_pressure,
@@ -53,7 +54,7 @@ solver::ParameterTable AirParameters::table() {
   return t;
 }
 
-AirParameters AirParameters::from(const solver::ParameterTree& s) {
+AirParameters AirParameters::from(const core::ParameterTree& s) {
   AirParameters p;
   p.pressure = s.number("pressure");
   return p;
@@ -61,7 +62,7 @@ AirParameters AirParameters::from(const solver::ParameterTree& s) {
 
 Air::Air(AirParameters p) : p_(p) {
   if (!std::isfinite(p_.pressure) || p_.pressure <= 0.0)
-    throw solver::InputError("air: pressure " + format_decimals(p_.pressure) + " Pa must be > 0");
+    throw core::InputError("air: pressure " + format_decimals(p_.pressure) + " Pa must be > 0");
 }
 
 Air::Properties Air::properties(double temperature) const {
@@ -102,35 +103,35 @@ constexpr double c8 = -5.8002206e3, c9 = 1.3914993, c10 = -4.8640239e-2, c11 = 4
 
 void check_temperature(double temperature, const char* what) {
   if (!std::isfinite(temperature))
-    throw solver::InputError(std::string("psychrometrics: ") + what + " " + format_decimals(temperature) +
+    throw core::InputError(std::string("psychrometrics: ") + what + " " + format_decimals(temperature) +
                              " K is not a finite number");
   if (temperature < formula_min || temperature > formula_max)
-    throw solver::InputError(std::string("psychrometrics: ") + what + " " + format_celsius(temperature) +
+    throw core::InputError(std::string("psychrometrics: ") + what + " " + format_celsius(temperature) +
                              " is outside the range of the saturation-pressure formula (-100 to 200 degC)");
 }
 
 void check_pressure(double pressure) {
   if (!std::isfinite(pressure) || pressure <= 0.0)
-    throw solver::InputError("psychrometrics: pressure " + format_decimals(pressure) + " Pa must be > 0");
+    throw core::InputError("psychrometrics: pressure " + format_decimals(pressure) + " Pa must be > 0");
 }
 
 void check_relative_humidity(double relative_humidity) {
   if (!(relative_humidity >= 0.0 && relative_humidity <= 1.0))
-    throw solver::InputError("psychrometrics: relative humidity " + format_decimals(relative_humidity) +
+    throw core::InputError("psychrometrics: relative humidity " + format_decimals(relative_humidity) +
                              " is outside 0 to 1");
 }
 
 void check_humidity_ratio(double dry_bulb, double humidity_ratio, double pressure) {
   if (!std::isfinite(humidity_ratio))
-    throw solver::InputError("psychrometrics: humidity ratio " + format_decimals(humidity_ratio) +
+    throw core::InputError("psychrometrics: humidity ratio " + format_decimals(humidity_ratio) +
                              " is not a finite number");
   if (humidity_ratio < 0.0)
-    throw solver::InputError("psychrometrics: humidity ratio " + format_significant(humidity_ratio) +
+    throw core::InputError("psychrometrics: humidity ratio " + format_significant(humidity_ratio) +
                              " is negative");
   const double saturated = saturation_humidity_ratio(dry_bulb, pressure);
   // A relative tolerance absorbs round-off of W computed at saturation.
   if (humidity_ratio > saturated * (1.0 + 1e-9))
-    throw solver::InputError("psychrometrics: humidity ratio " + format_significant(humidity_ratio) +
+    throw core::InputError("psychrometrics: humidity ratio " + format_significant(humidity_ratio) +
                              " exceeds saturation (" + format_significant(saturated) + ") at " +
                              format_celsius(dry_bulb));
 }
@@ -166,11 +167,11 @@ double dew_point_from_vapor_pressure(double vapor_pressure) {
   double low = over_ice ? formula_min : triple_point, high = over_ice ? triple_point : formula_max;
   log_saturation_pressure(low, over_ice, value, slope);
   if (target < value)
-    throw solver::InputError("psychrometrics: vapour pressure " + format_significant(vapor_pressure) +
+    throw core::InputError("psychrometrics: vapour pressure " + format_significant(vapor_pressure) +
                              " Pa has a dew point below -100 degC");
   log_saturation_pressure(high, over_ice, value, slope);
   if (target > value)
-    throw solver::InputError("psychrometrics: vapour pressure " + format_significant(vapor_pressure) +
+    throw core::InputError("psychrometrics: vapour pressure " + format_significant(vapor_pressure) +
                              " Pa has a dew point above 200 degC");
   double t = 0.5 * (low + high);
   for (int i = 0; i < 100; ++i) {
@@ -196,7 +197,7 @@ double saturation_pressure(double temperature) {
 double humidity_ratio_from_vapor_pressure(double vapor_pressure, double pressure) {
   check_pressure(pressure);
   if (!(vapor_pressure >= 0.0 && vapor_pressure < pressure))
-    throw solver::InputError("psychrometrics: vapour pressure " + format_decimals(vapor_pressure) +
+    throw core::InputError("psychrometrics: vapour pressure " + format_decimals(vapor_pressure) +
                              " Pa is outside 0 to the total pressure " + format_decimals(pressure) + " Pa");
   return molar_mass_ratio * vapor_pressure / (pressure - vapor_pressure);
 }
@@ -204,7 +205,7 @@ double humidity_ratio_from_vapor_pressure(double vapor_pressure, double pressure
 double vapor_pressure_from_humidity_ratio(double humidity_ratio, double pressure) {
   check_pressure(pressure);
   if (!(humidity_ratio >= 0.0) || !std::isfinite(humidity_ratio))
-    throw solver::InputError("psychrometrics: humidity ratio " + format_significant(humidity_ratio) +
+    throw core::InputError("psychrometrics: humidity ratio " + format_significant(humidity_ratio) +
                              " is negative");
   return pressure * humidity_ratio / (molar_mass_ratio + humidity_ratio);
 }
@@ -213,7 +214,7 @@ double saturation_humidity_ratio(double temperature, double pressure) {
   check_pressure(pressure);
   const double pws = saturation_pressure(temperature);
   if (pws >= pressure)
-    throw solver::InputError("psychrometrics: air at " + format_celsius(temperature) + " and " +
+    throw core::InputError("psychrometrics: air at " + format_celsius(temperature) + " and " +
                              format_decimals(pressure) + " Pa cannot be saturated (water boils)");
   return molar_mass_ratio * pws / (pressure - pws);
 }
@@ -234,7 +235,7 @@ double humidity_ratio_from_wet_bulb(double dry_bulb, double wet_bulb, double pre
   check_temperature(wet_bulb, "wet bulb");
   check_pressure(pressure);
   if (wet_bulb > dry_bulb)
-    throw solver::InputError("psychrometrics: wet bulb " + format_celsius(wet_bulb) + " is above the dry bulb " +
+    throw core::InputError("psychrometrics: wet bulb " + format_celsius(wet_bulb) + " is above the dry bulb " +
                              format_celsius(dry_bulb));
   return std::max(0.0, wet_bulb_equation(dry_bulb, wet_bulb, pressure));
 }
@@ -269,7 +270,7 @@ double relative_humidity_from_wet_bulb(double dry_bulb, double wet_bulb, double 
 double dew_point_from_humidity_ratio(double humidity_ratio, double pressure) {
   check_pressure(pressure);
   if (!(humidity_ratio > 0.0) || !std::isfinite(humidity_ratio))
-    throw solver::InputError("psychrometrics: humidity ratio " + format_significant(humidity_ratio) +
+    throw core::InputError("psychrometrics: humidity ratio " + format_significant(humidity_ratio) +
                              " has no dew point (must be > 0)");
   return dew_point_from_vapor_pressure(vapor_pressure_from_humidity_ratio(humidity_ratio, pressure));
 }
@@ -277,7 +278,7 @@ double dew_point_from_humidity_ratio(double humidity_ratio, double pressure) {
 double dew_point_from_relative_humidity(double dry_bulb, double relative_humidity) {
   check_relative_humidity(relative_humidity);
   if (relative_humidity == 0.0)
-    throw solver::InputError("psychrometrics: relative humidity 0 has no dew point (must be > 0)");
+    throw core::InputError("psychrometrics: relative humidity 0 has no dew point (must be > 0)");
   return dew_point_from_vapor_pressure(relative_humidity * saturation_pressure(dry_bulb));
 }
 

@@ -4,14 +4,15 @@
 #include <cmath>
 #include <string>
 
+#include "dctwin/core/input_error.hpp"
 #include "dctwin/models/thermal/heatsink.hpp"
 #include "dctwin/solver/integrator.hpp"
 #include "message_text.hpp"
 
 namespace dctwin::models::thermal {
 
-solver::ParameterTable AirCooledSlot::table() {
-  using namespace solver;
+core::ParameterTable AirCooledSlot::table() {
+  using namespace core;
   // The slot's place in the server's air path is the facility model's (position_fraction).
   ParameterTable t = GpuAirSlot::table();
   auto p = real_parameter("inlet_offset", "K",
@@ -37,7 +38,7 @@ solver::ParameterTable AirCooledSlot::table() {
   return t;
 }
 
-AirCooledSlot AirCooledSlot::from(const solver::ParameterTree& s) {
+AirCooledSlot AirCooledSlot::from(const core::ParameterTree& s) {
   AirCooledSlot slot;
   slot.position_fraction = s.number("position_fraction");
   slot.inlet_offset = s.number("inlet_offset");
@@ -47,8 +48,8 @@ AirCooledSlot AirCooledSlot::from(const solver::ParameterTree& s) {
   return slot;
 }
 
-solver::ParameterTable AirCooledServerParameters::table() {
-  using namespace solver;
+core::ParameterTable AirCooledServerParameters::table() {
+  using namespace core;
   ParameterTable t;
   auto p = real_parameter("inlet_temperature", "K", "Air temperature at the server's front inlet", 298.15,
                           "ASHRAE A1 recommended envelope 18-27 degC (ASHRAE TC 9.9 Thermal Guidelines, 2021)");
@@ -66,20 +67,20 @@ solver::ParameterTable AirCooledServerParameters::table() {
   return t;
 }
 
-solver::SectionSchema AirCooledServerParameters::schema() {
-  solver::SectionSchema s;
+core::SectionSchema AirCooledServerParameters::schema() {
+  core::SectionSchema s;
   s.doc = "Air-cooled server (server.cooling: air): inlet, fans, heatsinks and GPU slots";
   s.parameters = table();
-  s.sections["heatsink"] = solver::SectionSchema{"GPU heatsink", HeatsinkParameters::table(), {}, {}, false};
-  s.sections["air_path"] = solver::SectionSchema{"Air path through the server", ServerAirPathParameters::table(), {}, {},
+  s.sections["heatsink"] = core::SectionSchema{"GPU heatsink", HeatsinkParameters::table(), {}, {}, false};
+  s.sections["air_path"] = core::SectionSchema{"Air path through the server", ServerAirPathParameters::table(), {}, {},
                                                  false};
-  s.sections["fans"] = solver::SectionSchema{"Server fan wall and chassis", ServerFanParameters::table(), {}, {}, false};
-  s.lists["slots"] = solver::SectionSchema{"GPU slots in the air stream, one entry per GPU in order (optional)",
+  s.sections["fans"] = core::SectionSchema{"Server fan wall and chassis", ServerFanParameters::table(), {}, {}, false};
+  s.lists["slots"] = core::SectionSchema{"GPU slots in the air stream, one entry per GPU in order (optional)",
                                            AirCooledSlot::table(), {}, {}, false};
   return s;
 }
 
-AirCooledServerParameters AirCooledServerParameters::from(const solver::ParameterTree& s) {
+AirCooledServerParameters AirCooledServerParameters::from(const core::ParameterTree& s) {
   AirCooledServerParameters p;
   p.inlet_temperature = s.number("inlet_temperature");
   p.fan_speed = s.number("fan_speed");
@@ -112,14 +113,14 @@ AirCooledServer::AirCooledServer(AirCooledServerParameters parameters, HeatsinkP
   const ServerFans fan_wall(fans);
   const FanOperatingPoint op = fan_wall.operating_point(p_.fan_speed);
   if (!(op.flow > 0.0))
-    throw solver::InputError("air-cooled server: the fans move no air at speed " + std::to_string(p_.fan_speed));
+    throw core::InputError("air-cooled server: the fans move no air at speed " + std::to_string(p_.fan_speed));
   server_flow_ = op.flow;
   fan_power_ = op.power;
   heatsink_resistance_ = path_.case_to_air_resistance(server_flow_);
   air_rise_per_watt_ = path_.temperature_rise(1.0, server_flow_, p_.inlet_temperature);
 }
 
-AirCooledServer AirCooledServer::from(const solver::ParameterTree& server) {
+AirCooledServer AirCooledServer::from(const core::ParameterTree& server) {
   const auto count = static_cast<std::size_t>(server.integer("gpu_count"));
   std::vector<GpuSpread> spread(count);
   const auto& entries = server.list("gpus");
@@ -128,7 +129,7 @@ AirCooledServer AirCooledServer::from(const solver::ParameterTree& server) {
   std::vector<AirCooledSlot> slots;
   for (const auto& entry : air.list("slots")) slots.push_back(AirCooledSlot::from(entry));
   if (slots.size() > count)
-    throw solver::InputError(server.key_path("air") + ".slots: " + std::to_string(slots.size()) +
+    throw core::InputError(server.key_path("air") + ".slots: " + std::to_string(slots.size()) +
                                  " slots for " + std::to_string(count) + " GPUs (server.gpu_count)",
                              server.key_path("air"));
   return AirCooledServer(AirCooledServerParameters::from(air), HeatsinkParameters::from(air.section("heatsink")),

@@ -3,12 +3,12 @@
 #include <algorithm>
 #include <cmath>
 
-#include "dctwin/solver/check.hpp"
+#include "dctwin/core/check.hpp"
 
 namespace dctwin::models::thermal {
 
-solver::ParameterTable ColdPlateParameters::table() {
-  using namespace solver;
+core::ParameterTable ColdPlateParameters::table() {
+  using namespace core;
   ParameterTable t;
   auto p = real_parameter("resistance_at_nominal_flow", "K/W",
                           "R_nom: convective resistance 1/(h A) from plate base to coolant at the nominal flow; "
@@ -45,7 +45,7 @@ solver::ParameterTable ColdPlateParameters::table() {
   return t;
 }
 
-ColdPlateParameters ColdPlateParameters::from(const solver::ParameterTree& s) {
+ColdPlateParameters ColdPlateParameters::from(const core::ParameterTree& s) {
   ColdPlateParameters p;
   p.resistance_at_nominal_flow = s.number("resistance_at_nominal_flow");
   p.nominal_flow = s.number("nominal_flow");

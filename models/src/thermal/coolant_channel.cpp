@@ -1,14 +1,14 @@
 #include "dctwin/models/thermal/coolant_channel.hpp"
 
+#include "dctwin/core/check.hpp"
 #include "dctwin/models/thermal/gpu_package.hpp"
-#include "dctwin/solver/check.hpp"
 
 namespace dctwin::models::thermal {
 
 using solver::Index;
 
-solver::ParameterTable CoolantProperties::table() {
-  using namespace solver;
+core::ParameterTable CoolantProperties::table() {
+  using namespace core;
   ParameterTable t;
   auto p = real_parameter("density", "kg/m3", "Coolant density (held constant)", 1015.2,
                           "PG25 at 30 degC, Melinder tables via CoolProp ([coolprop-2014])");
@@ -19,7 +19,7 @@ solver::ParameterTable CoolantProperties::table() {
   return t;
 }
 
-CoolantProperties CoolantProperties::from(const solver::ParameterTree& s) {
+CoolantProperties CoolantProperties::from(const core::ParameterTree& s) {
   return {s.number("density"), s.number("specific_heat")};
 }
 

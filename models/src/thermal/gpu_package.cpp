@@ -12,15 +12,16 @@
 #include <Eigen/Dense>
 
 #include "../vector_math.hpp"
-#include "dctwin/solver/check.hpp"
+#include "dctwin/core/check.hpp"
+#include "dctwin/core/input_error.hpp"
 #include "dctwin/solver/parallel.hpp"
 
 namespace dctwin::models::thermal {
 
 using solver::Index;
 
-solver::ParameterTable GpuPackageParameters::table() {
-  using namespace solver;
+core::ParameterTable GpuPackageParameters::table() {
+  using namespace core;
   ParameterTable t;
   auto p = real_parameter("junction_capacitance", "J/K", "Heat capacity of the die lumped at the junction node", 30.0,
                           "Estimate: H100 die and substrate, a few tens of grams of silicon and copper");
@@ -70,7 +71,7 @@ solver::ParameterTable GpuPackageParameters::table() {
   return t;
 }
 
-GpuPackageParameters GpuPackageParameters::from(const solver::ParameterTree& s) {
+GpuPackageParameters GpuPackageParameters::from(const core::ParameterTree& s) {
   GpuPackageParameters p;
   p.junction_capacitance = s.number("junction_capacitance");
   p.hbm_capacitance = s.number("hbm_capacitance");
@@ -91,15 +92,15 @@ GpuPackageParameters GpuPackageParameters::from(const solver::ParameterTree& s) 
     char text[256];
     std::snprintf(text, sizeof text, " = %g degC is not above %s = %g degC", high - 273.15, s.key_path(lower).c_str(),
                   low - 273.15);
-    throw solver::InputError(s.key_path(upper) + text, s.key_path(upper));
+    throw core::InputError(s.key_path(upper) + text, s.key_path(upper));
   };
   ordered("max_operating_temperature", p.max_operating_temperature, "hw_slowdown_temperature", p.hw_slowdown_temperature);
   ordered("hw_slowdown_temperature", p.hw_slowdown_temperature, "shutdown_temperature", p.shutdown_temperature);
   return p;
 }
 
-solver::ParameterTable GpuSpread::table() {
-  using namespace solver;
+core::ParameterTable GpuSpread::table() {
+  using namespace core;
   ParameterTable t;
   auto p = real_parameter("power_scale", "1", "This GPU's dynamic power relative to nominal (same clock and activity)", 1.0, "");
   t.push_back(at_least(p, 0.0));
@@ -110,7 +111,7 @@ solver::ParameterTable GpuSpread::table() {
   return t;
 }
 
-GpuSpread GpuSpread::from(const solver::ParameterTree& s) {
+GpuSpread GpuSpread::from(const core::ParameterTree& s) {
   return {s.number("power_scale"), s.number("resistance_scale"), s.number("leakage_scale")};
 }
 

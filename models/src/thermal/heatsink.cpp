@@ -3,15 +3,16 @@
 #include <cmath>
 #include <string>
 
-#include "dctwin/solver/check.hpp"
+#include "dctwin/core/check.hpp"
+#include "dctwin/core/input_error.hpp"
 #include "message_text.hpp"
 
 namespace dctwin::models::thermal {
 
 using detail::format_decimals;
 
-solver::ParameterTable HeatsinkParameters::table() {
-  using namespace solver;
+core::ParameterTable HeatsinkParameters::table() {
+  using namespace core;
   ParameterTable t;
   auto p = real_parameter("spreading_resistance", "K/W",
                           "Flow-independent part of the case-to-air resistance: TIM, base and vapour chamber",
@@ -42,7 +43,7 @@ solver::ParameterTable HeatsinkParameters::table() {
   return t;
 }
 
-HeatsinkParameters HeatsinkParameters::from(const solver::ParameterTree& s) {
+HeatsinkParameters HeatsinkParameters::from(const core::ParameterTree& s) {
   HeatsinkParameters p;
   p.spreading_resistance = s.number("spreading_resistance");
   p.convective_resistance_at_reference_flow = s.number("convective_resistance_at_reference_flow");
@@ -70,8 +71,8 @@ double Heatsink::pressure_drop(double flow) const {
   return p_.pressure_drop_at_reference_flow * std::pow(flow / p_.reference_flow, p_.pressure_drop_flow_exponent);
 }
 
-solver::ParameterTable GpuAirSlot::table() {
-  using namespace solver;
+core::ParameterTable GpuAirSlot::table() {
+  using namespace core;
   ParameterTable t;
   auto p = real_parameter("position_fraction", "1",
                           "Share of the server's inlet-to-outlet air temperature rise taken up upstream of this GPU",
@@ -81,7 +82,7 @@ solver::ParameterTable GpuAirSlot::table() {
   return t;
 }
 
-GpuAirSlot GpuAirSlot::from(const solver::ParameterTree& s) { return {s.number("position_fraction")}; }
+GpuAirSlot GpuAirSlot::from(const core::ParameterTree& s) { return {s.number("position_fraction")}; }
 
 std::vector<GpuAirSlot> eight_gpu_baseboard_slots() {
   std::vector<GpuAirSlot> slots(8);
@@ -89,8 +90,8 @@ std::vector<GpuAirSlot> eight_gpu_baseboard_slots() {
   return slots;
 }
 
-solver::ParameterTable ServerAirPathParameters::table() {
-  using namespace solver;
+core::ParameterTable ServerAirPathParameters::table() {
+  using namespace core;
   ParameterTable t;
   auto p = real_parameter("heatsink_flow_fraction", "1", "Share of the server air flow that passes one GPU heatsink",
                           0.175,
@@ -104,7 +105,7 @@ solver::ParameterTable ServerAirPathParameters::table() {
   return t;
 }
 
-ServerAirPathParameters ServerAirPathParameters::from(const solver::ParameterTree& s) {
+ServerAirPathParameters ServerAirPathParameters::from(const core::ParameterTree& s) {
   ServerAirPathParameters p;
   p.heatsink_flow_fraction = s.number("heatsink_flow_fraction");
   p.pressure = s.number("pressure");
@@ -114,14 +115,14 @@ ServerAirPathParameters ServerAirPathParameters::from(const solver::ParameterTre
 ServerAirPath::ServerAirPath(ServerAirPathParameters air_path, HeatsinkParameters heatsink,
                              std::vector<GpuAirSlot> slots)
     : p_(air_path), heatsink_(heatsink), slots_(std::move(slots)), air_(AirParameters{air_path.pressure}) {
-  if (slots_.empty()) throw solver::InputError("server air path: no GPU slot given");
+  if (slots_.empty()) throw core::InputError("server air path: no GPU slot given");
   if (!(p_.heatsink_flow_fraction > 0.0 && p_.heatsink_flow_fraction <= 1.0))
-    throw solver::InputError("server air path: heatsink flow fraction " + format_decimals(p_.heatsink_flow_fraction) +
+    throw core::InputError("server air path: heatsink flow fraction " + format_decimals(p_.heatsink_flow_fraction) +
                              " is outside (0, 1]");
   for (std::size_t i = 0; i < slots_.size(); ++i) {
     const double phi = slots_[i].position_fraction;
     if (!(phi >= 0.0 && phi <= 1.0))
-      throw solver::InputError("server air path: gpus[" + std::to_string(i) + "].position_fraction = " +
+      throw core::InputError("server air path: gpus[" + std::to_string(i) + "].position_fraction = " +
                                format_decimals(phi) + " is outside [0, 1]");
   }
 }

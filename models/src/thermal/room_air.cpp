@@ -4,15 +4,16 @@
 #include <cmath>
 #include <string>
 
-#include "dctwin/solver/check.hpp"
+#include "dctwin/core/check.hpp"
+#include "dctwin/core/input_error.hpp"
 #include "message_text.hpp"
 
 namespace dctwin::models::thermal {
 
 using detail::format_decimals;
 
-solver::ParameterTable RoomAirParameters::table() {
-  using namespace solver;
+core::ParameterTable RoomAirParameters::table() {
+  using namespace core;
   ParameterTable t;
   auto p = real_parameter("cold_aisle_volume", "m3", "Air volume of the (contained) cold aisles", 400.0,
                           "Estimate [U]: one 192-rack pod, 6 contained cold aisles of ~10 m x 1.8 m x 3 m plus margin");
@@ -50,7 +51,7 @@ solver::ParameterTable RoomAirParameters::table() {
   return t;
 }
 
-RoomAirParameters RoomAirParameters::from(const solver::ParameterTree& s) {
+RoomAirParameters RoomAirParameters::from(const core::ParameterTree& s) {
   RoomAirParameters p;
   p.cold_aisle_volume = s.number("cold_aisle_volume");
   p.hot_aisle_volume = s.number("hot_aisle_volume");
@@ -63,8 +64,8 @@ RoomAirParameters RoomAirParameters::from(const solver::ParameterTree& s) {
   return p;
 }
 
-solver::ParameterTable CrahParameters::table() {
-  using namespace solver;
+core::ParameterTable CrahParameters::table() {
+  using namespace core;
   ParameterTable t;
   auto p = integer_parameter("count", "Number of identical CRAH units, operated together", 16,
                              "Estimate [U]: ~240 m3/s for a pod of 384 servers at up to 0.5 m3/s each");
@@ -89,7 +90,7 @@ solver::ParameterTable CrahParameters::table() {
   return t;
 }
 
-CrahParameters CrahParameters::from(const solver::ParameterTree& s) {
+CrahParameters CrahParameters::from(const core::ParameterTree& s) {
   CrahParameters p;
   p.count = static_cast<int>(s.integer("count"));
   p.rated_air_flow = s.number("rated_air_flow");
@@ -103,17 +104,17 @@ CrahParameters CrahParameters::from(const solver::ParameterTree& s) {
 RoomAir::RoomAir(RoomAirParameters room, CrahParameters crah) : room_(room), crah_(crah) {
   const auto fraction_ok = [](double f) { return f >= 0.0 && f < 1.0; };
   if (!fraction_ok(room_.recirculation_fraction))
-    throw solver::InputError("room air: recirculation_fraction " + format_decimals(room_.recirculation_fraction) +
+    throw core::InputError("room air: recirculation_fraction " + format_decimals(room_.recirculation_fraction) +
                              " is outside [0, 1)");
   if (!fraction_ok(room_.bypass_fraction))
-    throw solver::InputError("room air: bypass_fraction " + format_decimals(room_.bypass_fraction) +
+    throw core::InputError("room air: bypass_fraction " + format_decimals(room_.bypass_fraction) +
                              " is outside [0, 1)");
   if (!(room_.cold_aisle_volume > 0.0) || !(room_.hot_aisle_volume > 0.0))
-    throw solver::InputError("room air: aisle volumes must be > 0");
+    throw core::InputError("room air: aisle volumes must be > 0");
   if (crah_.count < 1 || !(crah_.rated_air_flow > 0.0))
-    throw solver::InputError("room air: the CRAH units need count >= 1 and a rated air flow > 0");
+    throw core::InputError("room air: the CRAH units need count >= 1 and a rated air flow > 0");
   if (!(crah_.coil_effectiveness > 0.0 && crah_.coil_effectiveness <= 1.0))
-    throw solver::InputError("room air: coil_effectiveness " + format_decimals(crah_.coil_effectiveness) +
+    throw core::InputError("room air: coil_effectiveness " + format_decimals(crah_.coil_effectiveness) +
                              " is outside (0, 1]");
   const Air air(AirParameters{room_.pressure});
   const Air::Properties q = air.properties(room_.reference_temperature);

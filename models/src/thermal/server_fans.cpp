@@ -4,7 +4,8 @@
 #include <cmath>
 #include <string>
 
-#include "dctwin/solver/check.hpp"
+#include "dctwin/core/check.hpp"
+#include "dctwin/core/input_error.hpp"
 #include "message_text.hpp"
 
 namespace dctwin::models::thermal {
@@ -12,8 +13,8 @@ namespace dctwin::models::thermal {
 using detail::format_celsius;
 using detail::format_decimals;
 
-solver::ParameterTable ServerFanParameters::table() {
-  using namespace solver;
+core::ParameterTable ServerFanParameters::table() {
+  using namespace core;
   ParameterTable t;
   auto p = real_parameter("shutoff_pressure", "Pa", "Pressure rise of the fan wall at zero flow and full speed", 1200.0,
                           "Estimate [U]: 80 mm dual-rotor server fans, ~1-1.5 kPa static pressure at full speed");
@@ -42,7 +43,7 @@ solver::ParameterTable ServerFanParameters::table() {
   return t;
 }
 
-ServerFanParameters ServerFanParameters::from(const solver::ParameterTree& s) {
+ServerFanParameters ServerFanParameters::from(const core::ParameterTree& s) {
   ServerFanParameters p;
   p.shutoff_pressure = s.number("shutoff_pressure");
   p.free_delivery_flow = s.number("free_delivery_flow");
@@ -83,8 +84,8 @@ double ServerFans::power(double speed) const {
   return p_.rated_power * speed * speed * speed;
 }
 
-solver::ParameterTable FanCurvePoint::table() {
-  using namespace solver;
+core::ParameterTable FanCurvePoint::table() {
+  using namespace core;
   ParameterTable t;
   auto p = real_parameter("temperature", "K", "Monitored temperature of this point of the fan table", std::nullopt, "");
   p.display_unit = "degC";
@@ -95,14 +96,14 @@ solver::ParameterTable FanCurvePoint::table() {
   return t;
 }
 
-FanCurvePoint FanCurvePoint::from(const solver::ParameterTree& s) { return {s.number("temperature"), s.number("speed")}; }
+FanCurvePoint FanCurvePoint::from(const core::ParameterTree& s) { return {s.number("temperature"), s.number("speed")}; }
 
 std::vector<FanCurvePoint> FanControllerParameters::default_curve() {
   return {{333.15, 0.3}, {348.15, 0.6}, {358.15, 1.0}};
 }
 
-solver::ParameterTable FanControllerParameters::table() {
-  using namespace solver;
+core::ParameterTable FanControllerParameters::table() {
+  using namespace core;
   ParameterTable t;
   t.push_back(choice_parameter("mode", {"pi", "curve"},
                                "Control law: PI on the hottest temperature, or a BMC fan table (curve)", "pi"));
@@ -139,18 +140,18 @@ solver::ParameterTable FanControllerParameters::table() {
   return t;
 }
 
-solver::SectionSchema FanControllerParameters::schema() {
-  solver::SectionSchema s;
+core::SectionSchema FanControllerParameters::schema() {
+  core::SectionSchema s;
   s.doc = "Server fan controller (BMC)";
   s.parameters = table();
-  solver::SectionSchema point;
+  core::SectionSchema point;
   point.doc = "Point of the fan table (curve mode)";
   point.parameters = FanCurvePoint::table();
   s.lists["curve"] = point;
   return s;
 }
 
-FanControllerParameters FanControllerParameters::from(const solver::ParameterTree& s) {
+FanControllerParameters FanControllerParameters::from(const core::ParameterTree& s) {
   FanControllerParameters p;
   p.mode = s.text("mode");
   p.sample_period = s.number("sample_period");
@@ -172,26 +173,26 @@ FanControllerParameters FanControllerParameters::from(const solver::ParameterTre
 
 FanController::FanController(FanControllerParameters p) : p_(std::move(p)), pi_mode_(p_.mode != "curve") {
   if (p_.mode != "pi" && p_.mode != "curve")
-    throw solver::InputError("fan controller: mode '" + p_.mode + "' is not 'pi' or 'curve'");
+    throw core::InputError("fan controller: mode '" + p_.mode + "' is not 'pi' or 'curve'");
   if (p_.min_speed > p_.max_speed)
-    throw solver::InputError("fan controller: min_speed " + format_decimals(p_.min_speed) + " is above max_speed " +
+    throw core::InputError("fan controller: min_speed " + format_decimals(p_.min_speed) + " is above max_speed " +
                              format_decimals(p_.max_speed));
   if (!(p_.sample_period > 0.0) || !(p_.max_slew_rate > 0.0) || !(p_.integral_time > 0.0))
-    throw solver::InputError("fan controller: sample_period, integral_time and max_slew_rate must be > 0");
+    throw core::InputError("fan controller: sample_period, integral_time and max_slew_rate must be > 0");
   if (!(p_.speed_resolution >= 0.0 && p_.speed_resolution <= 0.1))
-    throw solver::InputError("fan controller: speed_resolution " + format_decimals(p_.speed_resolution) +
+    throw core::InputError("fan controller: speed_resolution " + format_decimals(p_.speed_resolution) +
                              " is not in [0, 0.1]");
   if (p_.curve.size() < 2)
-    throw solver::InputError("fan controller: curve needs at least 2 points (" + std::to_string(p_.curve.size()) +
+    throw core::InputError("fan controller: curve needs at least 2 points (" + std::to_string(p_.curve.size()) +
                              " given)");
   for (std::size_t i = 1; i < p_.curve.size(); ++i) {
     const std::string here = "curve[" + std::to_string(i) + "]", before = "curve[" + std::to_string(i - 1) + "]";
     if (!(p_.curve[i].temperature > p_.curve[i - 1].temperature))
-      throw solver::InputError("fan controller: " + here + ".temperature " + format_celsius(p_.curve[i].temperature) +
+      throw core::InputError("fan controller: " + here + ".temperature " + format_celsius(p_.curve[i].temperature) +
                                " is not above " + before + ".temperature " +
                                format_celsius(p_.curve[i - 1].temperature));
     if (p_.curve[i].speed < p_.curve[i - 1].speed)
-      throw solver::InputError("fan controller: " + here + ".speed " + format_decimals(p_.curve[i].speed) +
+      throw core::InputError("fan controller: " + here + ".speed " + format_decimals(p_.curve[i].speed) +
                                " is below " + before + ".speed " + format_decimals(p_.curve[i - 1].speed) +
                                " (the curve must not fall)");
   }

@@ -4,8 +4,8 @@
 #include <cmath>
 #include <string>
 
+#include "dctwin/core/check.hpp"
 #include "dctwin/models/parameter_check.hpp"
-#include "dctwin/solver/check.hpp"
 
 namespace dctwin::models::workload {
 
@@ -19,8 +19,8 @@ void finite(const ParameterCheck& check, const char* key, double value) {
 
 }  // namespace
 
-solver::ParameterTable DvfsGovernorParameters::table() {
-  using namespace solver;
+core::ParameterTable DvfsGovernorParameters::table() {
+  using namespace core;
   const DvfsGovernorParameters d;
   ParameterTable t;
   auto p = real_parameter("update_period", "s", "dt: time between two clock decisions", d.update_period,
@@ -69,7 +69,7 @@ solver::ParameterTable DvfsGovernorParameters::table() {
   return t;
 }
 
-DvfsGovernorParameters DvfsGovernorParameters::from(const solver::ParameterTree& s) {
+DvfsGovernorParameters DvfsGovernorParameters::from(const core::ParameterTree& s) {
   DvfsGovernorParameters p;
   p.update_period = s.number("update_period");
   p.thermal_gain = s.number("thermal_gain");

@@ -4,8 +4,8 @@
 #include <cmath>
 #include <string>
 
+#include "dctwin/core/check.hpp"
 #include "dctwin/models/parameter_check.hpp"
-#include "dctwin/solver/check.hpp"
 
 namespace dctwin::models::workload {
 
@@ -27,8 +27,8 @@ void positive_finite(const ParameterCheck& check, const char* key, double value,
 
 }  // namespace
 
-solver::ParameterTable GpuPowerParameters::table() {
-  using namespace solver;
+core::ParameterTable GpuPowerParameters::table() {
+  using namespace core;
   const GpuPowerParameters d;
   ParameterTable t;
   auto p = real_parameter("max_clock", "Hz", "f_max: highest SM clock, the clock of unthrottled work", d.max_clock,
@@ -74,7 +74,7 @@ solver::ParameterTable GpuPowerParameters::table() {
   return t;
 }
 
-GpuPowerParameters GpuPowerParameters::from(const solver::ParameterTree& s) {
+GpuPowerParameters GpuPowerParameters::from(const core::ParameterTree& s) {
   GpuPowerParameters p;
   p.max_clock = s.number("max_clock");
   p.min_clock = s.number("min_clock");

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "dctwin/core/check.hpp"
 #include "dctwin/models/random.hpp"
-#include "dctwin/solver/check.hpp"
 
 namespace dctwin::models::workload {
 
@@ -46,8 +46,8 @@ std::vector<InterruptionClass> llama3_unexpected_interruptions() {
   };
 }
 
-solver::ParameterTable InterruptionParameters::table() {
-  using namespace solver;
+core::ParameterTable InterruptionParameters::table() {
+  using namespace core;
   const InterruptionParameters d;
   const std::string llama3 = "Llama 3 (arXiv 2407.21783, sec. 3.3.4 and Table 5)";
   ParameterTable t;
@@ -87,7 +87,7 @@ solver::ParameterTable InterruptionParameters::table() {
   return t;
 }
 
-InterruptionParameters InterruptionParameters::from(const solver::ParameterTree& s) {
+InterruptionParameters InterruptionParameters::from(const core::ParameterTree& s) {
   InterruptionParameters p;
   p.enabled = s.boolean("enabled");
   p.rate_scale = s.number("rate_scale");

@@ -7,8 +7,8 @@
 
 namespace dctwin::models::workload {
 
-solver::ParameterTable PowerSmoothingParameters::table() {
-  using namespace solver;
+core::ParameterTable PowerSmoothingParameters::table() {
+  using namespace core;
   const PowerSmoothingParameters d;
   ParameterTable t;
   t.push_back(boolean_parameter("enabled", "Smooth each GPU's power: floor, ramp-up and ramp-down limits", d.enabled));
@@ -36,7 +36,7 @@ solver::ParameterTable PowerSmoothingParameters::table() {
   return t;
 }
 
-PowerSmoothingParameters PowerSmoothingParameters::from(const solver::ParameterTree& s) {
+PowerSmoothingParameters PowerSmoothingParameters::from(const core::ParameterTree& s) {
   PowerSmoothingParameters p;
   p.enabled = s.boolean("enabled");
   p.floor_fraction = s.number("floor_fraction");

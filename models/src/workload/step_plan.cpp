@@ -4,17 +4,18 @@
 #include <cstdint>
 #include <cstdio>
 
-#include "dctwin/solver/check.hpp"
+#include "dctwin/core/check.hpp"
+#include "dctwin/core/input_error.hpp"
 
 namespace dctwin::models::workload {
 
-using solver::InputError;
-using solver::ParameterTable;
+using core::InputError;
+using core::ParameterTable;
 
 // ---- parameter tables --------------------------------------------------------------------------
 
 ParameterTable TrainingJobParameters::table() {
-  using namespace solver;
+  using namespace core;
   const TrainingJobParameters d;
   ParameterTable t;
   auto p = choice_parameter("timing", {"derived", "given"},
@@ -129,7 +130,7 @@ ParameterTable TrainingJobParameters::table() {
   return t;
 }
 
-TrainingJobParameters TrainingJobParameters::from(const solver::ParameterTree& s) {
+TrainingJobParameters TrainingJobParameters::from(const core::ParameterTree& s) {
   TrainingJobParameters p;
   p.timing = s.text("timing");
   p.model_parameters = s.number("model_parameters");
@@ -159,7 +160,7 @@ TrainingJobParameters TrainingJobParameters::from(const solver::ParameterTree& s
 }
 
 ParameterTable CheckpointParameters::table() {
-  using namespace solver;
+  using namespace core;
   const CheckpointParameters d;
   ParameterTable t;
   auto p = boolean_parameter("enabled", "Whether the job stalls every interval_steps steps to write a checkpoint",
@@ -187,7 +188,7 @@ ParameterTable CheckpointParameters::table() {
   return t;
 }
 
-CheckpointParameters CheckpointParameters::from(const solver::ParameterTree& s) {
+CheckpointParameters CheckpointParameters::from(const core::ParameterTree& s) {
   CheckpointParameters p;
   p.enabled = s.boolean("enabled");
   p.interval_steps = static_cast<int>(s.integer("interval_steps"));

@@ -1,3 +1,4 @@
+#include "dctwin/core/input_error.hpp"
 #include "dctwin/models/workload/trace_power.hpp"
 
 #include <algorithm>
@@ -5,26 +6,25 @@
 #include <limits>
 #include <string>
 
-#include "dctwin/solver/parameters.hpp"
 
 namespace dctwin::models::workload {
 
 TracePowerSource::TracePowerSource(std::vector<std::vector<double>> times, std::vector<std::vector<double>> power)
     : times_(std::move(times)), power_(std::move(power)) {
   if (times_.size() != power_.size())
-    throw solver::InputError("power trace: " + std::to_string(times_.size()) + " time series but " +
+    throw core::InputError("power trace: " + std::to_string(times_.size()) + " time series but " +
                              std::to_string(power_.size()) + " power series");
   for (std::size_t i = 0; i < times_.size(); ++i) {
     const std::string gpu = "power trace: GPU " + std::to_string(i);
-    if (times_[i].empty()) throw solver::InputError(gpu + " has no samples");
+    if (times_[i].empty()) throw core::InputError(gpu + " has no samples");
     if (times_[i].size() != power_[i].size())
-      throw solver::InputError(gpu + " has " + std::to_string(times_[i].size()) + " times but " +
+      throw core::InputError(gpu + " has " + std::to_string(times_[i].size()) + " times but " +
                                std::to_string(power_[i].size()) + " power values");
     for (std::size_t k = 0; k < times_[i].size(); ++k) {
       if (!std::isfinite(times_[i][k]) || !std::isfinite(power_[i][k]))
-        throw solver::InputError(gpu + " sample " + std::to_string(k) + " is not finite");
+        throw core::InputError(gpu + " sample " + std::to_string(k) + " is not finite");
       if (k > 0 && !(times_[i][k] > times_[i][k - 1]))
-        throw solver::InputError(gpu + " sample " + std::to_string(k) + ": times must increase");
+        throw core::InputError(gpu + " sample " + std::to_string(k) + ": times must increase");
     }
     all_times_.insert(all_times_.end(), times_[i].begin(), times_[i].end());
   }

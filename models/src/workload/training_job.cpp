@@ -9,7 +9,9 @@
 #include <limits>
 #include <utility>
 
-#include "dctwin/solver/check.hpp"
+#include "dctwin/core/check.hpp"
+#include "dctwin/core/input_error.hpp"
+#include "dctwin/core/report_datasets.hpp"
 #include "dctwin/solver/parallel.hpp"
 
 namespace dctwin::models::workload {
@@ -36,8 +38,8 @@ bool training(JobPhase phase) {
 
 // ---- the workload section ---------------------------------------------------------------------------
 
-solver::SectionSchema WorkloadParameters::schema() {
-  using namespace solver;
+core::SectionSchema WorkloadParameters::schema() {
+  using namespace core;
   SectionSchema s;
   s.doc = "The training job, its checkpoints and interruptions, and the GPUs' power model and DVFS governor";
   auto p = real_parameter("start_time", "s", "When the job is launched; the GPUs idle before", 0.0);
@@ -67,7 +69,7 @@ solver::SectionSchema WorkloadParameters::schema() {
   return s;
 }
 
-WorkloadParameters WorkloadParameters::from(const solver::ParameterTree& s) {
+WorkloadParameters WorkloadParameters::from(const core::ParameterTree& s) {
   WorkloadParameters p;
   p.job = TrainingJobParameters::from(s.section("job"));
   p.checkpoint = CheckpointParameters::from(s.section("checkpoint"));
@@ -103,8 +105,8 @@ DvfsGovernor make_governor(const WorkloadParameters& p, const thermal::GpuPackag
                            const std::string& section_path) {
   try {
     return DvfsGovernor(p.governor, GpuPowerModel(p.power), limits_of(package));
-  } catch (const solver::InputError& e) {
-    throw solver::InputError(in_scenario(e.what(), section_path), in_scenario(e.key_path(), section_path));
+  } catch (const core::InputError& e) {
+    throw core::InputError(in_scenario(e.what(), section_path), in_scenario(e.key_path(), section_path));
   }
 }
 }  // namespace
@@ -117,7 +119,7 @@ TrainingJob::TrainingJob(std::string name, const WorkloadParameters& parameters,
       plan_(plan_step(parameters.job, gpus.count(), section_path + ".job")),
       governor_(make_governor(parameters, gpus.parameters(), section_path)) {
   if (p_.stop_time > 0.0 && p_.stop_time <= p_.start_time)
-    throw solver::InputError(section_path + ".stop_time must be later than " + section_path + ".start_time",
+    throw core::InputError(section_path + ".stop_time must be later than " + section_path + ".start_time",
                              section_path + ".stop_time");
   p_.smoothing.check(section_path + ".power_smoothing");
   commanded_memo_.assign(2 * gpus.count(), CommandedPower{});
@@ -136,7 +138,7 @@ TrainingJob::TrainingJob(std::string name, const WorkloadParameters& parameters,
                     "run's duration)",
                     key.c_str(), p_.interruptions.rate_scale, per_second * horizon, horizon,
                     max_expected_interruptions);
-      throw solver::InputError(text, key);
+      throw core::InputError(text, key);
     }
     interruptions_ = draw_interruptions(rates, gpus.count(), horizon, seed);
   }
@@ -1140,7 +1142,7 @@ double TrainingJob::step_progress(const double* d, double t) const {
   return 0.0;  // not inside a step
 }
 
-std::vector<solver::SummaryFigure> TrainingJob::summary(const double* d, double duration) const {
+std::vector<core::SummaryFigure> TrainingJob::summary(const double* d, double duration) const {
   JobAccounts a = accounts(d);
   // The step in progress at the end counts with the share of it done, so that a mean over a
   // window of a few steps is not biased low.
@@ -1150,7 +1152,7 @@ std::vector<solver::SummaryFigure> TrainingJob::summary(const double* d, double 
   const double gpus = static_cast<double>(gpus_.count());
   const double span = duration > 0.0 ? duration : 1.0;
   const double gpu_hours = gpus * span / seconds_per_hour;
-  std::vector<solver::SummaryFigure> figures = {
+  std::vector<core::SummaryFigure> figures = {
       // Both means run from t = 0 and so include the start transient (the governors and fan tables
       // settle in about a minute: docs/models/workload.md); the descriptions say so in the report.
       {"mfu_mean", a.model_flops / (span * gpus * p_.job.peak_flops), "1",

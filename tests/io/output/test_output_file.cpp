@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "dctwin/core/report_datasets.hpp"
 #include "dctwin/io/output_file.hpp"
 #include "dctwin/io/report.hpp"
 #include "dctwin/io/telemetry.hpp"
@@ -62,7 +63,7 @@ std::string error_of(const std::function<void()>& action) {
 
 ReportLayout small_layout() {
   ReportLayout layout;
-  layout.outputs.push_back({dctwin::solver::OutputSpec{"facility", "it_power", "W", "IT power", "", 1}, 0});
+  layout.outputs.push_back({dctwin::core::OutputSpec{"facility", "it_power", "W", "IT power", "", 1}, 0});
   layout.scenario_name = "output test";
   return layout;
 }

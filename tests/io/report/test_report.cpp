@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include <vector>
 
+#include "dctwin/core/report_datasets.hpp"
 #include "dctwin/io/report.hpp"
 #include "scratch.hpp"
 
@@ -30,10 +31,10 @@ using dctwin::io::ReportOutput;
 using dctwin::io::ReportReader;
 using dctwin::io::ReportWriter;
 using dctwin::io::RunInfo;
-using dctwin::solver::EntityTable;
-using dctwin::solver::OutputSpec;
+using dctwin::core::EntityTable;
+using dctwin::core::OutputSpec;
 using dctwin::solver::StopReason;
-using dctwin::solver::SummaryFigure;
+using dctwin::core::SummaryFigure;
 
 namespace {
 

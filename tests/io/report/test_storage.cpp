@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "dctwin/core/input_error.hpp"
+#include "dctwin/core/report_datasets.hpp"
 #include "dctwin/io/report.hpp"
 #include "scratch.hpp"
 #include "dctwin/io/report_storage.hpp"
@@ -19,8 +21,8 @@
 namespace fs = std::filesystem;
 using test_support::report_scratch_dir;
 namespace io = dctwin::io;
-using dctwin::solver::EntityTable;
-using dctwin::solver::OutputSpec;
+using dctwin::core::EntityTable;
+using dctwin::core::OutputSpec;
 
 namespace {
 
@@ -56,7 +58,7 @@ std::string apply_error(const std::string& output_section) {
   io::ReportLayout layout = storage_layout();
   try {
     io::apply_output_section(scenario_with(output_section), layout);
-  } catch (const dctwin::solver::InputError& e) {
+  } catch (const dctwin::core::InputError& e) {
     return e.what();
   }
   return "(no error)";

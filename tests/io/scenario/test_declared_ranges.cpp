@@ -27,7 +27,7 @@ std::string ride_through_with(const std::string& line, const std::string& replac
   return scenario;
 }
 
-const dctwin::solver::SectionSchema& schema() {
+const dctwin::core::SectionSchema& schema() {
   static const auto site = dctwin::models::facility::scenario_schema();
   return site;
 }

@@ -3,15 +3,16 @@
 
 #include <string>
 
+#include "dctwin/core/input_error.hpp"
+#include "dctwin/core/printable.hpp"
 #include "dctwin/io/scenario.hpp"
 #include "dctwin/io/units.hpp"
-#include "dctwin/solver/printable.hpp"
 #include "test_schema.hpp"
 
 namespace io = dctwin::io;
 using dctwin::io::test::error_of;
 using dctwin::io::test::minimal_scenario;
-using dctwin::solver::printable;
+using dctwin::core::printable;
 
 namespace {
 
@@ -56,7 +57,7 @@ TEST_CASE("Messages quoting what users wrote hold no control character", "[messa
   const std::string unit = error_of(std::string(minimal_scenario) + "duration: \"5 \\e[1mh\"\n");
   CHECK(unit == "t.yaml:5:11: duration = 5 \\x1b[1mh (unknown unit '\\x1b[1mh')");
   // Every InputError, whoever builds it.
-  const dctwin::solver::InputError error("file\x1b[2J.yaml: bad \xC2\x9B value\n");
+  const dctwin::core::InputError error("file\x1b[2J.yaml: bad \xC2\x9B value\n");
   CHECK(std::string(error.what()) == "file\\x1b[2J.yaml: bad \\u009b value\\n");
   const io::UnitError unit_error(io::UnitError::Reason::unknown_unit, "unknown unit '\x1b'");
   CHECK(std::string(unit_error.what()) == "unknown unit '\\x1b'");

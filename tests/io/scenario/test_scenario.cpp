@@ -5,6 +5,7 @@
 #include <fstream>
 #include <string>
 
+#include "dctwin/core/input_error.hpp"
 #include "dctwin/io/scenario.hpp"
 #include "test_schema.hpp"
 
@@ -12,8 +13,8 @@ namespace io = dctwin::io;
 using dctwin::io::test::error_of;
 using dctwin::io::test::minimal_scenario;
 using dctwin::io::test::test_schema;
-using dctwin::solver::ParameterTree;
-using dctwin::solver::SectionSchema;
+using dctwin::core::ParameterTree;
+using dctwin::core::SectionSchema;
 
 namespace {
 
@@ -51,7 +52,7 @@ io::ScenarioDocument parse(std::string_view text) {
 /// Scenario text: the minimal one with `extra` lines appended.
 std::string minimal_plus(const std::string& extra) { return std::string(minimal_scenario) + extra; }
 
-std::string at(const dctwin::solver::SourceLocation& location) {
+std::string at(const dctwin::core::SourceLocation& location) {
   return location.file + ":" + std::to_string(location.line) + ":" +
          std::to_string(location.column);
 }
@@ -83,7 +84,7 @@ void require_same_values(const ParameterTree& a, const ParameterTree& b) {
 
 /// A schema whose one list must have entries.
 SectionSchema rack_schema() {
-  using namespace dctwin::solver;
+  using namespace dctwin::core;
   SectionSchema root;
   SectionSchema rack;
   rack.required = true;
@@ -374,7 +375,7 @@ TEST_CASE("unknown keys without a close match list the valid keys when few", "[s
   SectionSchema many;
   for (int i = 1; i <= 9; ++i)
     many.parameters.push_back(
-        dctwin::solver::real_parameter("p" + std::to_string(i), "W", "", 1.0));
+        dctwin::core::real_parameter("p" + std::to_string(i), "W", "", 1.0));
   CHECK(error_of("p1: 2 W\nzzzzzz: 1\n", many) == "t.yaml:2:1: zzzzzz: unknown key");
   CHECK(error_of("p1: 2 W\np: 1\n", many) == "t.yaml:2:1: p: unknown key");
 }
@@ -588,11 +589,11 @@ TEST_CASE("locate finds the closest recorded location of a key path", "[scenario
 
 TEST_CASE("describe_error adds the location of a model's key path", "[scenario][locate]") {
   const auto document = parse(full_scenario);
-  const dctwin::solver::InputError with_path("pump cannot reach the nominal flow",
+  const dctwin::core::InputError with_path("pump cannot reach the nominal flow",
                                              "loop.pump.nominal_flow");
   CHECK(io::describe_error(document, with_path) ==
         "t.yaml:22:19: pump cannot reach the nominal flow");
-  const dctwin::solver::InputError without_path("no GPUs at all");
+  const dctwin::core::InputError without_path("no GPUs at all");
   CHECK(io::describe_error(document, without_path) == "no GPUs at all");
 }
 

@@ -5,13 +5,14 @@
 #include <string>
 #include <string_view>
 
+#include "dctwin/core/input_error.hpp"
+#include "dctwin/core/parameters.hpp"
 #include "dctwin/io/scenario.hpp"
-#include "dctwin/solver/parameters.hpp"
 
 namespace dctwin::io::test {
 
-using solver::ParameterSpec;
-using solver::SectionSchema;
+using core::ParameterSpec;
+using core::SectionSchema;
 
 inline ParameterSpec shown_in(ParameterSpec spec, std::string display_unit) {
   spec.display_unit = std::move(display_unit);
@@ -21,7 +22,7 @@ inline ParameterSpec shown_in(ParameterSpec spec, std::string display_unit) {
 /// root: name, duration, seed; server (required) with gpus (list) and cold_plate; loop with pump.
 inline const SectionSchema& test_schema() {
   static const SectionSchema schema = [] {
-    using namespace dctwin::solver;
+    using namespace dctwin::core;
     SectionSchema root;
     root.doc = "test facility";
     auto duration = shown_in(real_parameter("duration", "s", "Simulated time", 86400.0), "h");
@@ -100,7 +101,7 @@ inline constexpr std::string_view minimal_scenario =
 inline std::string error_of(std::string_view text, const SectionSchema& schema = test_schema()) {
   try {
     (void)parse_scenario(text, "t.yaml", schema);
-  } catch (const solver::InputError& error) {
+  } catch (const core::InputError& error) {
     return error.what();
   }
   return "(no error)";

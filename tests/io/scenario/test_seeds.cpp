@@ -33,7 +33,7 @@ std::string single_node_with_seed(const std::string& seed) {
   return scenario;
 }
 
-const dctwin::solver::SectionSchema& facility_schema() {
+const dctwin::core::SectionSchema& facility_schema() {
   static const auto schema = dctwin::models::facility::scenario_schema();
   return schema;
 }

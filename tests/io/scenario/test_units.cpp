@@ -4,8 +4,8 @@
 #include <thread>
 #include <vector>
 
+#include "dctwin/core/input_error.hpp"
 #include "dctwin/io/units.hpp"
-#include "dctwin/solver/parameters.hpp"
 
 using dctwin::io::UnitError;
 namespace io = dctwin::io;
@@ -24,7 +24,7 @@ std::string unit_error_of(std::string_view text, std::string_view si_unit) {
 std::string duration_error_of(std::string_view text) {
   try {
     (void)io::parse_duration(text);
-  } catch (const dctwin::solver::InputError& error) {
+  } catch (const dctwin::core::InputError& error) {
     return error.what();
   }
   return "(no error)";

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "dctwin/core/input_error.hpp"
 #include "dctwin/io/run.hpp"
 #include "dctwin/io/sweep.hpp"
 #include "dctwin/models/facility/site.hpp"
@@ -37,7 +38,7 @@ constexpr const char* base_text =
     "workload:\n"                       // 16
     "  job: {model_parameters: 8e9, tensor_parallel: 1, pipeline_parallel: 1}\n";
 
-const dctwin::solver::SectionSchema& schema() {
+const dctwin::core::SectionSchema& schema() {
   static const auto s = dctwin::models::facility::scenario_schema();
   return s;
 }
@@ -72,12 +73,12 @@ std::string member_error(const io::SweepPlan& plan, std::size_t i) {
   io::ScenarioDocument document;
   try {
     document = io::load_sweep_member(plan, i, schema());
-  } catch (const dctwin::solver::InputError& e) {
+  } catch (const dctwin::core::InputError& e) {
     return e.what();
   }
   try {
     (void)io::check_site(document);
-  } catch (const dctwin::solver::InputError& e) {
+  } catch (const dctwin::core::InputError& e) {
     return io::describe_member_error(plan, i, e);
   }
   return "no error";
@@ -432,7 +433,7 @@ TEST_CASE("A sweep over simulation.seed gives each member its seed exactly", "[s
   try {
     (void)io::load_sweep_member(plan, 2, schema());
     FAIL("no error");
-  } catch (const dctwin::solver::InputError& e) {
+  } catch (const dctwin::core::InputError& e) {
     CHECK(std::string(e.what()) ==
           "sweep.yaml:5:61: member 0002: simulation.seed = 18446744073709551616 (must be <= 18446744073709551615)");
   }

@@ -5,11 +5,12 @@
 #include <cmath>
 #include <string>
 
+#include "dctwin/core/input_error.hpp"
 #include "dctwin/models/thermal/air.hpp"
 
 using namespace dctwin::models::thermal;
 namespace psy = dctwin::models::thermal::psychrometrics;
-using dctwin::solver::InputError;
+using dctwin::core::InputError;
 
 namespace {
 

@@ -16,11 +16,11 @@ using namespace dctwin::models::thermal;
 namespace {
 
 /// A resolved section holding every table default (what the scenario checker fills in).
-solver::ParameterTree defaults_of(const solver::ParameterTable& table) {
-  solver::ParameterTree tree;
+core::ParameterTree defaults_of(const core::ParameterTable& table) {
+  core::ParameterTree tree;
   tree.path = "section";
   for (const auto& spec : table) {
-    solver::ParameterValue value;
+    core::ParameterValue value;
     value.from_default = true;
     if (spec.default_value) value.number = *spec.default_value;
     if (spec.default_text) value.text = *spec.default_text;
@@ -29,7 +29,7 @@ solver::ParameterTree defaults_of(const solver::ParameterTable& table) {
   return tree;
 }
 
-void check_ranges(const solver::ParameterTable& table) {
+void check_ranges(const core::ParameterTable& table) {
   for (const auto& spec : table) {
     INFO(spec.name);
     CHECK(!spec.doc.empty());
@@ -83,9 +83,9 @@ TEST_CASE("Air-side parameter tables agree with the struct defaults", "[models][
   CHECK(ctrl.curve.size() == 3);  // no list given: the default fan table
 
   // A fan table given as a list replaces the default one.
-  solver::ParameterTree with_curve = defaults_of(FanControllerParameters::table());
+  core::ParameterTree with_curve = defaults_of(FanControllerParameters::table());
   for (const auto& [t, s] : {std::pair{320.0, 0.4}, std::pair{350.0, 1.0}}) {
-    solver::ParameterTree point;
+    core::ParameterTree point;
     point.values["temperature"].number = t;
     point.values["speed"].number = s;
     with_curve.lists["curve"].push_back(point);

@@ -7,12 +7,13 @@
 #include <string>
 #include <vector>
 
+#include "dctwin/core/input_error.hpp"
 #include "dctwin/models/thermal/gpu_package.hpp"
 #include "dctwin/models/thermal/heatsink.hpp"
 #include "dctwin/models/thermal/server_fans.hpp"
 
 using namespace dctwin::models::thermal;
-using dctwin::solver::InputError;
+using dctwin::core::InputError;
 
 namespace {
 

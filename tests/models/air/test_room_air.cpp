@@ -5,10 +5,11 @@
 #include <cmath>
 #include <string>
 
+#include "dctwin/core/input_error.hpp"
 #include "dctwin/models/thermal/room_air.hpp"
 
 using namespace dctwin::models::thermal;
-using dctwin::solver::InputError;
+using dctwin::core::InputError;
 
 namespace {
 

@@ -7,12 +7,13 @@
 #include <string>
 #include <vector>
 
+#include "dctwin/core/input_error.hpp"
 #include "dctwin/models/facility/weather.hpp"
 #include "dctwin/models/thermal/air.hpp"
 
 using namespace dctwin::models::facility;
 namespace psy = dctwin::models::thermal::psychrometrics;
-using dctwin::solver::InputError;
+using dctwin::core::InputError;
 
 namespace {
 

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <string>
 
+#include "dctwin/core/input_error.hpp"
 #include "dctwin/io/scenario.hpp"
 #include "dctwin/io/weather_csv.hpp"
 #include "dctwin/models/facility/weather.hpp"
@@ -34,7 +35,7 @@ std::filesystem::path scratch(const std::string& name, const std::string& text) 
 std::string parse_error(const std::string& text) {
   try {
     (void)io::parse_weather_csv(text, "w.csv");
-  } catch (const solver::InputError& e) {
+  } catch (const core::InputError& e) {
     return e.what();
   }
   return "";

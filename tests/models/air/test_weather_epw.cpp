@@ -9,6 +9,7 @@
 #include <sstream>
 #include <string>
 
+#include "dctwin/core/input_error.hpp"
 #include "dctwin/io/report.hpp"
 #include "dctwin/io/run.hpp"
 #include "dctwin/io/weather_epw.hpp"
@@ -52,7 +53,7 @@ std::string row(int month, int day, int hour, int minute, const std::string& dry
 std::string parse_error(const std::string& text) {
   try {
     (void)io::parse_weather_epw(text, "w.epw");
-  } catch (const solver::InputError& e) {
+  } catch (const core::InputError& e) {
     return e.what();
   }
   return "";
@@ -165,7 +166,7 @@ TEST_CASE("EPW weather: a facility run starts start_offset into the file", "[io]
   try {
     (void)io::run_scenario(io::load_scenario_file(late, overrides), scratch("pod-late.h5", ""));
     FAIL("no error");
-  } catch (const solver::InputError& e) {
+  } catch (const core::InputError& e) {
     CHECK_THAT(std::string(e.what()), Catch::Contains("facility.weather.start_offset = 9000 h is not before the "
                                                       "weather file's last record at 4848 h"));
   }

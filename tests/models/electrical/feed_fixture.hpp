@@ -10,8 +10,8 @@
 namespace feed_test {
 
 using namespace dctwin::models::electrical;
-using dctwin::solver::ParameterTree;
-using dctwin::solver::SectionSchema;
+using dctwin::core::ParameterTree;
+using dctwin::core::SectionSchema;
 using model_test::defaults_tree;
 using model_test::input_error;
 

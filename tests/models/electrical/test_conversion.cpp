@@ -106,7 +106,7 @@ TEST_CASE("BBU, PDU, UPS and switchboard losses", "[electrical][conversion]") {
 namespace {
 
 /// A UPS section with its defaults and the given double-conversion curve.
-dctwin::solver::ParameterTree ups_tree(const std::vector<std::pair<double, double>>& points) {
+dctwin::core::ParameterTree ups_tree(const std::vector<std::pair<double, double>>& points) {
   auto tree = defaults_tree(UpsParameters::table(), "electrical.ups");
   auto& list = tree.lists["double_conversion_efficiency"];
   for (std::size_t i = 0; i < points.size(); ++i) {

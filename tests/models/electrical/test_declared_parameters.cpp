@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "dctwin/core/input_error.hpp"
 #include "dctwin/models/electrical/conversion.hpp"
 #include "dctwin/models/electrical/feed.hpp"
 #include "dctwin/models/electrical/feeder.hpp"
@@ -23,10 +24,10 @@
 #include "dctwin/models/electrical/utility.hpp"
 
 using namespace dctwin::models::electrical;
-using dctwin::solver::ParameterKind;
-using dctwin::solver::ParameterSpec;
-using dctwin::solver::ParameterTable;
-using dctwin::solver::ParameterTree;
+using dctwin::core::ParameterKind;
+using dctwin::core::ParameterSpec;
+using dctwin::core::ParameterTable;
+using dctwin::core::ParameterTree;
 using model_test::defaults_tree;
 using model_test::input_error;
 
@@ -116,7 +117,7 @@ TEST_CASE("Every value outside a declared electrical range is refused with its k
       try {
         s.read(bad);
         FAIL("accepted");
-      } catch (const dctwin::solver::InputError& error) {
+      } catch (const dctwin::core::InputError& error) {
         CHECK(error.key_path() == path + "." + spec.name);
         CHECK(std::string(error.what()).rfind(path + "." + spec.name + " = ", 0) == 0);
         ++refused;

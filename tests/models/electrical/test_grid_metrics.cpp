@@ -9,9 +9,9 @@
 #include <numbers>
 #include <vector>
 
+#include "dctwin/core/parameters.hpp"
 #include "dctwin/models/electrical/grid_metrics.hpp"
 #include "dctwin/models/random.hpp"
-#include "dctwin/solver/parameters.hpp"
 
 using namespace dctwin::models::electrical;
 using dctwin::models::SplitMix64;

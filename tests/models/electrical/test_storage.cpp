@@ -8,9 +8,9 @@
 #include <cmath>
 #include <vector>
 
+#include "dctwin/core/parameters.hpp"
 #include "dctwin/models/electrical/storage.hpp"
 #include "dctwin/models/random.hpp"
-#include "dctwin/solver/parameters.hpp"
 
 using namespace dctwin::models::electrical;
 using dctwin::models::SplitMix64;

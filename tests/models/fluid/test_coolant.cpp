@@ -11,12 +11,12 @@
 #include <type_traits>
 #include <vector>
 
+#include "dctwin/core/input_error.hpp"
 #include "dctwin/models/fluid/coolant.hpp"
-#include "dctwin/solver/parameters.hpp"
 
 using dctwin::models::fluid::Coolant;
 using dctwin::models::fluid::Glycol;
-using dctwin::solver::InputError;
+using dctwin::core::InputError;
 
 namespace {
 

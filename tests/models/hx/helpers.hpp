@@ -7,7 +7,7 @@
 #include <string>
 
 #include "../test_helpers.hpp"
-#include "dctwin/solver/parameters.hpp"
+#include "dctwin/core/parameters.hpp"
 
 namespace hx_test {
 

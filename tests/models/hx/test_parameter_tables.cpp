@@ -18,8 +18,8 @@
 using namespace dctwin::models::hx;
 using dctwin::models::format_celsius;
 using dctwin::models::format_number;
-using dctwin::solver::ParameterKind;
-using dctwin::solver::ParameterTable;
+using dctwin::core::ParameterKind;
+using dctwin::core::ParameterTable;
 using hx_test::defaults_tree;
 
 namespace {
@@ -73,7 +73,7 @@ TEST_CASE("from() of the table defaults gives the default parameters", "[hx][par
   CHECK_FALSE(door.active);
   CHECK(door.fan_air_flow_at_full_speed == RearDoorParameters{}.fan_air_flow_at_full_speed);
 
-  dctwin::solver::ParameterTree cdu_tree = defaults_tree(CduParameters::table(), "cdu");
+  dctwin::core::ParameterTree cdu_tree = defaults_tree(CduParameters::table(), "cdu");
   cdu_tree.sections["controller"] =
       defaults_tree(PiParameters::table(CduParameters::default_controller()), "cdu.controller");
   const CduParameters cdu = CduParameters::from(cdu_tree);

@@ -3,6 +3,7 @@
 
 #include <cmath>
 
+#include "dctwin/core/input_error.hpp"
 #include "dctwin/models/hx/ua_scaling.hpp"
 #include "helpers.hpp"
 
@@ -48,7 +49,7 @@ TEST_CASE("UA scaling refuses bad parameters", "[hx][ua]") {
   try {
     UaScaling s({100.0, 1.0, 0.0, 1.0, 0.8, 0.85});
     FAIL("no error");
-  } catch (const dctwin::solver::InputError& error) {
+  } catch (const dctwin::core::InputError& error) {
     CHECK(error.key_path() == "ua_scaling.first_nominal_flow");
   }
 }

@@ -9,6 +9,7 @@
 #include <numbers>
 #include <string>
 
+#include "dctwin/core/input_error.hpp"
 #include "dctwin/models/hydraulic/pipe.hpp"
 #include "dctwin/models/hydraulic/pump.hpp"
 #include "dctwin/models/hydraulic/pump_group.hpp"
@@ -27,7 +28,7 @@ constexpr double rho = 1015.0, mu = 1.8e-3;
 std::string error_of(const std::function<void()>& f) {
   try {
     f();
-  } catch (const solver::InputError& e) {
+  } catch (const core::InputError& e) {
     return e.what();
   }
   return "";

@@ -12,6 +12,7 @@
 #include <numeric>
 #include <string>
 
+#include "dctwin/core/input_error.hpp"
 #include "dctwin/io/scenario.hpp"
 #include "dctwin/models/hydraulic/loops.hpp"
 #include "dctwin/models/thermal/cold_plate.hpp"
@@ -26,7 +27,7 @@ namespace {
 std::string error_of(const std::function<void()>& f) {
   try {
     f();
-  } catch (const solver::InputError& e) {
+  } catch (const core::InputError& e) {
     return e.what();
   }
   return "";

@@ -9,13 +9,13 @@
 #include <memory>
 #include <string>
 
+#include "dctwin/core/input_error.hpp"
 #include "dctwin/models/hydraulic/loops.hpp"
 #include "dctwin/models/hydraulic/pipe.hpp"
 #include "dctwin/models/hydraulic/pump.hpp"
 #include "dctwin/models/hydraulic/resistance.hpp"
 #include "dctwin/models/hydraulic/valve.hpp"
 #include "dctwin/solver/network.hpp"
-#include "dctwin/solver/parameters.hpp"
 
 using namespace dctwin;
 using models::hydraulic::FixedResistance;
@@ -39,7 +39,7 @@ constexpr double rho = 1015.0, mu = 1.8e-3;  // PG25 near 32 degC
 std::string error_of(const std::function<void()>& f) {
   try {
     f();
-  } catch (const solver::InputError& e) {
+  } catch (const core::InputError& e) {
     return e.what();
   }
   return "";

@@ -11,9 +11,9 @@
 #include <set>
 #include <string>
 
+#include "dctwin/core/parameters.hpp"
 #include "dctwin/models/workload/dvfs_governor.hpp"
 #include "dctwin/models/workload/gpu_power.hpp"
-#include "dctwin/solver/parameters.hpp"
 
 using namespace dctwin::models::workload;
 namespace reason = dctwin::models::workload::throttle_reason;
@@ -496,7 +496,7 @@ TEST_CASE("DVFS governor rejects bad parameters with exact messages", "[workload
 }
 
 TEST_CASE("DVFS governor parameter table is complete and matches the defaults", "[workload][dvfs][parameters]") {
-  using dctwin::solver::ParameterKind;
+  using dctwin::core::ParameterKind;
   const auto table = DvfsGovernorParameters::table();
   const std::set<std::string> expected{"update_period",          "thermal_gain",       "thermal_recovery_rate",
                                        "thermal_hysteresis",     "hw_slowdown_hysteresis", "hw_slowdown_factor",

@@ -8,9 +8,10 @@
 #include <set>
 #include <string>
 
+#include "dctwin/core/input_error.hpp"
+#include "dctwin/core/parameters.hpp"
 #include "dctwin/models/workload/gpu_power.hpp"
 #include "dctwin/models/workload/step_plan.hpp"
-#include "dctwin/solver/parameters.hpp"
 
 using namespace dctwin::models::workload;
 
@@ -172,13 +173,13 @@ TEST_CASE("GPU power model rejects bad parameters with exact messages", "[worklo
     p.max_clock = 0.0;
     (void)GpuPowerModel(p);
     FAIL("no error");
-  } catch (const dctwin::solver::InputError& error) {
+  } catch (const dctwin::core::InputError& error) {
     CHECK(error.key_path() == "gpu_power.max_clock");
   }
 }
 
 TEST_CASE("GPU power parameter table is complete and matches the defaults", "[workload][gpu_power][parameters]") {
-  using dctwin::solver::ParameterKind;
+  using dctwin::core::ParameterKind;
   const auto table = GpuPowerParameters::table();
   const std::set<std::string> expected{"max_clock",          "min_clock",     "idle_clock",
                                        "voltage_at_max_clock", "voltage_floor", "voltage_knee_clock",

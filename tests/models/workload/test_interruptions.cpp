@@ -17,13 +17,13 @@
 #include <string>
 #include <vector>
 
+#include "dctwin/core/parameters.hpp"
 #include "dctwin/io/units.hpp"
 #include "dctwin/models/random.hpp"
 #include "dctwin/models/workload/interruptions.hpp"
-#include "dctwin/solver/parameters.hpp"
 
 using namespace dctwin::models::workload;
-using dctwin::solver::ParameterKind;
+using dctwin::core::ParameterKind;
 
 using model_test::defaults_tree;
 
@@ -339,7 +339,7 @@ TEST_CASE("interruption parameter table is complete and its defaults are in rang
   CHECK(names == std::set<std::string>{"enabled", "rate_scale", "include_planned", "reference_gpus", "reference_period",
                                        "detection_time", "restart_time", "read_bandwidth", "crash_time"});
 
-  std::map<std::string, dctwin::solver::ParameterSpec> by_name;
+  std::map<std::string, dctwin::core::ParameterSpec> by_name;
   for (const auto& spec : table) by_name.emplace(spec.name, spec);
   CHECK(by_name.at("enabled").kind == ParameterKind::boolean);
   CHECK(by_name.at("include_planned").kind == ParameterKind::boolean);

@@ -11,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include "dctwin/core/input_error.hpp"
+#include "dctwin/core/report_datasets.hpp"
 #include "dctwin/models/thermal/gpu_package.hpp"
 #include "dctwin/models/workload/power_smoothing.hpp"
 #include "dctwin/models/workload/training_job.hpp"
@@ -77,7 +79,7 @@ struct Trace final : solver::SimulationObserver {
 
 struct Run {
   std::vector<double> time, power, discrete;
-  std::vector<solver::SummaryFigure> summary;
+  std::vector<core::SummaryFigure> summary;
   double step_time = 0.0;
   bool finished = false;
   [[nodiscard]] double figure(const std::string& name) const {
@@ -242,7 +244,7 @@ TEST_CASE("Bad smoothing settings are refused with located messages", "[workload
     try {
       TrainingJob job("job", w, gpus, 10.0, 1, "workload");
       FAIL("accepted");
-    } catch (const solver::InputError& e) {
+    } catch (const core::InputError& e) {
       CHECK(std::string(e.what()) == message);
     }
   };

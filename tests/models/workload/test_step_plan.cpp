@@ -8,16 +8,17 @@
 #include <set>
 #include <string>
 
+#include "dctwin/core/input_error.hpp"
+#include "dctwin/core/parameters.hpp"
 #include "dctwin/io/scenario.hpp"
 #include "dctwin/io/units.hpp"
 #include "dctwin/models/workload/step_plan.hpp"
-#include "dctwin/solver/parameters.hpp"
 
 using namespace dctwin::models::workload;
-using dctwin::solver::InputError;
-using dctwin::solver::ParameterKind;
-using dctwin::solver::ParameterTable;
-using dctwin::solver::ParameterTree;
+using dctwin::core::InputError;
+using dctwin::core::ParameterKind;
+using dctwin::core::ParameterTable;
+using dctwin::core::ParameterTree;
 
 using model_test::defaults_tree;
 
@@ -39,9 +40,9 @@ Thrown input_error(F&& f) {
 }
 
 /// A scenario schema holding the two sections, as the facility declares them.
-const dctwin::solver::SectionSchema& job_schema() {
-  static const dctwin::solver::SectionSchema schema = [] {
-    dctwin::solver::SectionSchema root;
+const dctwin::core::SectionSchema& job_schema() {
+  static const dctwin::core::SectionSchema schema = [] {
+    dctwin::core::SectionSchema root;
     root.doc = "training job";
     root.sections["job"].parameters = TrainingJobParameters::table();
     root.sections["job"].doc = "the job";
@@ -350,7 +351,7 @@ TEST_CASE("job and checkpoint parameter tables are complete", "[workload][step_p
     for (const auto& spec : table)
       if (spec.name == key) return spec;
     FAIL("no parameter " << key);
-    return dctwin::solver::ParameterSpec{};
+    return dctwin::core::ParameterSpec{};
   };
   const auto job = TrainingJobParameters::table();
   CHECK(find(job, "compute_time").min == 0.0);

@@ -34,8 +34,9 @@
 #include <string>
 #include <vector>
 
+#include "dctwin/core/printable.hpp"
+#include "dctwin/core/report_datasets.hpp"
 #include "dctwin/io/output_file.hpp"
-#include "dctwin/solver/printable.hpp"
 #include "dctwin/solver/status.hpp"
 #include "dctwin/solver/types.hpp"
 
@@ -44,10 +45,10 @@ namespace dctwin::io {
 /// Any failure to create, write, read or interpret a report. The message names the operation, the
 /// file or the object inside it, and the cause.
 /// Messages name files and objects that may come from outside, so they are stored through
-/// `solver::printable()`: control characters appear as visible escapes.
+/// `core::printable()`: control characters appear as visible escapes.
 class ReportError : public std::runtime_error {
  public:
-  explicit ReportError(const std::string& message) : std::runtime_error(solver::printable(message)) {}
+  explicit ReportError(const std::string& message) : std::runtime_error(core::printable(message)) {}
   explicit ReportError(const char* message) : ReportError(std::string(message)) {}
 };
 
@@ -91,7 +92,7 @@ double quantize(double value, double step);
 /// One recorded output and where its values sit in a sample vector: values
 /// [first_value, first_value + spec.count) of every sample belong to it.
 struct ReportOutput {
-  solver::OutputSpec spec;
+  core::OutputSpec spec;
   std::size_t first_value = 0;
   SeriesFlags flags = {};  ///< Kind::none: a float series
   SeriesStorage storage = {};
@@ -102,7 +103,7 @@ struct ReportOutput {
 struct FineSeriesLayout {
   std::string group;                       ///< e.g. "grid"
   std::string time_long_name;              ///< long_name of /<group>/time
-  std::vector<solver::OutputSpec> series;  ///< name, unit, long_name of each (count 1, no entity)
+  std::vector<core::OutputSpec> series;  ///< name, unit, long_name of each (count 1, no entity)
   /// How each series is stored, in `series` order; empty: all float64, full precision. The group's
   /// time axis is written whenever one of its series is.
   std::vector<SeriesStorage> storage = {};
@@ -111,7 +112,7 @@ struct FineSeriesLayout {
 /// Everything a report needs to know before the first sample.
 struct ReportLayout {
   std::vector<ReportOutput> outputs;
-  std::vector<solver::EntityTable> entities;  ///< one table per entity kind used by the outputs
+  std::vector<core::EntityTable> entities;  ///< one table per entity kind used by the outputs
   std::string scenario_name;
   std::string scenario_file;
   std::string scenario_source;    ///< the scenario file as written
@@ -122,7 +123,7 @@ struct ReportLayout {
   /// Extra root attributes stored as unsigned 64-bit integers (H5T_STD_U64LE), exact over the
   /// whole range (the seed). Names must not clash with any other attribute.
   std::map<std::string, std::uint64_t> unsigned_attributes;
-  std::vector<solver::StaticData> static_data;  ///< written once, e.g. /layout/rack_position
+  std::vector<core::StaticData> static_data;  ///< written once, e.g. /layout/rack_position
   std::vector<FineSeriesLayout> fine_series;
 };
 
@@ -170,7 +171,7 @@ class ReportWriter {
   /// `finished`, otherwise "incomplete" with `status.describe()` as the reason; `end_time` is
   /// `status.time`. Summary names must be unique and must not contain '/'. If writing fails, the
   /// temporary file is removed and ReportError is thrown.
-  void finish(const RunInfo& run, const std::vector<solver::SummaryFigure>& summary);
+  void finish(const RunInfo& run, const std::vector<core::SummaryFigure>& summary);
 
   /// Closes the report marked "incomplete" with `reason` and renames it to the final name, with
   /// the samples and events written so far, `end_time` = the last sample time and no solver
@@ -226,7 +227,7 @@ class ReportReader {
   [[nodiscard]] std::vector<DatasetInfo> datasets() const;
 
   /// The figures under /summary, in the order they were written.
-  [[nodiscard]] std::vector<solver::SummaryFigure> summary() const;
+  [[nodiscard]] std::vector<core::SummaryFigure> summary() const;
 
   /// A numeric dataset of any rank, row-major, converted to double.
   [[nodiscard]] std::vector<double> read(const std::string& path) const;

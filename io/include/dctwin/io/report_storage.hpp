@@ -23,7 +23,7 @@
 namespace dctwin::io {
 
 /// Sets the storage (SeriesStorage) of every output and fine series of `layout` from the
-/// `output` section of `document`. Throws solver::InputError with the rule's location for a rule
+/// `output` section of `document`. Throws core::InputError with the rule's location for a rule
 /// that matches no series, a resolution that is not a positive quantity, or a resolution whose units
 /// do not convert to those of a series the rule matches, e.g.
 /// `run.yaml:12:21: output.variables[1].resolution = 0.01 K does not fit /gpu/power (units W),

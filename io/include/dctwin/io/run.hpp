@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "dctwin/core/report_datasets.hpp"
 #include "dctwin/io/report.hpp"
 #include "dctwin/io/report_storage.hpp"
 #include "dctwin/io/scenario.hpp"
@@ -27,12 +28,12 @@ struct ScenarioOverrides {
 };
 
 /// Checks a command-line value (SI) for the key `simulation.<name>` against that key's rule in the
-/// scenario schema, as a value in the file would be; throws solver::InputError
+/// scenario schema, as a value in the file would be; throws core::InputError
 /// `OPTION = TEXT (RULE)`, e.g. `--output-interval = 1e-14 (must be >= 0.001 s)`.
 void check_simulation_option(const std::string& option, const std::string& text, const std::string& name, double value);
 
 /// Loads a scenario file against dctwin's scenario schema and applies the overrides. Throws
-/// MissingInputError, solver::InputError (located messages).
+/// MissingInputError, core::InputError (located messages).
 ScenarioDocument load_scenario_file(const std::filesystem::path& file, const ScenarioOverrides& overrides = {});
 
 /// The largest report a run may write [bytes]: 1 TiB, estimated uncompressed (docs/reports.md,
@@ -41,7 +42,7 @@ inline constexpr double max_report_bytes = 1024.0 * 1024.0 * 1024.0 * 1024.0;
 
 /// Checks that the site of a loaded scenario can be built (topology and cross-field rules), that
 /// its estimated memory fits in what this process may use, and that its report would not exceed
-/// max_report_bytes. Returns a one-line description of the site; throws solver::InputError with a
+/// max_report_bytes. Returns a one-line description of the site; throws core::InputError with a
 /// located message. Problems of the design that do not stop a run (an undersized plant) go to
 /// `warnings` when given; the estimated size of its report (output section applied) to
 /// `report_size` when given.
@@ -67,7 +68,7 @@ struct RunCallbacks {
 struct RunResult {
   solver::SimulationStatus status;
   solver::SolverStatistics statistics;
-  std::vector<solver::SummaryFigure> summary;
+  std::vector<core::SummaryFigure> summary;
   double wall_time_seconds = 0.0;
   std::filesystem::path report;
   /// False when the run was stopped (`cancel`) before the report was created: no file was written.
@@ -80,7 +81,7 @@ struct RunResult {
 /// scenario or its weather file). Before creating the report it refuses a site too large for
 /// memory and a report larger than max_report_bytes or than the free space of its file system;
 /// stopped (`cancel`) before that, it writes nothing and returns `report_written = false`. Throws
-/// solver::InputError for a bad scenario and ReportError when the report cannot be created or
+/// core::InputError for a bad scenario and ReportError when the report cannot be created or
 /// written.
 RunResult run_scenario(const ScenarioDocument& document, const std::filesystem::path& report,
                        const RunCallbacks& callbacks = {});

@@ -1,4 +1,4 @@
-// Scenario files: YAML checked against a solver::SectionSchema and resolved into a ParameterTree.
+// Scenario files: YAML checked against a core::SectionSchema and resolved into a ParameterTree.
 //
 // The loader is generic: it knows nothing of GPUs or loops, only the schema it is given.
 //
@@ -62,28 +62,29 @@
 #include <string_view>
 #include <utility>
 
-#include "dctwin/solver/parameters.hpp"
+#include "dctwin/core/input_error.hpp"
+#include "dctwin/core/parameters.hpp"
 
 namespace dctwin::io {
 
 /// A scenario (or other input) file that does not exist or cannot be read.
-class MissingInputError : public solver::InputError {
+class MissingInputError : public core::InputError {
  public:
-  using solver::InputError::InputError;
+  using core::InputError::InputError;
 };
 
 /// A problem found in the content of a scenario file. The message is complete (it starts with
 /// `file:line:col:`); `location()` and `path()` give the same facts to programs (the GUI's
 /// editor). `key_path()` is left empty because there is no location left to add.
-class ScenarioError : public solver::InputError {
+class ScenarioError : public core::InputError {
  public:
-  ScenarioError(const std::string& message, solver::SourceLocation location, std::string path)
-      : solver::InputError(message), location_(std::move(location)), path_(std::move(path)) {}
-  [[nodiscard]] const solver::SourceLocation& location() const noexcept { return location_; }
+  ScenarioError(const std::string& message, core::SourceLocation location, std::string path)
+      : core::InputError(message), location_(std::move(location)), path_(std::move(path)) {}
+  [[nodiscard]] const core::SourceLocation& location() const noexcept { return location_; }
   [[nodiscard]] const std::string& path() const noexcept { return path_; }
 
  private:
-  solver::SourceLocation location_;
+  core::SourceLocation location_;
   std::string path_;
 };
 
@@ -92,18 +93,18 @@ class ScenarioError : public solver::InputError {
 struct ScenarioDocument {
   std::string file;         ///< the label used in messages (the path as given)
   std::string source_text;  ///< the file's text
-  solver::ParameterTree tree;
+  core::ParameterTree tree;
 };
 
 /// Reads `file` and checks it against `schema` (see the rules at the top of this header).
 /// Throws MissingInputError if the file cannot be read, ScenarioError for everything else.
 [[nodiscard]] ScenarioDocument load_scenario(const std::filesystem::path& file,
-                                             const solver::SectionSchema& schema);
+                                             const core::SectionSchema& schema);
 
 /// Checks YAML `text` against `schema`; `file_label` names it in messages.
 /// Throws ScenarioError.
 [[nodiscard]] ScenarioDocument parse_scenario(std::string_view text, std::string file_label,
-                                              const solver::SectionSchema& schema);
+                                              const core::SectionSchema& schema);
 
 /// `file:line:col` of the closest recorded location of `key_path` (`server.gpus[3].power`,
 /// `loops[2]`): the value itself if it was written, otherwise the innermost enclosing section or
@@ -114,7 +115,7 @@ struct ScenarioDocument {
 /// inconsistent topology): prefixed with `locate(document, error.key_path())` when the error
 /// names a key path, unchanged otherwise.
 [[nodiscard]] std::string describe_error(const ScenarioDocument& document,
-                                         const solver::InputError& error);
+                                         const core::InputError& error);
 
 /// The resolved scenario as YAML, keys in schema order (parameters in table order, then
 /// sections, then lists): every parameter of `tree` (parameters missing from `tree` are left out),
@@ -122,7 +123,7 @@ struct ScenarioDocument {
 /// value; dimensionless ones without a unit), integers as integers, booleans as true/false,
 /// choices and text as text. `parse_scenario` with the same schema reads it back to the same
 /// values.
-[[nodiscard]] std::string emit_resolved_yaml(const solver::ParameterTree& tree,
-                                             const solver::SectionSchema& schema);
+[[nodiscard]] std::string emit_resolved_yaml(const core::ParameterTree& tree,
+                                             const core::SectionSchema& schema);
 
 }  // namespace dctwin::io

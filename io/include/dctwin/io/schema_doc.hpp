@@ -4,17 +4,17 @@
 
 #include <string>
 
-#include "dctwin/solver/parameters.hpp"
+#include "dctwin/core/parameters.hpp"
 
 namespace dctwin::io {
 
 /// Markdown reference of a schema: one table per section (key, unit, default, range, meaning,
 /// source).
-std::string schema_markdown(const solver::SectionSchema& schema, const std::string& title);
+std::string schema_markdown(const core::SectionSchema& schema, const std::string& title);
 
 /// The same schema as a JSON Schema (draft 2020-12) for editors: a quantity is a bare number in SI
 /// units (bounds checked) or a string with a unit (checked by `dctwin check` only); unknown keys
 /// are refused as the loader refuses them.
-std::string schema_json(const solver::SectionSchema& schema, const std::string& title);
+std::string schema_json(const core::SectionSchema& schema, const std::string& title);
 
 }  // namespace dctwin::io

@@ -83,8 +83,9 @@
 #include <string_view>
 #include <vector>
 
+#include "dctwin/core/input_error.hpp"
+#include "dctwin/core/parameters.hpp"
 #include "dctwin/io/scenario.hpp"
-#include "dctwin/solver/parameters.hpp"
 
 namespace dctwin::io {
 
@@ -102,11 +103,11 @@ enum class SweepDistribution { values, spaced, uniform, normal };
 /// One varied scenario key.
 struct SweepParameter {
   std::string key;               ///< canonical scenario key path, e.g. `server.gpus[5].power_scale`
-  solver::ParameterSpec spec;    ///< the scenario parameter it sets
-  solver::SourceLocation location;  ///< the key in the sweep file
+  core::ParameterSpec spec;    ///< the scenario parameter it sets
+  core::SourceLocation location;  ///< the key in the sweep file
   SweepDistribution distribution = SweepDistribution::values;
   std::vector<std::string> values;                   ///< `values`: as written
-  std::vector<solver::SourceLocation> value_locations;  ///< `values`: where each was written
+  std::vector<core::SourceLocation> value_locations;  ///< `values`: where each was written
   double a = 0.0;  ///< SI: min (spaced, uniform) or mean (normal)
   double b = 0.0;  ///< SI: max (spaced, uniform) or standard deviation (normal)
   std::size_t count = 0;  ///< spaced: number of values
@@ -116,7 +117,7 @@ struct SweepParameter {
 struct SweepSetting {
   std::string key;
   std::string value;
-  solver::SourceLocation location;  ///< the value in the sweep file
+  core::SourceLocation location;  ///< the value in the sweep file
 };
 
 /// One member: the value of every parameter (in the order of `SweepPlan::parameters`).
@@ -125,7 +126,7 @@ struct SweepMember {
   std::vector<std::string> written;  ///< text put into the member's scenario
   std::vector<double> si;            ///< SI value (NaN for text and choices, or if not a number)
   std::vector<std::string> shown;    ///< for people: as written, or in the parameter's display unit
-  std::vector<solver::SourceLocation> where;  ///< where each value came from in the sweep file
+  std::vector<core::SourceLocation> where;  ///< where each value came from in the sweep file
 };
 
 /// A checked sweep and all its members.
@@ -159,12 +160,12 @@ struct SweepBase {
 /// (ScenarioError) for problems of the sweep or of the base scenario, MissingInputError when the
 /// base cannot be read.
 [[nodiscard]] SweepPlan parse_sweep(std::string_view text, std::string file_label,
-                                    const solver::SectionSchema& schema,
+                                    const core::SectionSchema& schema,
                                     const std::optional<SweepBase>& base = std::nullopt);
 
 /// Reads `file` and `parse_sweep`s it. Throws MissingInputError when the file cannot be read.
 [[nodiscard]] SweepPlan load_sweep(const std::filesystem::path& file,
-                                   const solver::SectionSchema& schema);
+                                   const core::SectionSchema& schema);
 
 /// The scenario text of member `index` (see the top of this header).
 [[nodiscard]] std::string member_scenario_text(const SweepPlan& plan, std::size_t index);
@@ -174,16 +175,16 @@ struct SweepBase {
 /// resolve against the base scenario's directory, as they do for the base itself.
 [[nodiscard]] std::string member_label(const SweepPlan& plan, std::size_t index);
 
-/// Member `index`'s scenario, checked against `schema`. Throws solver::InputError with the
+/// Member `index`'s scenario, checked against `schema`. Throws core::InputError with the
 /// message re-located by `describe_member_error`.
 [[nodiscard]] ScenarioDocument load_sweep_member(const SweepPlan& plan, std::size_t index,
-                                                 const solver::SectionSchema& schema);
+                                                 const core::SectionSchema& schema);
 
 /// The message of an error raised for member `index`'s scenario (by the checker, or by a model
 /// while building the site), located in the sweep file or the base scenario as described above.
 /// Messages that carry no location of the member's scenario are prefixed with
 /// `<sweep file>: member <id>: `.
 [[nodiscard]] std::string describe_member_error(const SweepPlan& plan, std::size_t index,
-                                                const solver::InputError& error);
+                                                const core::InputError& error);
 
 }  // namespace dctwin::io

@@ -32,6 +32,7 @@
 #include <string>
 #include <vector>
 
+#include "dctwin/core/report_datasets.hpp"
 #include "dctwin/io/sweep.hpp"
 #include "dctwin/solver/types.hpp"
 
@@ -57,7 +58,7 @@ struct MemberRecord {
   bool final = false;        ///< the member need not run again (see the top of this header)
   double end_time = 0.0;     ///< simulated time reached [s] (NaN when the member did not run)
   double wall_time = 0.0;    ///< wall-clock time of the run [s] (NaN when the member did not run)
-  std::vector<solver::SummaryFigure> summary;
+  std::vector<core::SummaryFigure> summary;
 };
 
 /// Reads member `index`'s report in `dir`, if any. Never throws for a missing, unreadable or
@@ -91,7 +92,7 @@ void prepare_sweep_directory(const SweepPlan& plan, const std::filesystem::path&
 /// The plan stored in `dir`/plan. Throws MissingInputError when `dir` holds no stored plan,
 /// SweepError when it no longer checks (for example after a schema change).
 [[nodiscard]] SweepPlan load_stored_sweep(const std::filesystem::path& dir,
-                                          const solver::SectionSchema& schema);
+                                          const core::SectionSchema& schema);
 
 struct SweepCounts {
   std::size_t complete = 0, incomplete = 0, failed = 0, missing = 0;

@@ -26,15 +26,15 @@
 #include <string_view>
 #include <vector>
 
+#include "dctwin/core/input_error.hpp"
 #include "dctwin/io/output_file.hpp"
-#include "dctwin/solver/parameters.hpp"
 
 namespace dctwin::io {
 
 /// A problem in the content of a telemetry file or in the import options.
-class TelemetryError : public solver::InputError {
+class TelemetryError : public core::InputError {
  public:
-  using solver::InputError::InputError;
+  using core::InputError::InputError;
 };
 
 enum class TelemetryFormat {

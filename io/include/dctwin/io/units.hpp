@@ -20,13 +20,14 @@
 #include <string>
 #include <string_view>
 
-#include "dctwin/solver/parameters.hpp"
+#include "dctwin/core/input_error.hpp"
+
 
 namespace dctwin::io {
 
 /// A problem with a quantity, a unit or a duration written by the user. `what()` is a short
 /// reason meant to be placed inside a longer message, for example `unknown unit 'L/mn'`.
-class UnitError : public solver::InputError {
+class UnitError : public core::InputError {
  public:
   enum class Reason {
     not_a_number,     ///< `'abc' is not a number`
@@ -35,7 +36,7 @@ class UnitError : public solver::InputError {
     not_convertible,  ///< `unit 'kW' is not convertible to 'm3/s'`
   };
   UnitError(Reason reason, const std::string& message)
-      : solver::InputError(message), reason_(reason) {}
+      : core::InputError(message), reason_(reason) {}
   [[nodiscard]] Reason reason() const noexcept { return reason_; }
 
  private:
@@ -71,7 +72,7 @@ struct Quantity {
 [[nodiscard]] bool are_convertible(std::string_view from_unit, std::string_view to_unit);
 
 /// A duration written on the command line, in seconds: `600` (seconds), `30 s`, `10 min`, `1.5 h`,
-/// `24 h`, `2 d`. Must be finite and >= 0. Throws solver::InputError with messages of the form
+/// `24 h`, `2 d`. Must be finite and >= 0. Throws core::InputError with messages of the form
 /// `invalid duration '10 mn' (unknown unit 'mn')`, `invalid duration '5 kg' (unit 'kg' is not
 /// convertible to 's')`, `invalid duration 'soon' (must be a number of seconds or a number with a
 /// time unit, such as '10 min')`, `invalid duration '-5 s' (must be >= 0)`.

@@ -29,6 +29,8 @@
 #include <string_view>
 #include <vector>
 
+#include "dctwin/core/input_error.hpp"
+#include "dctwin/core/printable.hpp"
 #include "dctwin/io/scenario.hpp"
 #include "dctwin/io/telemetry.hpp"
 
@@ -37,9 +39,9 @@ namespace dctwin::io {
 // ---- metrics --------------------------------------------------------------------------------------
 
 /// A problem with the arguments of a metric (sizes differ, too few valid pairs).
-class MetricError : public solver::InputError {
+class MetricError : public core::InputError {
  public:
-  using solver::InputError::InputError;
+  using core::InputError::InputError;
 };
 
 [[nodiscard]] double mean_absolute_error(std::span<const double> simulated, std::span<const double> measured);
@@ -163,11 +165,11 @@ struct PhaseEdge {
 // ---- replay -----------------------------------------------------------------------------------------
 
 /// The simulation of a replay stopped before the end of the trace (a solver failure); the message
-/// names the time and the reason. It is stored through `solver::printable()` (control characters
+/// names the time and the reason. It is stored through `core::printable()` (control characters
 /// as visible escapes), like InputError's.
 class ReplayError : public std::runtime_error {
  public:
-  explicit ReplayError(const std::string& message) : std::runtime_error(solver::printable(message)) {}
+  explicit ReplayError(const std::string& message) : std::runtime_error(core::printable(message)) {}
 };
 
 struct ValidationOptions {
@@ -228,14 +230,14 @@ struct ValidationResult {
 ///    governor's), averaged over `averaging_window` as NVML does;
 ///  - clock: the DVFS governor on the replayed temperatures and the phases' activity.
 /// Throws TelemetryError for a trace that does not fit the scenario (more GPUs than the
-/// scenario, no power), solver::InputError for a scenario that is not a single-node site.
+/// scenario, no power), core::InputError for a scenario that is not a single-node site.
 [[nodiscard]] ValidationResult validate_trace(const TelemetryTrace& trace, const ScenarioDocument& scenario,
                                               const ValidationOptions& options = {});
 
 /// Checks a scenario for a replay before the trace is read: a single-node site whose server
 /// builds. For `server.cooling: cold_plate` that is check_site(); for `air` the air-cooled server
 /// (models/thermal/air_cooled_server.hpp), which dctwin run does not simulate. Throws
-/// solver::InputError located in the scenario file.
+/// core::InputError located in the scenario file.
 void check_replay_scenario(const ScenarioDocument& scenario);
 
 /// Writes a validation result as HDF5 (layout in docs/validation.md) through an OutputFile;
@@ -328,7 +330,7 @@ struct NvidiaSmiExportOptions {
 /// writes, every `interval` from the first full averaging window on, each GPU's row as
 /// `nvidia-smi --query-gpu=timestamp,index,power.draw,temperature.gpu,clocks.sm --format=csv`
 /// prints it: board power averaged over the window before the row (2 decimals, W), junction
-/// temperature (degC), SM clock (MHz). Throws solver::InputError for a bad scenario,
+/// temperature (degC), SM clock (MHz). Throws core::InputError for a bad scenario,
 /// ReportError when the file cannot be written, solver::SolverError when the run fails.
 void export_nvidia_smi_csv(const ScenarioDocument& scenario, const std::filesystem::path& file,
                            const NvidiaSmiExportOptions& options = {});

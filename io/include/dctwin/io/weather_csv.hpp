@@ -42,20 +42,21 @@
 #include <filesystem>
 #include <string>
 
+#include "dctwin/core/input_error.hpp"
+#include "dctwin/core/parameters.hpp"
 #include "dctwin/models/facility/weather.hpp"
-#include "dctwin/solver/parameters.hpp"
 
 namespace dctwin::io {
 
 /// A problem in the content of a weather file; `location()` gives file and line (column 0).
-class WeatherFileError : public solver::InputError {
+class WeatherFileError : public core::InputError {
  public:
-  WeatherFileError(const std::string& message, solver::SourceLocation location)
-      : solver::InputError(message), location_(std::move(location)) {}
-  [[nodiscard]] const solver::SourceLocation& location() const noexcept { return location_; }
+  WeatherFileError(const std::string& message, core::SourceLocation location)
+      : core::InputError(message), location_(std::move(location)) {}
+  [[nodiscard]] const core::SourceLocation& location() const noexcept { return location_; }
 
  private:
-  solver::SourceLocation location_;
+  core::SourceLocation location_;
 };
 
 /// Reads a weather CSV file (format above) into a series with the given interpolation.

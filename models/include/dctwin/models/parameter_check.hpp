@@ -3,7 +3,7 @@
 //
 // A model validates its parameters when it is constructed, so that a model built directly
 // in C++ (not only one read from a scenario, whose ranges io/ checks from the parameter tables)
-// refuses values that make no physical sense. A refused value throws solver::InputError with
+// refuses values that make no physical sense. A refused value throws core::InputError with
 //
 //   "<section>.<key> = <value> <unit> (must be > 0)"          key_path() = "<section>.<key>"
 //   "<section>.<key> = <value> <unit> (must be >= 1 s)"       (a zero bound is printed without
@@ -19,7 +19,7 @@
 
 #include <string>
 
-namespace dctwin::solver {
+namespace dctwin::core {
 struct ParameterSpec;
 }
 
@@ -63,9 +63,9 @@ class ParameterCheck {
   /// less_than / at_most word it, two as "(must be in [low, high] <unit>)" with the brackets of
   /// the bounds' inclusion (as io/ words it). Then a value that is not finite throws
   /// "<section>: <name> must be a finite number".
-  void declared(const solver::ParameterSpec& spec, double value) const;
+  void declared(const core::ParameterSpec& spec, double value) const;
   /// A choice against its declaration: "<section>.<name> = <value> (must be a, b or c)".
-  void declared_choice(const solver::ParameterSpec& spec, const std::string& value) const;
+  void declared_choice(const core::ParameterSpec& spec, const std::string& value) const;
 
   /// Throws "<section>: <sentence>" for a combination of parameters.
   [[noreturn]] void fail(const std::string& sentence) const;

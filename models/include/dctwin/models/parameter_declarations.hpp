@@ -17,7 +17,7 @@
 //
 // and everything else comes from that one list:
 //
-//   table()            the solver::ParameterTable (name, kind, SI unit, shown unit, doc, range,
+//   table()            the core::ParameterTable (name, kind, SI unit, shown unit, doc, range,
 //                      source) that io/ checks scenarios against, `dctwin schema` and
 //                      docs/scenario-reference.md print and the GUI's editor shows; each default is
 //                      read from a default-constructed struct, so it is written only in the struct;
@@ -35,13 +35,13 @@
 #include <utility>
 #include <vector>
 
+#include "dctwin/core/parameters.hpp"
 #include "dctwin/models/parameter_check.hpp"
-#include "dctwin/solver/parameters.hpp"
 
 namespace dctwin::models {
 
 /// The path of a resolved section, or `fallback` for a tree built without one (a test's tree).
-[[nodiscard]] std::string section_path(const solver::ParameterTree& section, const char* fallback);
+[[nodiscard]] std::string section_path(const core::ParameterTree& section, const char* fallback);
 
 template <class S>
 class ParameterDeclarations {
@@ -51,15 +51,15 @@ class ParameterDeclarations {
   /// next declaration.
   class Declared {
    public:
-    explicit Declared(solver::ParameterSpec& spec) : spec_(&spec) {}
+    explicit Declared(core::ParameterSpec& spec) : spec_(&spec) {}
     /// value > bound.
-    Declared& above(double bound) { solver::greater_than(*spec_, bound); return *this; }
+    Declared& above(double bound) { core::greater_than(*spec_, bound); return *this; }
     /// value >= bound.
-    Declared& at_least(double bound) { solver::at_least(*spec_, bound); return *this; }
+    Declared& at_least(double bound) { core::at_least(*spec_, bound); return *this; }
     /// value < bound.
-    Declared& below(double bound) { solver::less_than(*spec_, bound); return *this; }
+    Declared& below(double bound) { core::less_than(*spec_, bound); return *this; }
     /// value <= bound.
-    Declared& at_most(double bound) { solver::at_most(*spec_, bound); return *this; }
+    Declared& at_most(double bound) { core::at_most(*spec_, bound); return *this; }
     /// The unit docs, messages of io/ and the GUI show the value in (`kW`, `degC`).
     Declared& shown_in(const char* unit) { spec_->display_unit = unit; return *this; }
     /// No default: the scenario must give it (the struct's initialiser is then not a default).
@@ -70,27 +70,27 @@ class ParameterDeclarations {
     }
 
    private:
-    solver::ParameterSpec* spec_;
+    core::ParameterSpec* spec_;
   };
 
   /// A physical quantity held in SI `unit` (udunits2 syntax, "1" when dimensionless).
   Declared real(const char* name, double S::*member, const char* unit, const char* doc, const char* source) {
     Field field;
-    field.spec = solver::real_parameter(name, unit, doc, defaults_.*member, source);
+    field.spec = core::real_parameter(name, unit, doc, defaults_.*member, source);
     field.real = member;
     return add(std::move(field));
   }
   /// A count, written without a unit.
   Declared integer(const char* name, int S::*member, const char* doc, const char* source) {
     Field field;
-    field.spec = solver::integer_parameter(name, doc, static_cast<double>(defaults_.*member), source);
+    field.spec = core::integer_parameter(name, doc, static_cast<double>(defaults_.*member), source);
     field.integer = member;
     return add(std::move(field));
   }
   /// true / false.
   Declared boolean(const char* name, bool S::*member, const char* doc, const char* source) {
     Field field;
-    field.spec = solver::boolean_parameter(name, doc, defaults_.*member);
+    field.spec = core::boolean_parameter(name, doc, defaults_.*member);
     field.spec.source = source;
     field.flag = member;
     return add(std::move(field));
@@ -99,15 +99,15 @@ class ParameterDeclarations {
   Declared choice(const char* name, std::string S::*member, std::vector<std::string> choices, const char* doc,
                   const char* source) {
     Field field;
-    field.spec = solver::choice_parameter(name, std::move(choices), doc, defaults_.*member);
+    field.spec = core::choice_parameter(name, std::move(choices), doc, defaults_.*member);
     field.spec.source = source;
     field.text = member;
     return add(std::move(field));
   }
 
   /// The parameter table, in declaration order.
-  [[nodiscard]] solver::ParameterTable table() const {
-    solver::ParameterTable table;
+  [[nodiscard]] core::ParameterTable table() const {
+    core::ParameterTable table;
     table.reserve(fields_.size());
     for (const Field& field : fields_) table.push_back(field.spec);
     return table;
@@ -115,7 +115,7 @@ class ParameterDeclarations {
 
   /// A default-constructed struct with every declared member read from `section` (whose schema is
   /// table(), so every name is there). Members not declared keep their defaults.
-  [[nodiscard]] S read(const solver::ParameterTree& section) const {
+  [[nodiscard]] S read(const core::ParameterTree& section) const {
     S values{};
     for (const Field& field : fields_) {
       const std::string& name = field.spec.name;
@@ -128,7 +128,7 @@ class ParameterDeclarations {
   }
 
   /// Every declared member of `values` against its range (numbers: also finite) or its choices,
-  /// in declaration order; the first problem throws solver::InputError "<section>.<name> = ...".
+  /// in declaration order; the first problem throws core::InputError "<section>.<name> = ...".
   void check(const S& values, const std::string& section) const {
     const ParameterCheck check(section);
     for (const Field& field : fields_) {
@@ -140,7 +140,7 @@ class ParameterDeclarations {
 
  private:
   struct Field {
-    solver::ParameterSpec spec;
+    core::ParameterSpec spec;
     double S::*real = nullptr;
     int S::*integer = nullptr;
     bool S::*flag = nullptr;

@@ -19,7 +19,8 @@
 #include <string>
 #include <vector>
 
-#include "dctwin/solver/check.hpp"
+#include "dctwin/core/check.hpp"
+#include "dctwin/core/report_datasets.hpp"
 #include "dctwin/solver/forced_response.hpp"
 #include "dctwin/solver/types.hpp"
 
@@ -86,8 +87,8 @@ class Component {
   // ---- declarations (made in the constructor) -------------------------------------------------
   [[nodiscard]] const std::vector<StateGroupSpec>& state_groups() const noexcept { return groups_; }
   [[nodiscard]] Index state_count() const noexcept;
-  [[nodiscard]] const std::vector<OutputSpec>& outputs() const noexcept { return outputs_; }
-  [[nodiscard]] const std::vector<EntityTable>& entity_tables() const noexcept { return entities_; }
+  [[nodiscard]] const std::vector<core::OutputSpec>& outputs() const noexcept { return outputs_; }
+  [[nodiscard]] const std::vector<core::EntityTable>& entity_tables() const noexcept { return entities_; }
   [[nodiscard]] const std::vector<std::string>& event_names() const noexcept { return events_; }
   [[nodiscard]] const std::vector<DiscreteGroupSpec>& discrete_groups() const noexcept { return discrete_groups_; }
   [[nodiscard]] Index discrete_count() const noexcept;
@@ -193,9 +194,9 @@ class Component {
   /// Declares a group of states; returns its handle for `index()`.
   int declare_state_group(StateGroupSpec spec);
   /// Declares a recorded output; returns its position in `outputs()`.
-  int declare_output(OutputSpec spec);
+  int declare_output(core::OutputSpec spec);
   /// Declares the labels of an entity kind used by this component's outputs.
-  void declare_entity_table(EntityTable table);
+  void declare_entity_table(core::EntityTable table);
   /// Declares a threshold event; returns its position.
   int declare_event(std::string name);
   /// Declares a group of discrete states; returns its handle for `discrete_index()`.
@@ -206,8 +207,8 @@ class Component {
   std::string name_;
   std::vector<StateGroupSpec> groups_;
   std::vector<Index> offsets_;
-  std::vector<OutputSpec> outputs_;
-  std::vector<EntityTable> entities_;
+  std::vector<core::OutputSpec> outputs_;
+  std::vector<core::EntityTable> entities_;
   std::vector<std::string> events_;
   std::vector<DiscreteGroupSpec> discrete_groups_;
   std::vector<Index> discrete_offsets_;

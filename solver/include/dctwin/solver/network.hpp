@@ -43,7 +43,7 @@
 // pressure) has exactly zero flow and one pressure; it is not put into the Newton system at all.
 // A law with dp(0) != 0 must therefore say `drives_flow()`.
 //
-// Checks before solving (solver::InputError, messages exactly as below, NET is the network's
+// Checks before solving (core::InputError, messages exactly as below, NET is the network's
 // name):
 //   "network 'NET' has no nodes"
 //   "network 'NET': no node has a fixed pressure (add a reference node, such as the expansion tank)"

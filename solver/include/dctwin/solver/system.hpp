@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "dctwin/core/report_datasets.hpp"
 #include "dctwin/solver/component.hpp"
 
 namespace dctwin::solver {
@@ -23,7 +24,7 @@ struct SparsePattern {
 /// Where an output of the system lives: which component writes it and where its values start in
 /// the flat output buffer.
 struct OutputSlot {
-  OutputSpec spec;
+  core::OutputSpec spec;
   const Component* component = nullptr;
   std::size_t first_value = 0;  ///< offset in the flat buffer of all output values
 };
@@ -57,7 +58,7 @@ class System {
   [[nodiscard]] const SparsePattern& jacobian_pattern() const noexcept { return pattern_; }
   [[nodiscard]] const std::vector<OutputSlot>& outputs() const noexcept { return outputs_; }
   [[nodiscard]] std::size_t output_value_count() const noexcept { return output_values_; }
-  [[nodiscard]] std::vector<EntityTable> entity_tables() const;
+  [[nodiscard]] std::vector<core::EntityTable> entity_tables() const;
   /// Size of the discrete state vector (sampled controllers' memory).
   [[nodiscard]] Index discrete_size() const noexcept { return discrete_size_; }
   [[nodiscard]] std::vector<double> initial_discrete() const;

@@ -12,12 +12,12 @@
 #include <string_view>
 #include <vector>
 
-#include "dctwin/solver/parameters.hpp"
+#include "dctwin/core/parameters.hpp"
 
 namespace dctwin::gui {
 
 struct FormField {
-  solver::ParameterSpec spec;
+  core::ParameterSpec spec;
   std::string key_path;  ///< "loop.pump.max_flow"
   std::string text;      ///< as typed; empty = default
 };
@@ -25,7 +25,7 @@ struct FormField {
 struct FormSection {
   std::string key;   ///< "pump" ("" for the root, "gpus" for a list entry)
   std::string path;  ///< "loop.pump", "server.gpus[3]"
-  const solver::SectionSchema* schema = nullptr;
+  const core::SectionSchema* schema = nullptr;
   std::vector<FormField> fields;
   std::vector<FormSection> sections;
   std::map<std::string, std::vector<FormSection>> lists;  ///< entries of each list
@@ -42,7 +42,7 @@ struct FormProblem {
 
 class ScenarioForm {
  public:
-  explicit ScenarioForm(solver::SectionSchema schema);
+  explicit ScenarioForm(core::SectionSchema schema);
   ScenarioForm(const ScenarioForm&) = delete;
   ScenarioForm& operator=(const ScenarioForm&) = delete;
 
@@ -72,15 +72,15 @@ class ScenarioForm {
   [[nodiscard]] std::optional<FormProblem> check(const std::string& file_label) const;
 
  private:
-  solver::SectionSchema schema_;
+  core::SectionSchema schema_;
   FormSection root_;
 };
 
 /// "20 L/min" (the default in the display unit), "required" when there is none.
-[[nodiscard]] std::string describe_default(const solver::ParameterSpec& spec);
+[[nodiscard]] std::string describe_default(const core::ParameterSpec& spec);
 /// "> 0 L/min", "[0, 0.6]", "<= 80 degC", "one of: series, parallel", "" when unbounded.
-[[nodiscard]] std::string describe_range(const solver::ParameterSpec& spec);
+[[nodiscard]] std::string describe_range(const core::ParameterSpec& spec);
 /// The unit a value is typed in by default (display unit, else SI unit; "" for dimensionless).
-[[nodiscard]] std::string input_unit(const solver::ParameterSpec& spec);
+[[nodiscard]] std::string input_unit(const core::ParameterSpec& spec);
 
 }  // namespace dctwin::gui

@@ -58,7 +58,7 @@
 #include <string>
 #include <vector>
 
-#include "dctwin/solver/parameters.hpp"
+#include "dctwin/core/parameters.hpp"
 
 namespace dctwin::models::electrical {
 
@@ -67,8 +67,8 @@ struct EfficiencyPoint {
   double load_fraction = 0.0;  ///< x = P_out / P_rated [1]
   double efficiency = 1.0;     ///< eta = P_out / P_in [1]
 
-  static solver::ParameterTable table();
-  static EfficiencyPoint from(const solver::ParameterTree& section);
+  static core::ParameterTable table();
+  static EfficiencyPoint from(const core::ParameterTree& section);
 };
 
 /// Checks a curve: at least 2 points, load fractions > 0 and strictly increasing, efficiencies in
@@ -96,11 +96,11 @@ struct PsuParameters {
   double pfc_time_constant = 0.01;        ///< tau [s] of the PFC voltage loop (input-power lag); T_r = 4 tau
 
   static std::vector<EfficiencyPoint> default_efficiency();
-  static solver::ParameterTable table();
+  static core::ParameterTable table();
   /// The parameters plus the list `efficiency` (empty: the default curve).
-  static solver::SectionSchema schema();
+  static core::SectionSchema schema();
   /// Reads and checks; errors name "<section path>.<key>".
-  static PsuParameters from(const solver::ParameterTree& section);
+  static PsuParameters from(const core::ParameterTree& section);
   void check(const std::string& section) const;
 };
 
@@ -167,8 +167,8 @@ struct BbuParameters {
   double transfer_time = 0.004;     ///< [s] from the busbar's loss of feed to the BBU carrying it
   double recharge_power = 1.5e3;    ///< [W] per unit drawn from the busbar to recharge after a discharge
 
-  static solver::ParameterTable table();
-  static BbuParameters from(const solver::ParameterTree& section);
+  static core::ParameterTable table();
+  static BbuParameters from(const core::ParameterTree& section);
   void check(const std::string& section) const;
   /// Standby loss of `racks` racks [W].
   [[nodiscard]] double loss(std::size_t racks) const;
@@ -183,8 +183,8 @@ struct PduParameters {
   double loss_fraction_at_rated = 0.01;///< f_rated [1] resistive loss at rated power, per rated power
   double no_load_loss = 0.0;           ///< P_0 [W] per lineup
 
-  static solver::ParameterTable table();
-  static PduParameters from(const solver::ParameterTree& section);
+  static core::ParameterTable table();
+  static PduParameters from(const core::ParameterTree& section);
   void check(const std::string& section) const;
   /// P_0 + k P^2 [W] at output power P.
   [[nodiscard]] double loss(double output_power) const {
@@ -208,10 +208,10 @@ struct UpsParameters {
 
   static std::vector<EfficiencyPoint> default_double_conversion();
   static std::vector<EfficiencyPoint> default_eco();
-  static solver::ParameterTable table();
+  static core::ParameterTable table();
   /// The parameters plus the lists `double_conversion_efficiency`, `eco_efficiency`.
-  static solver::SectionSchema schema();
-  static UpsParameters from(const solver::ParameterTree& section);
+  static core::SectionSchema schema();
+  static UpsParameters from(const core::ParameterTree& section);
   void check(const std::string& section) const;
   /// The curve of the selected mode.
   [[nodiscard]] const std::vector<EfficiencyPoint>& curve() const;
@@ -237,8 +237,8 @@ struct SwitchboardParameters {
   double rated_power = 5.0e6;              ///< [W] of one lineup's switchboard
   double loss_fraction_at_rated = 0.0025;  ///< [1] resistive loss at rated power, per rated power
 
-  static solver::ParameterTable table();
-  static SwitchboardParameters from(const solver::ParameterTree& section);
+  static core::ParameterTable table();
+  static SwitchboardParameters from(const core::ParameterTree& section);
   void check(const std::string& section) const;
   /// k P^2 [W] at output power P.
   [[nodiscard]] double loss(double output_power) const {

@@ -52,6 +52,8 @@
 #include <utility>
 #include <vector>
 
+#include "dctwin/core/parameters.hpp"
+#include "dctwin/core/report_datasets.hpp"
 #include "dctwin/models/electrical/conversion.hpp"
 #include "dctwin/models/electrical/feeder.hpp"
 #include "dctwin/models/electrical/grid_metrics.hpp"
@@ -59,7 +61,6 @@
 #include "dctwin/models/electrical/storage.hpp"
 #include "dctwin/models/electrical/transformer.hpp"
 #include "dctwin/models/electrical/utility.hpp"
-#include "dctwin/solver/parameters.hpp"
 #include "dctwin/solver/types.hpp"
 
 namespace dctwin::models::electrical {
@@ -85,12 +86,12 @@ struct ElectricalParameters {
   GridLimits limits;
   std::vector<UtilityEvent> utility_events;  ///< sags and outages, in time order
 
-  static solver::ParameterTable table();
+  static core::ParameterTable table();
   /// Sub-sections psu, bbu, pdu, ups, switchboard, transformer, feeder, utility, capacitor_storage,
   /// battery_storage, limits; the list utility_events.
-  static solver::SectionSchema schema();
+  static core::SectionSchema schema();
   /// Reads and checks every sub-section; errors name "<path>.<section>.<key>".
-  static ElectricalParameters from(const solver::ParameterTree& section);
+  static ElectricalParameters from(const core::ParameterTree& section);
   void check(const std::string& section) const;
 };
 
@@ -175,7 +176,7 @@ class ElectricalFeed {
   /// ups_battery_discharge (J), ups_battery_exhausted_first, bbu_exhausted_first (s, -1 never),
   /// ups_battery_energy_end, bbu_energy_end (J); and the limit checks utility_supply and
   /// it_load_supplied among grid_limit_*.
-  [[nodiscard]] std::vector<solver::SummaryFigure> summary() const;
+  [[nodiscard]] std::vector<core::SummaryFigure> summary() const;
 
   /// Least PSU bulk voltage reached in any lineup [V] (hold-up margin against psu.bulk_voltage_min).
   [[nodiscard]] double psu_bulk_voltage_min() const;

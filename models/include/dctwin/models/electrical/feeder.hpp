@@ -40,8 +40,8 @@
 
 #include <Eigen/Core>
 
+#include "dctwin/core/parameters.hpp"
 #include "dctwin/models/electrical/utility.hpp"
-#include "dctwin/solver/parameters.hpp"
 
 namespace dctwin::models::electrical {
 
@@ -53,8 +53,8 @@ struct FeederParameters {
   double source_voltage = 1.0;           ///< |v_s| [1] relative to the nominal voltage
   double load_time_constant = 0.02;      ///< tau_load [s]: lag of the load current behind its power's target
 
-  static solver::ParameterTable table();
-  static FeederParameters from(const solver::ParameterTree& section);
+  static core::ParameterTable table();
+  static FeederParameters from(const core::ParameterTree& section);
   void check(const std::string& section) const;
 };
 

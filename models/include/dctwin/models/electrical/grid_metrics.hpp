@@ -28,7 +28,7 @@
 // Voltage change: max |V - V_0| with V relative to nominal and V_0 the first sample.
 #pragma once
 
-#include "dctwin/solver/parameters.hpp"
+#include "dctwin/core/parameters.hpp"
 
 #include <array>
 #include <cstddef>
@@ -48,8 +48,8 @@ struct GridLimits {
   double voltage_change_max = 0.03;        ///< 1, relative to nominal
   double transformer_hot_spot_max = 383.15;  ///< K (110 degC)
 
-  static solver::ParameterTable table();
-  static GridLimits from(const solver::ParameterTree& section);
+  static core::ParameterTable table();
+  static GridLimits from(const core::ParameterTree& section);
   void check(const std::string& section) const;
 };
 

@@ -30,7 +30,7 @@
 #include <string>
 #include <vector>
 
-#include "dctwin/solver/parameters.hpp"
+#include "dctwin/core/parameters.hpp"
 
 namespace dctwin::models::electrical {
 
@@ -41,9 +41,9 @@ struct UtilityEvent {
   double duration = 0.0;        ///< [s]
   double depth = 1.0;           ///< [1] share of the nominal voltage lost during a sag (outage: 1)
 
-  static solver::ParameterTable table();
+  static core::ParameterTable table();
   /// Reads one entry and checks it; errors name "<entry path>.<key>".
-  static UtilityEvent from(const solver::ParameterTree& entry);
+  static UtilityEvent from(const core::ParameterTree& entry);
   [[nodiscard]] double end() const { return time + duration; }
   /// The utility voltage during the event, per nominal: 1 - depth (0 for an outage).
   [[nodiscard]] double residual_voltage() const { return kind == "outage" ? 0.0 : 1.0 - depth; }

@@ -39,7 +39,7 @@
 //   charging:    dE/dt = -P_bus eta_c   (loss |P_bus| (1 - eta_c)).
 #pragma once
 
-#include "dctwin/solver/parameters.hpp"
+#include "dctwin/core/parameters.hpp"
 
 #include <string>
 
@@ -58,10 +58,10 @@ struct CapacitorStorageParameters {
   double filter_time_constant = 2.0;      ///< tau_f [s]: the bank serves demand - lowpass(demand)
   double recovery_time_constant = 30.0;   ///< tau_r [s]: pulls the energy back to the middle of the window
 
-  static solver::ParameterTable table();
+  static core::ParameterTable table();
   /// Reads the section and checks it; errors name `<section path>.<key>`.
-  static CapacitorStorageParameters from(const solver::ParameterTree& section);
-  /// Range and consistency checks; throws solver::InputError naming `<section>.<key>`.
+  static CapacitorStorageParameters from(const core::ParameterTree& section);
+  /// Range and consistency checks; throws core::InputError naming `<section>.<key>`.
   void check(const std::string& section) const;
 
   [[nodiscard]] double energy_min() const { return 0.5 * capacitance * voltage_min * voltage_min; }
@@ -81,8 +81,8 @@ struct BatteryStorageParameters {
   double ramp_rate_max = 1.0e6;          ///< r_max [W/s]: the grid-side power may move at most this fast
   double recovery_time_constant = 600.0; ///< tau_r [s]: pulls SoC back to initial_soc when the ramp allows
 
-  static solver::ParameterTable table();
-  static BatteryStorageParameters from(const solver::ParameterTree& section);
+  static core::ParameterTable table();
+  static BatteryStorageParameters from(const core::ParameterTree& section);
   void check(const std::string& section) const;
 };
 

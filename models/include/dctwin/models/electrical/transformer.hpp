@@ -36,7 +36,7 @@
 #include <string>
 #include <vector>
 
-#include "dctwin/solver/parameters.hpp"
+#include "dctwin/core/parameters.hpp"
 
 namespace dctwin::models::electrical {
 
@@ -56,8 +56,8 @@ struct TransformerParameters {
   double ambient_rise = 0.0;              ///< [K] of the transformer's surroundings over the site ambient
   bool start_at_steady_state = true;      ///< start at the steady state of the initial load (else at ambient)
 
-  static solver::ParameterTable table();
-  static TransformerParameters from(const solver::ParameterTree& section);
+  static core::ParameterTable table();
+  static TransformerParameters from(const core::ParameterTree& section);
   void check(const std::string& section) const;
 
   /// R = P_LL / P_0.

@@ -30,7 +30,7 @@
 
 #include <Eigen/Core>
 
-#include "dctwin/solver/parameters.hpp"
+#include "dctwin/core/parameters.hpp"
 
 namespace dctwin::models::electrical {
 
@@ -51,8 +51,8 @@ struct UtilityParameters {
   double torsional_share = 0.1;            ///< [1] share of the facility's power change the unit picks up
   double torsional_unit_rating = 500.0e6;  ///< S_unit [VA]
 
-  static solver::ParameterTable table();
-  static UtilityParameters from(const solver::ParameterTree& section);
+  static core::ParameterTable table();
+  static UtilityParameters from(const core::ParameterTree& section);
   void check(const std::string& section) const;
 
   /// Thevenin impedance per phase [ohm].

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "dctwin/core/report_datasets.hpp"
 #include "dctwin/solver/types.hpp"
 
 namespace dctwin::models::facility {
@@ -37,7 +38,7 @@ class EnvelopeMonitor {
   /// Per check: envelope_<name>_time [s], envelope_<name>_first [s] (-1: never), and
   /// envelope_<name>_worst [unit] (the sampled value furthest outside; the value nearest to the
   /// band's violated edge when never outside: the lowest for a ceiling, the highest for a floor).
-  [[nodiscard]] std::vector<solver::SummaryFigure> summary() const;
+  [[nodiscard]] std::vector<core::SummaryFigure> summary() const;
   [[nodiscard]] std::size_t size() const { return checks_.size(); }
   [[nodiscard]] const EnvelopeCheck& check(std::size_t k) const { return checks_.at(k).check; }
 

@@ -8,6 +8,7 @@
 #include <optional>
 #include <vector>
 
+#include "dctwin/core/report_datasets.hpp"
 #include "dctwin/models/facility/air_cooling.hpp"
 #include "dctwin/models/facility/envelope.hpp"
 #include "dctwin/models/facility/flow_plan.hpp"
@@ -21,18 +22,18 @@
 namespace dctwin::models::facility {
 
 /// Schema of the `facility:` section.
-solver::SectionSchema facility_schema();
+core::SectionSchema facility_schema();
 
 class FacilitySite final : public Site {
  public:
   /// `weather_file` is the series read by io/ when `facility.weather.source` is `file`.
-  FacilitySite(const solver::ParameterTree& scenario, std::optional<WeatherSeries> weather_file);
+  FacilitySite(const core::ParameterTree& scenario, std::optional<WeatherSeries> weather_file);
 
   [[nodiscard]] std::vector<double> initial_state() const override;
   void observe(double t, const std::vector<double>& x, const std::vector<double>& outputs) override;
-  [[nodiscard]] std::vector<solver::SummaryFigure> summary(const std::vector<double>& x0, const std::vector<double>& x,
+  [[nodiscard]] std::vector<core::SummaryFigure> summary(const std::vector<double>& x0, const std::vector<double>& x,
                                                            const std::vector<double>& discrete) const override;
-  [[nodiscard]] std::vector<solver::StaticData> static_data() const override { return layout_->static_data(); }
+  [[nodiscard]] std::vector<core::StaticData> static_data() const override { return layout_->static_data(); }
   /// The plant against the design heat load (every GPU at its power limit, every server's other
   /// heat) in the run's weather: a warning when it leaves more than 0.5 % of that load unmet.
   [[nodiscard]] std::vector<std::string> design_warnings() const override;

@@ -6,7 +6,7 @@
 #include <limits>
 #include <vector>
 
-#include "dctwin/solver/check.hpp"
+#include "dctwin/core/check.hpp"
 
 namespace dctwin::models::facility {
 

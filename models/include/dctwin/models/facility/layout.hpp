@@ -9,8 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "dctwin/core/parameters.hpp"
+#include "dctwin/core/report_datasets.hpp"
 #include "dctwin/models/thermal/gpu_package.hpp"
-#include "dctwin/solver/parameters.hpp"
 #include "dctwin/solver/types.hpp"
 
 namespace dctwin::models::facility {
@@ -28,8 +29,8 @@ struct LayoutParameters {
   double row_pitch = 3.6;            ///< [m] centre to centre of two rows (rack + half of each aisle)
   double pod_gap = 6.0;              ///< [m] between pods
 
-  static solver::ParameterTable table();
-  static LayoutParameters from(const solver::ParameterTree& section);
+  static core::ParameterTable table();
+  static LayoutParameters from(const core::ParameterTree& section);
 };
 
 class FacilityLayout {
@@ -52,7 +53,7 @@ class FacilityLayout {
   [[nodiscard]] std::vector<std::string> pod_labels() const;    ///< "pod0"
   /// /layout/rack_position [rack x 3], /layout/rack_size [3], /layout/rack_pod [rack],
   /// /layout/gpu_rack [gpu], /layout/gpu_server [gpu].
-  [[nodiscard]] std::vector<solver::StaticData> static_data() const;
+  [[nodiscard]] std::vector<core::StaticData> static_data() const;
   [[nodiscard]] const LayoutParameters& parameters() const { return p_; }
 
  private:
@@ -66,8 +67,8 @@ struct SpreadParameters {
   double resistance_sigma = 0.05;  ///< relative standard deviation of R_jb (thermal interface) [1]
   double leakage_sigma = 0.15;     ///< standard deviation of ln(leakage scale) [1]
 
-  static solver::ParameterTable table();
-  static SpreadParameters from(const solver::ParameterTree& section);
+  static core::ParameterTable table();
+  static SpreadParameters from(const core::ParameterTree& section);
 };
 
 /// Per-GPU scales: power and resistance normal (truncated at +-4 sigma), leakage log-normal with

@@ -399,8 +399,8 @@ struct PlantParameters {
   double pump_power = 300e3;           ///< [W] facility water pumps
   double water_volume = 200.0;         ///< [m3] in the facility loop (supply + return headers)
 
-  static solver::SectionSchema schema();
-  static PlantParameters from(const solver::ParameterTree& section);
+  static core::SectionSchema schema();
+  static PlantParameters from(const core::ParameterTree& section);
 };
 
 /// Facility water: a return header T_fr collecting the CRAH coils and CDUs, a supply header T_fs.

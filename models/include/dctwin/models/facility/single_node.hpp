@@ -14,6 +14,7 @@
 
 #include <memory>
 
+#include "dctwin/core/report_datasets.hpp"
 #include "dctwin/models/facility/site.hpp"
 #include "dctwin/models/thermal/coolant_channel.hpp"
 #include "dctwin/models/thermal/gpu_package.hpp"
@@ -22,20 +23,20 @@
 namespace dctwin::models::facility {
 
 /// Schema of the `server:` and `loop:` sections.
-solver::SectionSchema single_node_server_schema();
-solver::SectionSchema single_node_loop_schema();
+core::SectionSchema single_node_server_schema();
+core::SectionSchema single_node_loop_schema();
 
 class SingleNodeSite final : public Site {
  public:
-  explicit SingleNodeSite(const solver::ParameterTree& scenario);
+  explicit SingleNodeSite(const core::ParameterTree& scenario);
   /// The same server with `power` driving the GPUs instead of the training job (one power per
   /// GPU of the scenario, leakage excluded: the packages add it). The site shares ownership of it;
   /// a null `power` builds the training job, as the first constructor does.
-  SingleNodeSite(const solver::ParameterTree& scenario, std::shared_ptr<const thermal::GpuPowerSource> power);
+  SingleNodeSite(const core::ParameterTree& scenario, std::shared_ptr<const thermal::GpuPowerSource> power);
 
   [[nodiscard]] std::vector<double> initial_state() const override;
   void observe(double t, const std::vector<double>& x, const std::vector<double>& outputs) override;
-  [[nodiscard]] std::vector<solver::SummaryFigure> summary(const std::vector<double>& x0, const std::vector<double>& x,
+  [[nodiscard]] std::vector<core::SummaryFigure> summary(const std::vector<double>& x0, const std::vector<double>& x,
                                                            const std::vector<double>& discrete) const override;
 
   [[nodiscard]] const thermal::GpuPackageArray& gpus() const { return *gpus_; }

@@ -9,9 +9,10 @@
 #include <string>
 #include <vector>
 
+#include "dctwin/core/parameters.hpp"
+#include "dctwin/core/report_datasets.hpp"
 #include "dctwin/models/electrical/feed.hpp"
 #include "dctwin/models/facility/weather.hpp"
-#include "dctwin/solver/parameters.hpp"
 #include "dctwin/solver/simulator.hpp"
 #include "dctwin/solver/system.hpp"
 
@@ -42,12 +43,12 @@ class Site {
   /// The grid-connection samples produced since the last call (moved out).
   virtual std::vector<electrical::GridSample> take_grid_samples() { return {}; }
   /// Data that does not change during the run (layout, maps), written once into the report.
-  [[nodiscard]] virtual std::vector<solver::StaticData> static_data() const { return {}; }
+  [[nodiscard]] virtual std::vector<core::StaticData> static_data() const { return {}; }
   /// Problems of the design that do not stop a run, one sentence each (an undersized plant).
   [[nodiscard]] virtual std::vector<std::string> design_warnings() const { return {}; }
   /// Summary figures at the end of a run (x0: initial state, x: final state, discrete: final
   /// discrete state).
-  [[nodiscard]] virtual std::vector<solver::SummaryFigure> summary(const std::vector<double>& x0,
+  [[nodiscard]] virtual std::vector<core::SummaryFigure> summary(const std::vector<double>& x0,
                                                                    const std::vector<double>& x,
                                                                    const std::vector<double>& discrete) const = 0;
 
@@ -58,16 +59,16 @@ class Site {
 };
 
 /// Settings shared by every scenario (`simulation:` section).
-solver::SectionSchema simulation_schema();
+core::SectionSchema simulation_schema();
 /// Reads the `simulation:` section into settings.
-solver::SimulationSettings simulation_settings(const solver::ParameterTree& simulation);
+solver::SimulationSettings simulation_settings(const core::ParameterTree& simulation);
 
 /// Schema of a scenario file (all sites dctwin can build).
-solver::SectionSchema scenario_schema();
+core::SectionSchema scenario_schema();
 /// The top-level sections that belong to the other kind of site than the scenario's (`facility`
 /// and `electrical` for a single-node site, `server` and `loop` for a facility). They must not be
 /// written (build_site refuses them); a resolved scenario leaves them out, so that it runs again.
-std::vector<std::string> sections_of_other_site_kind(const solver::ParameterTree& scenario);
+std::vector<std::string> sections_of_other_site_kind(const core::ParameterTree& scenario);
 /// The most GPUs a facility site may hold: 42x the 24,576-GPU Llama 3 hall and several times the
 /// largest clusters built so far. Each layout count has its own range; this bounds their product.
 inline constexpr std::int64_t max_facility_gpus = std::int64_t{1} << 20;
@@ -82,13 +83,13 @@ struct SiteSize {
   std::string gpus_text;
   std::string key_path;
 };
-[[nodiscard]] SiteSize estimate_site_size(const solver::ParameterTree& scenario);
+[[nodiscard]] SiteSize estimate_site_size(const core::ParameterTree& scenario);
 /// "1.5 GiB": a byte count for messages (binary prefixes, three digits).
 [[nodiscard]] std::string format_bytes(double bytes);
 
-/// Builds the site a resolved scenario describes. Throws solver::InputError (with the key path)
+/// Builds the site a resolved scenario describes. Throws core::InputError (with the key path)
 /// for inconsistencies the schema cannot express, such as a topology that does not fit together.
 /// `weather_file`: the weather series io/ read when the scenario names a weather file.
-std::unique_ptr<Site> build_site(const solver::ParameterTree& scenario, std::optional<WeatherSeries> weather_file = {});
+std::unique_ptr<Site> build_site(const core::ParameterTree& scenario, std::optional<WeatherSeries> weather_file = {});
 
 }  // namespace dctwin::models::facility

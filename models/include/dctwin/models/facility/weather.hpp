@@ -10,7 +10,7 @@
 // Before the first and after the last sample the end values are held. Samples are the kinks of the
 // interpolant: next_sample_time(t) tells an integrator where to stop.
 //
-// Validation (solver::InputError; the messages exactly as below; temperatures in degC, time in s,
+// Validation (core::InputError; the messages exactly as below; temperatures in degC, time in s,
 // numbers with up to 3 decimals):
 //   "weather series: no samples"
 //   "weather series: time has 3 values, dry_bulb 3, wet_bulb 2 (they must have the same length)"
@@ -45,7 +45,7 @@
 #include <string>
 #include <vector>
 
-#include "dctwin/solver/parameters.hpp"
+#include "dctwin/core/parameters.hpp"
 
 namespace dctwin::models::facility {
 
@@ -113,12 +113,12 @@ struct DesignDayParameters {
   double start_time_of_day = 0.0;        ///< clock time at t = 0 [s since midnight] ("start hour")
   int days = 1;                          ///< length of the series [days]
 
-  static solver::ParameterTable table();
-  static DesignDayParameters from(const solver::ParameterTree& section);
+  static core::ParameterTable table();
+  static DesignDayParameters from(const core::ParameterTree& section);
 };
 
 /// Samples at t = 0, at every full clock hour after it and at t = days x 86400 s, by the ASHRAE
-/// procedure above. Throws solver::InputError for a negative range, a coincident wet bulb above the
+/// procedure above. Throws core::InputError for a negative range, a coincident wet bulb above the
 /// design dry bulb, days < 1 or an unknown method.
 [[nodiscard]] WeatherSeries design_day_series(const DesignDayParameters& p,
                                               WeatherInterpolation interpolation = WeatherInterpolation::linear);

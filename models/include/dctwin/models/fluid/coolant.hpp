@@ -13,7 +13,7 @@
 // as ln(mu). Between two tabulated mass fractions the two column values are blended linearly
 // (ln(mu) for viscosity). A lookup is O(1): direct indexing on the uniform grid, no search.
 //
-// Errors (dctwin::solver::InputError, messages exactly as below; numbers are printed with up to
+// Errors (dctwin::core::InputError, messages exactly as below; numbers are printed with up to
 // three decimals, trailing zeros dropped; the freezing point with one decimal):
 //   constructor  "glycol mass fraction 0.8 is outside the tabulated range 0-0.6"
 //                "water has no glycol: mass fraction 0.25 given for Glycol::none"
@@ -48,7 +48,7 @@ struct PropertyGrid;
 class Coolant {
  public:
   /// `mass_fraction` is the glycol mass fraction, 0 to 0.6 (0 = plain water whatever `glycol`).
-  /// Throws solver::InputError outside that range, or for Glycol::none with a non-zero fraction.
+  /// Throws core::InputError outside that range, or for Glycol::none with a non-zero fraction.
   Coolant(Glycol glycol, double mass_fraction);
 
   /// Plain water.
@@ -56,7 +56,7 @@ class Coolant {
 
   /// Parses "water", "PG25", "EG30", "PG 25 %", "pg25%", "propylene glycol 25 %",
   /// "ethylene glycol 30%", "MPG25", "MEG30" (case-insensitive; the number is the glycol mass
-  /// percent). Throws solver::InputError for anything else or a percent outside 0-60.
+  /// percent). Throws core::InputError for anything else or a percent outside 0-60.
   static Coolant parse(std::string_view text);
 
   /// All four transport and thermodynamic properties at one temperature (one table lookup).

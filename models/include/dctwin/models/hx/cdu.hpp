@@ -11,7 +11,7 @@
 //   C_it = m_it,0 cp_it, C_fac = m_fac,0 cp_fac, dT_it = Q_0 / C_it, dT_max = dT_it + approach_0
 //   eps_0 = Q_0 / (C_min dT_max), NTU_0 = counter_flow_ntu(eps_0, C_min / C_max), UA_0 = NTU_0 C_min
 // which needs the facility side's rise Q_0 / C_fac to stay below dT_max (else no exchanger can
-// reach the approach; solver::InputError). eps depends only on the flows, so at the rating flows
+// reach the approach; core::InputError). eps depends only on the flows, so at the rating flows
 // the model returns approach = (1 - eps_it) (T_it,ret - T_fac,sup), eps_it = eps C_min / C_it,
 // which is the nominal approach whenever T_it,ret - T_fac,sup equals the rating's dT_max.
 //
@@ -48,9 +48,9 @@
 
 #include <string>
 
+#include "dctwin/core/parameters.hpp"
 #include "dctwin/models/hx/pi_controller.hpp"
 #include "dctwin/models/hx/ua_scaling.hpp"
-#include "dctwin/solver/parameters.hpp"
 
 namespace dctwin::models::hx {
 
@@ -70,11 +70,11 @@ struct CduParameters {
   /// 0.05 to 1, direct acting, back-calculation [E: starting values; see the tuning note above];
   /// valve commands in steps of 0.5 % of stroke [E: the dead band of a valve positioner].
   static PiParameters default_controller();
-  static solver::ParameterTable table();
+  static core::ParameterTable table();
   /// Table plus the sub-section "controller" (PiParameters::table with the CDU's defaults).
-  static solver::SectionSchema schema();
+  static core::SectionSchema schema();
   /// Reads the CDU's parameters and, if present, its "controller" sub-section.
-  static CduParameters from(const solver::ParameterTree& section);
+  static CduParameters from(const core::ParameterTree& section);
 };
 
 struct CduOperatingPoint {
@@ -89,7 +89,7 @@ struct CduOperatingPoint {
 
 class Cdu {
  public:
-  /// Checks the parameters and sizes UA_0 from the nominal approach; throws solver::InputError.
+  /// Checks the parameters and sizes UA_0 from the nominal approach; throws core::InputError.
   explicit Cdu(CduParameters p, std::string section = "cdu");
 
   /// Steady state at IT return T_it,ret [K], IT flow [kg/s], facility supply [K], facility flow

@@ -38,7 +38,7 @@
 #include <array>
 #include <string>
 
-#include "dctwin/solver/parameters.hpp"
+#include "dctwin/core/parameters.hpp"
 
 namespace dctwin::models::hx {
 
@@ -67,9 +67,9 @@ struct ChillerParameters {
   double condenser_heat_fraction = 1.0;   ///< f_cond [1]
   ChillerCurves curves = ChillerCurves::doe2_centrifugal();
 
-  static solver::ParameterTable table();
+  static core::ParameterTable table();
   /// Reads the scalar parameters; the curves stay the default set.
-  static ChillerParameters from(const solver::ParameterTree& section);
+  static ChillerParameters from(const core::ParameterTree& section);
 };
 
 struct ChillerOperatingPoint {
@@ -89,7 +89,7 @@ struct ChillerOperatingPoint {
 
 class Chiller {
  public:
-  /// Checks the parameters; throws solver::InputError ("chiller.reference_cop = 0 (must be > 0)").
+  /// Checks the parameters; throws core::InputError ("chiller.reference_cop = 0 (must be > 0)").
   explicit Chiller(ChillerParameters p, std::string section = "chiller");
 
   /// Operating point for a cooling load >= 0 [W] at leaving chilled water and entering condenser

@@ -50,7 +50,7 @@
 #include <array>
 #include <string>
 
-#include "dctwin/solver/parameters.hpp"
+#include "dctwin/core/parameters.hpp"
 
 namespace dctwin::models::hx {
 
@@ -93,8 +93,8 @@ struct CoolingTowerParameters {
   double drift_loss_fraction = 8e-5;                     ///< f_drift [1] (0.008 %)
   double concentration_ratio = 3.0;                      ///< N [1]
 
-  static solver::ParameterTable table();
-  static CoolingTowerParameters from(const solver::ParameterTree& section);
+  static core::ParameterTable table();
+  static CoolingTowerParameters from(const core::ParameterTree& section);
 };
 
 struct CoolingTowerOperatingPoint {
@@ -121,7 +121,7 @@ struct MakeupWater {
 class CoolingTower {
  public:
   /// Checks the parameters and calibrates the correlation to the design point; throws
-  /// solver::InputError ("cooling_tower.design_approach = 0 K (must be > 0)").
+  /// core::InputError ("cooling_tower.design_approach = 0 K (must be > 0)").
   explicit CoolingTower(CoolingTowerParameters p, std::string section = "cooling_tower");
 
   /// Approach [K] at wet bulb [K], range [K], water flow [kg/s] and air flow ratio, with the

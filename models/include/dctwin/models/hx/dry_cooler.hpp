@@ -29,9 +29,9 @@
 
 #include <string>
 
+#include "dctwin/core/parameters.hpp"
 #include "dctwin/models/hx/effectiveness.hpp"
 #include "dctwin/models/hx/ua_scaling.hpp"
-#include "dctwin/solver/parameters.hpp"
 
 namespace dctwin::models::hx {
 
@@ -50,8 +50,8 @@ struct DryCoolerParameters {
   double fan_power_at_full_speed = 10e3;           ///< [W]
   double minimum_fan_speed = 0.2;                  ///< [1]
 
-  static solver::ParameterTable table();
-  static DryCoolerParameters from(const solver::ParameterTree& section);
+  static core::ParameterTable table();
+  static DryCoolerParameters from(const core::ParameterTree& section);
 };
 
 struct DryCoolerOperatingPoint {
@@ -68,7 +68,7 @@ struct DryCoolerOperatingPoint {
 
 class DryCooler {
  public:
-  /// Checks the parameters and sizes UA_0 from the rating point; throws solver::InputError.
+  /// Checks the parameters and sizes UA_0 from the rating point; throws core::InputError.
   explicit DryCooler(DryCoolerParameters p, std::string section = "dry_cooler");
 
   /// Steady state for a fluid entering at T_f,in [K] with flow m_f [kg/s], air at dry bulb T_db

@@ -29,7 +29,7 @@
 //
 //   Power = fans + chiller + pumps (the pump power is given by the hydraulic model).
 //
-// Weather is checked: a wet bulb above the dry bulb throws solver::InputError
+// Weather is checked: a wet bulb above the dry bulb throws core::InputError
 //   "weather: wet-bulb temperature 25 degC is above the dry-bulb temperature 20 degC".
 #pragma once
 
@@ -37,10 +37,10 @@
 #include <string>
 #include <variant>
 
+#include "dctwin/core/parameters.hpp"
 #include "dctwin/models/hx/chiller.hpp"
 #include "dctwin/models/hx/cooling_tower.hpp"
 #include "dctwin/models/hx/dry_cooler.hpp"
-#include "dctwin/solver/parameters.hpp"
 
 namespace dctwin::models::hx {
 
@@ -57,7 +57,7 @@ struct Weather {
   double wet_bulb_temperature = 0.0;  ///< [K]
 };
 
-/// Throws solver::InputError when the wet bulb is above the dry bulb or a value is not finite.
+/// Throws core::InputError when the wet bulb is above the dry bulb or a value is not finite.
 void check_weather(const Weather& weather);
 
 struct EconomizerParameters {
@@ -66,8 +66,8 @@ struct EconomizerParameters {
   double condenser_water_flow = 100.0;         ///< m_cw [kg/s]
   double condenser_water_specific_heat = 4180.0;  ///< [J/(kg K)] (use the glycol's with a dry cooler)
 
-  static solver::ParameterTable table();
-  static EconomizerParameters from(const solver::ParameterTree& section);
+  static core::ParameterTable table();
+  static EconomizerParameters from(const core::ParameterTree& section);
 };
 
 /// What the plant must deliver.
@@ -103,7 +103,7 @@ using HeatRejection = std::variant<CoolingTower, DryCooler>;
 
 class WaterSideEconomizer {
  public:
-  /// Checks the parameters; throws solver::InputError ("economizer.heat_exchanger_approach = 0 K
+  /// Checks the parameters; throws core::InputError ("economizer.heat_exchanger_approach = 0 K
   /// (must be > 0)").
   WaterSideEconomizer(EconomizerParameters p, HeatRejection heat_rejection, Chiller chiller,
                       std::string section = "economizer");

@@ -45,7 +45,7 @@
 //
 // Argument errors of the forward relations (NTU < 0, C_r outside [0, 1]) are defects of the
 // caller (DCTWIN_DEMAND). An effectiveness that the arrangement cannot reach is a property of
-// the data the exchanger is sized from, so the inverse throws solver::InputError:
+// the data the exchanger is sized from, so the inverse throws core::InputError:
 //   "counter-flow effectiveness 1.2 is not reachable at capacity ratio 0.5 (must be in [0, 1))"
 #pragma once
 
@@ -68,7 +68,7 @@ enum class FlowArrangement {
 /// lim_{NTU -> inf} eps(NTU, C_r): the largest effectiveness the arrangement can reach.
 [[nodiscard]] double effectiveness_limit(FlowArrangement arrangement, double capacity_ratio);
 
-/// NTU such that eps(NTU, C_r) = `effectiveness`. Throws solver::InputError when the
+/// NTU such that eps(NTU, C_r) = `effectiveness`. Throws core::InputError when the
 /// effectiveness is negative or not below effectiveness_limit().
 [[nodiscard]] double ntu_from_effectiveness(FlowArrangement arrangement, double effectiveness,
                                             double capacity_ratio);

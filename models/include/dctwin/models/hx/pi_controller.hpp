@@ -34,7 +34,7 @@
 
 #include <string>
 
-#include "dctwin/solver/parameters.hpp"
+#include "dctwin/core/parameters.hpp"
 
 namespace dctwin::models::hx {
 
@@ -61,10 +61,10 @@ struct PiParameters {
   double output_resolution = 0.0;   ///< q [output unit], >= 0: step of the written output; 0 = none
 
   /// Table with the defaults above.
-  static solver::ParameterTable table();
+  static core::ParameterTable table();
   /// Table with the given defaults (each user of a controller has its own tuning).
-  static solver::ParameterTable table(const PiParameters& defaults);
-  static PiParameters from(const solver::ParameterTree& section);
+  static core::ParameterTable table(const PiParameters& defaults);
+  static PiParameters from(const core::ParameterTree& section);
 };
 
 /// The controller's memory between samples: plain data, stored by the caller.
@@ -75,7 +75,7 @@ struct PiState {
 
 class PiController {
  public:
-  /// Checks the parameters; throws solver::InputError, e.g.
+  /// Checks the parameters; throws core::InputError, e.g.
   /// "controller.sample_period = 0 s (must be > 0)".
   explicit PiController(PiParameters p, std::string section = "controller");
 

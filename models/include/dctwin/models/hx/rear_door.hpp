@@ -34,9 +34,9 @@
 
 #include <string>
 
+#include "dctwin/core/parameters.hpp"
 #include "dctwin/models/hx/effectiveness.hpp"
 #include "dctwin/models/hx/ua_scaling.hpp"
-#include "dctwin/solver/parameters.hpp"
 
 namespace dctwin::models::hx {
 
@@ -54,8 +54,8 @@ struct RearDoorParameters {
   double air_pressure_drop_at_nominal_flow = 25.0;  ///< [Pa] across the coil at the nominal air flow
   double air_pressure_drop_exponent = 2.0;      ///< k in dp ~ m^k [1]
 
-  static solver::ParameterTable table();
-  static RearDoorParameters from(const solver::ParameterTree& section);
+  static core::ParameterTable table();
+  static RearDoorParameters from(const core::ParameterTree& section);
 };
 
 /// A measured or catalogue operating point of a door, from which its UA is derived.
@@ -81,7 +81,7 @@ struct RearDoorOperatingPoint {
 
 class RearDoor {
  public:
-  /// Checks the parameters; throws solver::InputError ("rear_door.nominal_ua = -100 W/K (must be > 0)").
+  /// Checks the parameters; throws core::InputError ("rear_door.nominal_ua = -100 W/K (must be > 0)").
   explicit RearDoor(RearDoorParameters p, std::string section = "rear_door");
 
   /// Door at air inlet T_a,in [K], air flow m_a >= 0 [kg/s], water inlet T_w,in [K], water flow
@@ -105,7 +105,7 @@ class RearDoor {
   /// UA at the nominal flows of `p` that reproduces the rating point (the default's derivation):
   ///   eps = Q / (C_min (T_a,in - T_w,in)), NTU = inverse eps-NTU, UA_rating = NTU C_min,
   ///   UA_0 = UA_rating / g(m_a,rating, m_w,rating)   (g from hx/ua_scaling.hpp).
-  /// Throws solver::InputError if the rating's effectiveness is not reachable.
+  /// Throws core::InputError if the rating's effectiveness is not reachable.
   [[nodiscard]] static double nominal_ua_from_rating(const RearDoorRating& rating, const RearDoorParameters& p);
 
  private:

@@ -34,7 +34,7 @@ struct UaScalingParameters {
 
 class UaScaling {
  public:
-  /// Checks the parameters (throws solver::InputError, section "<section>").
+  /// Checks the parameters (throws core::InputError, section "<section>").
   explicit UaScaling(UaScalingParameters p, const char* section = "ua_scaling");
 
   /// UA [W/K] at flows m_1, m_2 >= 0 [kg/s].

@@ -42,13 +42,13 @@
 #include <string>
 #include <vector>
 
+#include "dctwin/core/parameters.hpp"
 #include "dctwin/models/fluid/coolant.hpp"
 #include "dctwin/models/hydraulic/pipe.hpp"
 #include "dctwin/models/hydraulic/pump_group.hpp"
 #include "dctwin/models/hydraulic/resistance.hpp"
 #include "dctwin/models/hydraulic/valve.hpp"
 #include "dctwin/solver/network.hpp"
-#include "dctwin/solver/parameters.hpp"
 
 namespace dctwin::models::hydraulic {
 
@@ -155,9 +155,9 @@ struct RackManifoldParameters {
 
   /// Throws InputError naming keys under `path` (series pairs need an even plate count).
   void validate(const std::string& path) const;
-  static solver::SectionSchema schema(const RackManifoldParameters& defaults);
-  static solver::SectionSchema schema();
-  static RackManifoldParameters from(const solver::ParameterTree& section);
+  static core::SectionSchema schema(const RackManifoldParameters& defaults);
+  static core::SectionSchema schema();
+  static RackManifoldParameters from(const core::ParameterTree& section);
 };
 
 /// Laws of one rack, shared by every rack built from the same parameters.
@@ -215,8 +215,8 @@ struct PodLoopParameters {
 
   static PumpGroupParameters default_pumps();
   void validate(const std::string& path) const;
-  static solver::SectionSchema schema();
-  static PodLoopParameters from(const solver::ParameterTree& section);
+  static core::SectionSchema schema();
+  static PodLoopParameters from(const core::ParameterTree& section);
 };
 
 struct PodLoopResult {
@@ -274,8 +274,8 @@ struct FacilityLoopParameters {
 
   static PumpGroupParameters default_pumps();
   void validate(const std::string& path) const;
-  static solver::SectionSchema schema();
-  static FacilityLoopParameters from(const solver::ParameterTree& section);
+  static core::SectionSchema schema();
+  static FacilityLoopParameters from(const core::ParameterTree& section);
 };
 
 struct FacilityLoopResult {

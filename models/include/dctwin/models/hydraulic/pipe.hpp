@@ -26,9 +26,9 @@
 
 #include <string>
 
+#include "dctwin/core/parameters.hpp"
 #include "dctwin/models/fluid/coolant.hpp"
 #include "dctwin/solver/network.hpp"
-#include "dctwin/solver/parameters.hpp"
 
 namespace dctwin::models::hydraulic {
 
@@ -48,8 +48,8 @@ struct PipeParameters {
   double minor_loss_coefficient = 0.0;  ///< K [1], sum of fittings, quick disconnects, bends
 
   /// Table with the given defaults; `source` documents where they come from.
-  static solver::ParameterTable table(const PipeParameters& defaults, const std::string& source);
-  static PipeParameters from(const solver::ParameterTree& section);
+  static core::ParameterTable table(const PipeParameters& defaults, const std::string& source);
+  static PipeParameters from(const core::ParameterTree& section);
 };
 
 /// A pipe (hose, header segment) as a network branch, with the coolant's density and viscosity

@@ -29,8 +29,8 @@
 #include <functional>
 #include <string>
 
+#include "dctwin/core/parameters.hpp"
 #include "dctwin/solver/network.hpp"
-#include "dctwin/solver/parameters.hpp"
 
 namespace dctwin::models::hydraulic {
 
@@ -45,12 +45,12 @@ struct PumpParameters {
 
   /// The head-curve and speed table (shutoff_pressure, max_flow, speed) with the defaults of the
   /// small in-rack pump.
-  static solver::ParameterTable table();
+  static core::ParameterTable table();
   /// All parameters (head curve, speed, efficiencies) with the given defaults; `sizing_source`
   /// is the source given for the head-curve defaults.
-  static solver::ParameterTable table(const PumpParameters& defaults, const std::string& sizing_source);
+  static core::ParameterTable table(const PumpParameters& defaults, const std::string& sizing_source);
   /// Reads the head curve and speed, and the efficiencies when the section declares them.
-  static PumpParameters from(const solver::ParameterTree& section);
+  static PumpParameters from(const core::ParameterTree& section);
 };
 
 class Pump {

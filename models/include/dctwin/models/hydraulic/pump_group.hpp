@@ -14,9 +14,9 @@
 #include <string>
 #include <vector>
 
+#include "dctwin/core/parameters.hpp"
 #include "dctwin/models/hydraulic/pump.hpp"
 #include "dctwin/solver/network.hpp"
-#include "dctwin/solver/parameters.hpp"
 
 namespace dctwin::models::hydraulic {
 
@@ -37,9 +37,9 @@ struct PumpGroupParameters {
   /// (e.g. "pod.pumps.duty_count = 4 exceeds pod.pumps.pump_count = 3").
   void validate(const std::string& path) const;
 
-  static solver::SectionSchema schema(const PumpGroupParameters& defaults, const std::string& sizing_source);
+  static core::SectionSchema schema(const PumpGroupParameters& defaults, const std::string& sizing_source);
   /// Reads and validates the section (key paths from the tree).
-  static PumpGroupParameters from(const solver::ParameterTree& section);
+  static PumpGroupParameters from(const core::ParameterTree& section);
 };
 
 /// One pump at the solved state.

@@ -9,8 +9,8 @@
 
 #include <string>
 
+#include "dctwin/core/parameters.hpp"
 #include "dctwin/solver/network.hpp"
-#include "dctwin/solver/parameters.hpp"
 
 namespace dctwin::models::hydraulic {
 
@@ -20,9 +20,9 @@ struct FixedResistanceParameters {
   double exponent = 2.0;                         ///< n [1], 1 <= n < 3
 
   /// Table with the given defaults; `what` names the element in the docs ("CDU secondary pass").
-  static solver::ParameterTable table(const FixedResistanceParameters& defaults, const std::string& what,
+  static core::ParameterTable table(const FixedResistanceParameters& defaults, const std::string& what,
                                       const std::string& source);
-  static FixedResistanceParameters from(const solver::ParameterTree& section);
+  static FixedResistanceParameters from(const core::ParameterTree& section);
 };
 
 class FixedResistance final : public solver::BranchLaw {

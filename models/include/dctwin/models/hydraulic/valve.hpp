@@ -18,8 +18,8 @@
 
 #include <string>
 
+#include "dctwin/core/parameters.hpp"
 #include "dctwin/solver/network.hpp"
-#include "dctwin/solver/parameters.hpp"
 
 namespace dctwin::models::hydraulic {
 
@@ -32,8 +32,8 @@ struct ValveParameters {
   double leakage = 1e-4;                    ///< fraction of Kv passed when shut [1]
   double opening = 1.0;                     ///< x [1], 0 = shut, 1 = fully open
 
-  static solver::ParameterTable table(const ValveParameters& defaults, const std::string& sizing_source);
-  static ValveParameters from(const solver::ParameterTree& section);
+  static core::ParameterTable table(const ValveParameters& defaults, const std::string& sizing_source);
+  static ValveParameters from(const core::ParameterTree& section);
 };
 
 /// "linear" / "equal_percentage".

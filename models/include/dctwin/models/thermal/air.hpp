@@ -22,7 +22,7 @@
 //   enthalpy             h = 1006 t + W (2 501 000 + 1860 t)   [J/kg dry air], t in degC     eq. (32)
 //   specific volume      v = R_da T (1 + 1.607858 W) / p   [m3/kg dry air]                   eq. (28)
 //
-// Errors (dctwin::solver::InputError, messages exactly as below, numbers with up to 3 decimals):
+// Errors (dctwin::core::InputError, messages exactly as below, numbers with up to 3 decimals):
 //   "air: temperature 90 degC is outside the property range (-40 to 80 degC)"
 //   "air: temperature nan K is not a finite number"
 //   "psychrometrics: temperature 250 degC is outside the range of the saturation-pressure
@@ -34,7 +34,7 @@
 //   "air: pressure 0 Pa must be > 0"
 #pragma once
 
-#include "dctwin/solver/parameters.hpp"
+#include "dctwin/core/parameters.hpp"
 
 namespace dctwin::models::thermal {
 
@@ -49,14 +49,14 @@ inline constexpr double air_max_temperature = 353.15;
 struct AirParameters {
   double pressure = standard_atmospheric_pressure;  ///< [Pa] absolute pressure of the air
 
-  static solver::ParameterTable table();
-  static AirParameters from(const solver::ParameterTree& section);
+  static core::ParameterTable table();
+  static AirParameters from(const core::ParameterTree& section);
 };
 
 /// Dry air at a fixed pressure. A small value type: copy it into components.
 class Air {
  public:
-  /// Throws solver::InputError unless the pressure is finite and > 0.
+  /// Throws core::InputError unless the pressure is finite and > 0.
   explicit Air(AirParameters p = {});
 
   struct Properties {

@@ -30,10 +30,10 @@
 #include <cstddef>
 #include <vector>
 
+#include "dctwin/core/parameters.hpp"
 #include "dctwin/models/thermal/gpu_package.hpp"
 #include "dctwin/models/thermal/heatsink.hpp"
 #include "dctwin/models/thermal/server_fans.hpp"
-#include "dctwin/solver/parameters.hpp"
 
 namespace dctwin::models::thermal {
 
@@ -45,8 +45,8 @@ struct AirCooledSlot {
   double heatsink_capacitance_scale = 1.0;  ///< c_b,i [1]
   double junction_capacitance_scale = 1.0;  ///< c_j,i [1]
 
-  static solver::ParameterTable table();
-  static AirCooledSlot from(const solver::ParameterTree& section);
+  static core::ParameterTable table();
+  static AirCooledSlot from(const core::ParameterTree& section);
 };
 
 struct AirCooledServerParameters {
@@ -54,10 +54,10 @@ struct AirCooledServerParameters {
   double fan_speed = 0.8;             ///< s [1]
   double other_heat = 1500.0;         ///< Q_other [W]: CPUs, memory, NICs, switches, drives
 
-  static solver::ParameterTable table();
+  static core::ParameterTable table();
   /// Schema of `server.air`: these parameters, `heatsink`, `air_path`, `fans` and the list `slots`.
-  static solver::SectionSchema schema();
-  static AirCooledServerParameters from(const solver::ParameterTree& section);
+  static core::SectionSchema schema();
+  static AirCooledServerParameters from(const core::ParameterTree& section);
 };
 
 /// Junction, HBM and base temperature of one GPU [K].
@@ -66,12 +66,12 @@ using AirCooledGpuState = std::array<double, 3>;
 class AirCooledServer {
  public:
   /// `slots` and `spread` have one entry per GPU (missing slots are defaults). Throws
-  /// solver::InputError for an air path or fan speed that moves no air.
+  /// core::InputError for an air path or fan speed that moves no air.
   AirCooledServer(AirCooledServerParameters parameters, HeatsinkParameters heatsink, ServerAirPathParameters air_path,
                   ServerFanParameters fans, GpuPackageParameters package, std::vector<GpuSpread> spread,
                   std::vector<AirCooledSlot> slots);
   /// From `server:` of a single-node scenario with `cooling: air` (sections `gpu`, `gpus`, `air`).
-  static AirCooledServer from(const solver::ParameterTree& server);
+  static AirCooledServer from(const core::ParameterTree& server);
 
   [[nodiscard]] std::size_t gpu_count() const { return spread_.size(); }
   /// V_s [m3/s] at the fan speed.

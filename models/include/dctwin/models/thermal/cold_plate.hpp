@@ -23,7 +23,7 @@
 //   dp(Q) = dp_nom * (Q / Q_nom)^m          m = 1.85 (OCP cold-plate data: Q/Q_nom = (dp/dp_nom)^(1/1.85))
 #pragma once
 
-#include "dctwin/solver/parameters.hpp"
+#include "dctwin/core/parameters.hpp"
 
 namespace dctwin::models::thermal {
 
@@ -35,8 +35,8 @@ struct ColdPlateParameters {
   double pressure_drop_flow_exponent = 1.85;  ///< m [1]
   double coolant_volume = 25e-6;              ///< [m3] coolant held inside the plate
 
-  static solver::ParameterTable table();
-  static ColdPlateParameters from(const solver::ParameterTree& section);
+  static core::ParameterTable table();
+  static ColdPlateParameters from(const core::ParameterTree& section);
 };
 
 class ColdPlate {

@@ -24,8 +24,8 @@ namespace dctwin::models::thermal {
 struct CoolantProperties {
   double density = 1015.2;       ///< [kg/m3]
   double specific_heat = 3979.0; ///< [J/(kg K)]
-  static solver::ParameterTable table();
-  static CoolantProperties from(const solver::ParameterTree& section);
+  static core::ParameterTable table();
+  static CoolantProperties from(const core::ParameterTree& section);
 };
 
 class CoolantChannel final : public solver::Component, public GpuEnvironment {

@@ -26,8 +26,8 @@
 #include <utility>
 #include <vector>
 
+#include "dctwin/core/parameters.hpp"
 #include "dctwin/solver/component.hpp"
-#include "dctwin/solver/parameters.hpp"
 
 namespace dctwin::models::thermal {
 
@@ -98,8 +98,8 @@ struct GpuPackageParameters {
   double hw_slowdown_temperature = 362.15;     ///< [K] (89 degC) hardware thermal slowdown
   double shutdown_temperature = 365.15;        ///< [K] (92 degC)
 
-  static solver::ParameterTable table();
-  static GpuPackageParameters from(const solver::ParameterTree& section);
+  static core::ParameterTable table();
+  static GpuPackageParameters from(const core::ParameterTree& section);
 };
 
 /// Per-GPU spread: power, junction-to-base resistance and leakage scales.
@@ -107,8 +107,8 @@ struct GpuSpread {
   double power_scale = 1.0;
   double resistance_scale = 1.0;
   double leakage_scale = 1.0;
-  static solver::ParameterTable table();
-  static GpuSpread from(const solver::ParameterTree& section);
+  static core::ParameterTable table();
+  static GpuSpread from(const core::ParameterTree& section);
 };
 
 class GpuPackageArray final : public solver::Component {

@@ -29,8 +29,8 @@
 #include <cstddef>
 #include <vector>
 
+#include "dctwin/core/parameters.hpp"
 #include "dctwin/models/thermal/air.hpp"
-#include "dctwin/solver/parameters.hpp"
 
 namespace dctwin::models::thermal {
 
@@ -42,8 +42,8 @@ struct HeatsinkParameters {
   double pressure_drop_at_reference_flow = 250.0;          ///< dp_0 [Pa] at V_0
   double pressure_drop_flow_exponent = 1.8;                ///< m [1]
 
-  static solver::ParameterTable table();
-  static HeatsinkParameters from(const solver::ParameterTree& section);
+  static core::ParameterTable table();
+  static HeatsinkParameters from(const core::ParameterTree& section);
 };
 
 class Heatsink {
@@ -65,8 +65,8 @@ class Heatsink {
 struct GpuAirSlot {
   double position_fraction = 0.0;  ///< phi [1]: share of the server's air temperature rise upstream
 
-  static solver::ParameterTable table();
-  static GpuAirSlot from(const solver::ParameterTree& section);
+  static core::ParameterTable table();
+  static GpuAirSlot from(const core::ParameterTree& section);
 };
 
 /// The 8-GPU baseboard of an HGX / Grand Teton GPU tray: two rows of four in the air flow, front
@@ -77,14 +77,14 @@ struct ServerAirPathParameters {
   double heatsink_flow_fraction = 0.175;  ///< f_hs [1]: share of the server air flow through one GPU heatsink
   double pressure = standard_atmospheric_pressure;  ///< [Pa] air pressure, for the density
 
-  static solver::ParameterTable table();
-  static ServerAirPathParameters from(const solver::ParameterTree& section);
+  static core::ParameterTable table();
+  static ServerAirPathParameters from(const core::ParameterTree& section);
 };
 
 /// The air side of one air-cooled GPU server: heatsink, air path and GPU positions.
 class ServerAirPath {
  public:
-  /// Throws solver::InputError if a position fraction is outside [0, 1], the flow fraction is
+  /// Throws core::InputError if a position fraction is outside [0, 1], the flow fraction is
   /// outside (0, 1], or there is no GPU.
   ServerAirPath(ServerAirPathParameters air_path, HeatsinkParameters heatsink, std::vector<GpuAirSlot> slots);
 

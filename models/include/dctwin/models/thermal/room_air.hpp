@@ -34,8 +34,8 @@
 // 0 while the set-point holds, 1 - eps when the coil is at its limit, 1 when the coil is off.
 #pragma once
 
+#include "dctwin/core/parameters.hpp"
 #include "dctwin/models/thermal/air.hpp"
-#include "dctwin/solver/parameters.hpp"
 
 namespace dctwin::models::thermal {
 
@@ -49,8 +49,8 @@ struct RoomAirParameters {
   double reference_temperature = 298.15;           ///< [K] for rho_ref and c_p
   double pressure = standard_atmospheric_pressure; ///< [Pa]
 
-  static solver::ParameterTable table();
-  static RoomAirParameters from(const solver::ParameterTree& section);
+  static core::ParameterTable table();
+  static RoomAirParameters from(const core::ParameterTree& section);
 };
 
 struct CrahParameters {
@@ -61,8 +61,8 @@ struct CrahParameters {
   double coil_effectiveness = 0.75;            ///< eps [1] at full water flow
   bool fan_heat_to_air = true;                 ///< fan motor heat warms the supply air
 
-  static solver::ParameterTable table();
-  static CrahParameters from(const solver::ParameterTree& section);
+  static core::ParameterTable table();
+  static CrahParameters from(const core::ParameterTree& section);
 };
 
 /// The two zone temperatures (states).
@@ -112,7 +112,7 @@ struct RoomAirJacobian {
 
 class RoomAir {
  public:
-  /// Throws solver::InputError for fractions outside [0, 1), non-positive volumes or flows.
+  /// Throws core::InputError for fractions outside [0, 1), non-positive volumes or flows.
   RoomAir(RoomAirParameters room, CrahParameters crah);
 
   [[nodiscard]] double cold_aisle_heat_capacity() const { return capacity_cold_; }  ///< C_C [J/K]

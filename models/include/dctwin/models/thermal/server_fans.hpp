@@ -32,7 +32,7 @@
 //                I_k+1 = v - K_p e_k, else I_k+1 = I'; the integral never sees the rounding, so a
 //                slow drift accumulates until it moves the written speed by a step.
 //
-// Errors (dctwin::solver::InputError, exact messages):
+// Errors (dctwin::core::InputError, exact messages):
 //   "fan controller: min_speed 0.8 is above max_speed 0.6"
 //   "fan controller: curve needs at least 2 points (1 given)"
 //   "fan controller: curve[2].temperature 80 degC is not above curve[1].temperature 80 degC"
@@ -43,7 +43,7 @@
 #include <string>
 #include <vector>
 
-#include "dctwin/solver/parameters.hpp"
+#include "dctwin/core/parameters.hpp"
 
 namespace dctwin::models::thermal {
 
@@ -55,8 +55,8 @@ struct ServerFanParameters {
   double system_reference_flow = 0.5;                 ///< V_ref [m3/s]
   double system_flow_exponent = 2.0;                  ///< k [1]
 
-  static solver::ParameterTable table();
-  static ServerFanParameters from(const solver::ParameterTree& section);
+  static core::ParameterTable table();
+  static ServerFanParameters from(const core::ParameterTree& section);
 };
 
 /// Operating point of the fans on the chassis.
@@ -88,8 +88,8 @@ struct FanCurvePoint {
   double temperature = 0.0;  ///< [K]
   double speed = 0.0;        ///< [1]
 
-  static solver::ParameterTable table();
-  static FanCurvePoint from(const solver::ParameterTree& section);
+  static core::ParameterTable table();
+  static FanCurvePoint from(const core::ParameterTree& section);
 };
 
 struct FanControllerParameters {
@@ -107,11 +107,11 @@ struct FanControllerParameters {
 
   /// 30 % below 60 degC, 60 % at 75 degC, 100 % from 85 degC.
   static std::vector<FanCurvePoint> default_curve();
-  static solver::ParameterTable table();
+  static core::ParameterTable table();
   /// The parameters plus the list `curve` of FanCurvePoint.
-  static solver::SectionSchema schema();
+  static core::SectionSchema schema();
   /// Reads the parameters and, if given, the list `curve` (else the default curve).
-  static FanControllerParameters from(const solver::ParameterTree& section);
+  static FanControllerParameters from(const core::ParameterTree& section);
 };
 
 /// What the controller remembers between samples. Plain data: copy it, store it per server.
@@ -127,7 +127,7 @@ struct FanControllerInputs {
 
 class FanController {
  public:
-  /// Throws the documented solver::InputError for inconsistent parameters.
+  /// Throws the documented core::InputError for inconsistent parameters.
   explicit FanController(FanControllerParameters p);
   /// State that holds `speed` (clamped to [s_min, s_max]) while the error is zero.
   [[nodiscard]] FanControllerState initial_state(double speed) const;

@@ -36,8 +36,8 @@
 
 #include <cstdint>
 
+#include "dctwin/core/parameters.hpp"
 #include "dctwin/models/workload/gpu_power.hpp"
-#include "dctwin/solver/parameters.hpp"
 
 namespace dctwin::models::workload {
 
@@ -72,8 +72,8 @@ struct DvfsGovernorParameters {
   double power_cap_hysteresis = 5.0;     ///< dP [W]
   double clock_step = 15e6;              ///< clocks are multiples of this [Hz]; 0 = continuous
 
-  static solver::ParameterTable table();
-  static DvfsGovernorParameters from(const solver::ParameterTree& section);
+  static core::ParameterTable table();
+  static DvfsGovernorParameters from(const core::ParameterTree& section);
 };
 
 /// What the governor reads at an update.

@@ -18,7 +18,7 @@
 //   power limit:                     700 W by default; a = 1 at f_max exceeds it
 #pragma once
 
-#include "dctwin/solver/parameters.hpp"
+#include "dctwin/core/parameters.hpp"
 
 namespace dctwin::models::workload {
 
@@ -33,8 +33,8 @@ struct GpuPowerParameters {
   double static_power = 55.0;            ///< P_static [W]: board, HBM refresh, VRM losses at idle
   double power_limit = 700.0;            ///< board power limit [W] (nvidia-smi -pl), 200-700 W on H100
 
-  static solver::ParameterTable table();
-  static GpuPowerParameters from(const solver::ParameterTree& section);
+  static core::ParameterTable table();
+  static GpuPowerParameters from(const core::ParameterTree& section);
 };
 
 class GpuPowerModel {

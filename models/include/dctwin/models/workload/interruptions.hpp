@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "dctwin/solver/parameters.hpp"
+#include "dctwin/core/parameters.hpp"
 
 namespace dctwin::models::workload {
 
@@ -44,8 +44,8 @@ struct InterruptionParameters {
   /// "software"); 0 = none. For what-if runs: what did the crash do to the grid?
   double crash_time = 0.0;
 
-  static solver::ParameterTable table();
-  static InterruptionParameters from(const solver::ParameterTree& section);
+  static core::ParameterTable table();
+  static InterruptionParameters from(const core::ParameterTree& section);
 };
 
 /// One drawn interruption.

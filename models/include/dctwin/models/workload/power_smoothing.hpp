@@ -23,7 +23,7 @@
 
 #include <string>
 
-#include "dctwin/solver/parameters.hpp"
+#include "dctwin/core/parameters.hpp"
 
 namespace dctwin::models::workload {
 
@@ -37,10 +37,10 @@ struct PowerSmoothingParameters {
   double fill_activity = 0.5;          ///< activity of the filler work [1]
 
   /// Parameters of the `power_smoothing:` section.
-  static solver::ParameterTable table();
+  static core::ParameterTable table();
   /// Reads the section (ranges are the table's; `check` repeats them for models built in C++).
-  static PowerSmoothingParameters from(const solver::ParameterTree& section);
-  /// Throws solver::InputError located at `section_path` for values out of range.
+  static PowerSmoothingParameters from(const core::ParameterTree& section);
+  /// Throws core::InputError located at `section_path` for values out of range.
   void check(const std::string& section_path) const;
 };
 

@@ -38,7 +38,7 @@
 #include <cstddef>
 #include <string>
 
-#include "dctwin/solver/parameters.hpp"
+#include "dctwin/core/parameters.hpp"
 
 namespace dctwin::models::workload {
 
@@ -72,9 +72,9 @@ struct TrainingJobParameters {
   /// that the GPU is capped, not how hard it works; the governor's clock follows from it.
   double power_capped_activity = 1.0;
 
-  static solver::ParameterTable table();
+  static core::ParameterTable table();
   /// Reads `job:`; `section` is kept for the key paths of later errors.
-  static TrainingJobParameters from(const solver::ParameterTree& section);
+  static TrainingJobParameters from(const core::ParameterTree& section);
 };
 
 /// The step as planned at f_max.
@@ -121,15 +121,15 @@ struct CheckpointParameters {
   double write_bandwidth = 2e12;      ///< [B/s] (Tectonic, 2 TB/s sustained)
   double overhead = 1.0;              ///< [s] barrier and metadata
 
-  static solver::ParameterTable table();
-  static CheckpointParameters from(const solver::ParameterTree& section);
+  static core::ParameterTable table();
+  static CheckpointParameters from(const core::ParameterTree& section);
   /// S [B] for a model of N parameters.
   [[nodiscard]] double size_bytes(double model_parameters) const;
   /// T_stall [s].
   [[nodiscard]] double stall_time(double model_parameters) const;
 };
 
-/// Plans the step of a job on `gpus` GPUs. Throws solver::InputError, naming the key under
+/// Plans the step of a job on `gpus` GPUs. Throws core::InputError, naming the key under
 /// `section_path` (for example "job.tensor_parallel"), when the parallelism does not divide the
 /// GPU count, a given data_parallel disagrees with it, or the micro-batch does not divide the
 /// replica's batch.

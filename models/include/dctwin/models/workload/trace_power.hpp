@@ -22,7 +22,7 @@ namespace dctwin::models::workload {
 class TracePowerSource final : public thermal::GpuPowerSource {
  public:
   /// One series per GPU: `times[i]` strictly increasing [s] (at least one sample), `power[i]` the
-  /// same length [W], finite. Throws solver::InputError naming the GPU and sample otherwise.
+  /// same length [W], finite. Throws core::InputError naming the GPU and sample otherwise.
   TracePowerSource(std::vector<std::vector<double>> times, std::vector<std::vector<double>> power);
 
   [[nodiscard]] std::size_t count() const { return times_.size(); }

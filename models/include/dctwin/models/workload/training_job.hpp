@@ -46,6 +46,8 @@
 #include <string>
 #include <vector>
 
+#include "dctwin/core/parameters.hpp"
+#include "dctwin/core/report_datasets.hpp"
 #include "dctwin/models/thermal/gpu_package.hpp"
 #include "dctwin/models/workload/dvfs_governor.hpp"
 #include "dctwin/models/workload/gpu_power.hpp"
@@ -54,7 +56,6 @@
 #include "dctwin/models/workload/step_plan.hpp"
 #include "dctwin/solver/component.hpp"
 #include "dctwin/solver/parallel.hpp"
-#include "dctwin/solver/parameters.hpp"
 #include "dctwin/solver/types.hpp"
 
 namespace dctwin::models::workload {
@@ -89,8 +90,8 @@ struct WorkloadParameters {
   /// "restart_job": the GPU shuts down, the job is interrupted and restarts without it.
   std::string on_gpu_shutdown = "end_run";
 
-  static solver::SectionSchema schema();
-  static WorkloadParameters from(const solver::ParameterTree& section);
+  static core::SectionSchema schema();
+  static WorkloadParameters from(const core::ParameterTree& section);
 };
 
 /// Figures of a finished (or interrupted) run, from the final discrete state.
@@ -152,7 +153,7 @@ class TrainingJob final : public solver::Component, public thermal::GpuPowerSour
   /// Share of the step in progress at time t that is done (0 outside a step).
   [[nodiscard]] double step_progress(const double* d, double t) const;
   /// Summary figures of a run that lasted `duration` seconds (from the final discrete state).
-  [[nodiscard]] std::vector<solver::SummaryFigure> summary(const double* d, double duration) const;
+  [[nodiscard]] std::vector<core::SummaryFigure> summary(const double* d, double duration) const;
 
   /// True when every GPU draws the same power at any time under discrete states a and b: the
   /// inputs of power() and powered() (phase, gate, clocks, shutdowns, ramps) are bit for bit equal.

@@ -1,9 +1,9 @@
-#include "dctwin/solver/check.hpp"
+#include "dctwin/core/check.hpp"
 
 #include <cstdio>
 #include <cstdlib>
 
-namespace dctwin::solver::detail {
+namespace dctwin::core::detail {
 
 void abort_with_message(const char* condition, const char* file, int line,
                         const char* message) noexcept {
@@ -13,4 +13,4 @@ void abort_with_message(const char* condition, const char* file, int line,
   std::abort();
 }
 
-}  // namespace dctwin::solver::detail
+}  // namespace dctwin::core::detail

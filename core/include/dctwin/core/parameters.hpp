@@ -2,20 +2,17 @@
 //
 // Every model declares its parameters in a table (name, kind, SI unit, doc, default, range, source).
 // The same table drives the scenario checker (io/), the docs pages, the GUI's editor and the unit
-// attributes of reports. The solver knows nothing of the physics: this is plain data.
+// attributes of reports. This is plain data: no physics, no numerics, no file formats.
 #pragma once
 
 #include <cstdint>
 #include <limits>
 #include <map>
 #include <optional>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
-#include "dctwin/solver/printable.hpp"
-
-namespace dctwin::solver {
+namespace dctwin::core {
 
 /// What kind of value a parameter holds.
 enum class ParameterKind {
@@ -120,20 +117,4 @@ struct ParameterTree {
   [[nodiscard]] std::string key_path(const std::string& name) const;
 };
 
-/// A problem with user input (scenario, telemetry file, command line). The message is complete
-/// and ready to print; `key_path` names the offending key when there is one, so that io/ can add
-/// the file, line and column of that key. Messages quote what users wrote (file names, cells,
-/// headers, names), so the message is stored through `printable()` (printable.hpp): control
-/// characters, line breaks included, and bytes that are not UTF-8 appear as visible escapes
-/// (`\x1b`, `\n`) and never reach a terminal as such.
-class InputError : public std::runtime_error {
- public:
-  explicit InputError(const std::string& message, std::string key_path = {})
-      : std::runtime_error(printable(message)), key_path_(std::move(key_path)) {}
-  [[nodiscard]] const std::string& key_path() const noexcept { return key_path_; }
-
- private:
-  std::string key_path_;
-};
-
-}  // namespace dctwin::solver
+}  // namespace dctwin::core

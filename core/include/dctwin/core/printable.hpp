@@ -4,7 +4,7 @@
 #include <string>
 #include <string_view>
 
-namespace dctwin::solver {
+namespace dctwin::core {
 
 /// `text` with every byte that a terminal could act on written as a visible escape, so that a
 /// message quoting a file's content cannot move the cursor, change colours, set the window title
@@ -26,4 +26,4 @@ namespace dctwin::solver {
 /// ESC; the message is for reading, not for parsing back.)
 [[nodiscard]] std::string printable(std::string_view text);
 
-}  // namespace dctwin::solver
+}  // namespace dctwin::core

@@ -1,9 +1,9 @@
-#include "dctwin/solver/number_text.hpp"
+#include "dctwin/core/number_text.hpp"
 
 #include <array>
 #include <cstdio>
 
-namespace dctwin::solver {
+namespace dctwin::core {
 
 std::string format_general(double value) {
   std::array<char, 64> buffer{};
@@ -11,4 +11,4 @@ std::string format_general(double value) {
   return buffer.data();
 }
 
-}  // namespace dctwin::solver
+}  // namespace dctwin::core

@@ -1,9 +1,9 @@
-#include "dctwin/solver/printable.hpp"
+#include "dctwin/core/printable.hpp"
 
 #include <cstddef>
 #include <cstdint>
 
-namespace dctwin::solver {
+namespace dctwin::core {
 
 namespace {
 
@@ -84,4 +84,4 @@ std::string printable(std::string_view text) {
   return out;
 }
 
-}  // namespace dctwin::solver
+}  // namespace dctwin::core

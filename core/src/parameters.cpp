@@ -1,10 +1,10 @@
-#include "dctwin/solver/parameters.hpp"
+#include "dctwin/core/parameters.hpp"
 
 #include <cmath>
 
-#include "dctwin/solver/check.hpp"
+#include "dctwin/core/check.hpp"
 
-namespace dctwin::solver {
+namespace dctwin::core {
 
 ParameterSpec real_parameter(std::string name, std::string unit, std::string doc,
                              std::optional<double> default_value, std::string source) {
@@ -148,4 +148,4 @@ std::string ParameterTree::key_path(const std::string& name) const {
   return path.empty() ? name : path + "." + name;
 }
 
-}  // namespace dctwin::solver
+}  // namespace dctwin::core
