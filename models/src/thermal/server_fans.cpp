@@ -182,6 +182,12 @@ FanController::FanController(FanControllerParameters p) : p_(std::move(p)), pi_m
   if (!(p_.speed_resolution >= 0.0 && p_.speed_resolution <= 0.1))
     throw core::InputError("fan controller: speed_resolution " + format_decimals(p_.speed_resolution) +
                              " is not in [0, 0.1]");
+  // The slew limit allows r_max T_s per sample; a step larger than that could never be taken
+  // (rounding to the nearest step and the slew correction would put the speed back every sample).
+  if (p_.speed_resolution > p_.max_slew_rate * p_.sample_period * (1.0 + 1e-9))
+    throw core::InputError("fan controller: speed_resolution " + format_decimals(p_.speed_resolution) +
+                           " is larger than the slew limit per sample (max_slew_rate x sample_period = " +
+                           format_decimals(p_.max_slew_rate * p_.sample_period) + "): the speed could never change");
   if (p_.curve.size() < 2)
     throw core::InputError("fan controller: curve needs at least 2 points (" + std::to_string(p_.curve.size()) +
                              " given)");

@@ -281,4 +281,35 @@ TEST_CASE("Fan controller parameters are checked with exact messages", "[models]
   p = {};
   p.speed_resolution = 0.2;
   CHECK(error_message([&] { FanController c(p); }) == "fan controller: speed_resolution 0.2 is not in [0, 0.1]");
+  // 0.1-s samples at the default 0.05 1/s allow 0.005 a sample: a 1 % step could never be taken.
+  p = {};
+  p.sample_period = 0.1;
+  CHECK(error_message([&] { FanController c(p); }) ==
+        "fan controller: speed_resolution 0.01 is larger than the slew limit per sample (max_slew_rate x "
+        "sample_period = 0.005): the speed could never change");
+  p.speed_resolution = 0.005;  // one step a sample: allowed
+  CHECK_NOTHROW(FanController(p));
+}
+
+TEST_CASE("Fan controller with whole-percent steps: full slew both ways, every speed on a step", "[air][fans]") {
+  // PI at the defaults (1-s samples, 0.05 1/s, 1 % steps), far below and then far above the
+  // target: the speed walks down from 1.0 by exactly 0.05 a sample to s_min, then back up.
+  FanControllerParameters p;
+  const FanController c(p);
+  FanControllerState state = c.initial_state(1.0);
+  const double cold = p.target_temperature - 40.0, hot = p.target_temperature + 40.0;
+  double expected = 1.0;
+  for (int k = 0; k < 20; ++k) {
+    const double speed = c.step(state, {cold});
+    expected = std::max(p.min_speed, expected - 0.05);
+    CHECK(speed == Approx(expected).margin(1e-12));
+    CHECK(std::abs(speed / 0.01 - std::round(speed / 0.01)) < 1e-9);
+  }
+  CHECK(state.speed == Approx(p.min_speed).margin(1e-12));
+  for (int k = 0; k < 20; ++k) {
+    const double speed = c.step(state, {hot});
+    expected = std::min(p.max_speed, expected + 0.05);
+    CHECK(speed == Approx(expected).margin(1e-12));
+  }
+  CHECK(state.speed == Approx(1.0).margin(1e-12));
 }

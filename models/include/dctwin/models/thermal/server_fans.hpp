@@ -38,6 +38,8 @@
 //   "fan controller: curve[2].temperature 80 degC is not above curve[1].temperature 80 degC"
 //   "fan controller: curve[1].speed 0.4 is below curve[0].speed 0.5 (the curve must not fall)"
 //   "fan controller: speed_resolution 0.2 is not in [0, 0.1]"
+//   "fan controller: speed_resolution 0.01 is larger than the slew limit per sample (max_slew_rate x
+//    sample_period = 0.005): the speed could never change"
 #pragma once
 
 #include <string>
