@@ -156,7 +156,8 @@ TEST_CASE("PI bumpless start and plain-data state", "[hx][controller]") {
 }
 
 TEST_CASE("PI output rounded to its resolution, the integral unrounded", "[hx][controller]") {
-  // K = 0.03, T_i = 20 s, h = 1 s, T_t = 10 s, direct acting, steps of 0.01 (the CDU's tuning).
+  // K = 0.03, T_i = 20 s, h = 1 s, T_t = 10 s, direct acting: the CDU's gains, with steps of 0.01
+  // (the CDU itself writes steps of 0.005).
   PiParameters p;
   p.proportional_gain = 0.03;
   p.integral_time = 20.0;
