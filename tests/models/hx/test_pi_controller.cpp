@@ -211,4 +211,6 @@ TEST_CASE("PI controller refuses bad parameters with exact messages", "[hx][cont
   p = {};
   p.output_resolution = -0.01;
   CHECK(input_error([&] { PiController c(p); }) == "controller.output_resolution = -0.01 (must be >= 0)");
+  p.output_resolution = 1.0;  // one step as large as the whole range [0, 1]
+  CHECK(input_error([&] { PiController c(p); }) == "controller.output_resolution = 1 (must be < 1)");
 }
