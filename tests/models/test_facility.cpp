@@ -4,6 +4,7 @@
 // between samples; operating envelopes counted against hand counts and on a humid heatwave.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -766,8 +767,74 @@ TEST_CASE("a humid heatwave is counted: the tower runs beyond its correlation's 
   const auto dry = summary_of("20 degC");
   CHECK(figure(dry, "envelope_cooling_tower_wet_bulb_first") == -1.0);
   CHECK(figure(dry, "envelope_cooling_tower_wet_bulb_time") == 0.0);
-  // Each envelope left adds one to limit_violations.
-  CHECK(figure(humid, "limit_violations") - figure(dry, "limit_violations") >= 1.0);
+  // Each envelope left adds one to limit_violations (the other checks, GPU junction limits, are
+  // the same in both runs; the dry day leaves the tower's range instead: the cold start below).
+  auto envelopes_left = [](const std::vector<dctwin::core::SummaryFigure>& summary) {
+    return static_cast<double>(std::count_if(summary.begin(), summary.end(), [](const auto& f) {
+      return f.name.rfind("envelope_", 0) == 0 && f.name.size() > 6 &&
+             f.name.compare(f.name.size() - 6, 6, "_first") == 0 && f.value >= 0.0;
+    }));
+  };
+  CHECK(envelopes_left(humid) >= 1.0);
+  CHECK(figure(humid, "limit_violations") - envelopes_left(humid) ==
+        figure(dry, "limit_violations") - envelopes_left(dry));
+}
+
+TEST_CASE("Envelopes: tower correlation inputs, the ASHRAE water class and server fans at full speed",
+          "[models][facility][envelope]") {
+  // Small halls of two pods of four racks for 20 s, sampled every 5 s.
+  auto summary_of = [](const std::string& cooling, const std::string& start, const std::string& extra) {
+    const std::string text = "name: small\nsite: facility\nsimulation:\n  output_interval: 5 s\n  duration: 20 s\n" +
+                             start + "facility:\n  cooling: " + cooling +
+                             "\n  layout: {pods: 2, racks_per_pod: 4}\n" + extra +
+                             "workload:\n  job: {pipeline_parallel: 2}\n";
+    const auto doc = dctwin::io::parse_scenario(text, "small.yaml", dctwin::models::facility::scenario_schema());
+    FacilitySite site(doc.tree, std::nullopt);
+    return run(site);
+  };
+  const std::string steady = "  initial_state: steady_state\n";
+  const std::string loop = "  pod_loop: {rack_count: 4}\n";
+
+  // From its steady state the tower works inside its correlation: range (the fan-off full range
+  // just above 1.1 K), the calibrated water flow ratio and L/G all in range, the facility water at
+  // its 18 degC set-point (class W27).
+  const auto calm = summary_of("liquid-to-liquid", steady, loop);
+  CHECK(figure(calm, "envelope_cooling_tower_range_first") == -1.0);
+  CHECK(figure(calm, "envelope_cooling_tower_range_worst") >= 1.1);
+  CHECK(figure(calm, "envelope_cooling_tower_range_worst") <= 22.2);
+  CHECK(figure(calm, "envelope_cooling_tower_water_flow_ratio_first") == -1.0);
+  CHECK(figure(calm, "envelope_cooling_tower_liquid_to_gas_first") == -1.0);
+  CHECK(figure(calm, "envelope_cooling_tower_liquid_to_gas_worst") <= 8.0);
+  CHECK(figure(calm, "envelope_facility_water_ashrae_class_first") == -1.0);
+  CHECK(figure(calm, "envelope_facility_water_ashrae_class_worst") == Approx(291.15).margin(1e-6));
+
+  // From 30 degC everywhere the plant is asked to take the facility water down to 18 degC at
+  // once: load m_fw c (30 - 18) on a tower whose condenser water is 12x smaller (100 vs 1200
+  // kg/s), a range far beyond 22.2 K; and the supply above W27's 27 degC from the first sample
+  // until the header has cooled (20 s of a ~170 s time constant: all of this run).
+  const auto jolted = summary_of("liquid-to-liquid", "", loop);
+  CHECK(figure(jolted, "envelope_cooling_tower_range_first") == 0.0);
+  CHECK(figure(jolted, "envelope_cooling_tower_range_worst") > 100.0);
+  CHECK(figure(jolted, "envelope_facility_water_ashrae_class_first") == 0.0);
+  CHECK(figure(jolted, "envelope_facility_water_ashrae_class_time") == 20.0);
+  CHECK(figure(jolted, "envelope_facility_water_ashrae_class_worst") == Approx(303.15).margin(1e-9));
+  // The same start with a 28 degC set-point is held to W32 (<= 32 degC): 30 degC is inside.
+  const auto warm = summary_of("liquid-to-liquid", "", loop + "  plant: {supply_setpoint: 28 degC}\n");
+  CHECK(figure(warm, "envelope_facility_water_ashrae_class_first") == -1.0);
+  CHECK(figure(jolted, "limit_violations") - figure(calm, "limit_violations") >= 2.0);
+
+  // Air cooling: with the fan controller's top speed at its floor (0.3) every server is at full
+  // speed at every sample; with the default top speed (1.0) none is in the steady hall.
+  const auto capped = summary_of("air", steady, "  fan_controller: {max_speed: 0.3}\n");
+  CHECK(figure(capped, "envelope_server_fans_at_full_speed_first") == 0.0);
+  CHECK(figure(capped, "envelope_server_fans_at_full_speed_time") == 20.0);
+  CHECK(figure(capped, "envelope_server_fans_at_full_speed_worst") == 16.0);  // 2 pods x 4 racks x 2 servers
+  const auto open = summary_of("air", steady, "");
+  CHECK(figure(open, "envelope_server_fans_at_full_speed_first") == -1.0);
+  CHECK(figure(open, "envelope_server_fans_at_full_speed_worst") == 0.0);
+  // A liquid-cooled hall has no such check.
+  CHECK(std::none_of(calm.begin(), calm.end(),
+                     [](const auto& f) { return f.name.rfind("envelope_server_fans", 0) == 0; }));
 }
 
 TEST_CASE("A pod supply pulse reaches the far rack later than the near rack by the header's plug-flow time",

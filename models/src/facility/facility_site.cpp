@@ -15,6 +15,7 @@
 #include "dctwin/core/report_datasets.hpp"
 #include "dctwin/models/fluid/coolant.hpp"
 #include "dctwin/models/hydraulic/loops.hpp"
+#include "dctwin/models/parameter_check.hpp"
 #include "dctwin/models/thermal/cold_plate.hpp"
 #include "dctwin/solver/parallel.hpp"
 
@@ -463,6 +464,8 @@ void FacilitySite::finish_assembly() {
     if (slot.spec.group == "gpu" && slot.spec.name == "power") gpu_power_slot_ = slot.first_value;
   for (const auto& slot : system_.outputs())
     if (slot.spec.group == "rack" && slot.spec.name == "coolant_flow") rack_flow_slot_ = slot.first_value;
+  for (const auto& slot : system_.outputs())
+    if (slot.spec.group == "server" && slot.spec.name == "fan_speed") fan_speed_slot_ = slot.first_value;
   set_psu_loss();
 
   // ASHRAE TC 9.9, Thermal Guidelines for Data Processing Environments, 5th ed. (2021): class A1
@@ -483,6 +486,48 @@ void FacilitySite::finish_assembly() {
                                          " to " + degrees_celsius(data.max_wet_bulb + 273.15) +
                                          "; the tower is evaluated at the nearer edge outside it)",
                                      "K", data.min_wet_bulb + 273.15, data.max_wet_bulb + 273.15});
+    // The other inputs of the correlation, used as they are outside their ranges (the same
+    // EnergyPlus limits): the range, the model tower's water flow ratio, and for YorkCalc the
+    // liquid-to-gas ratio FR_water / FR_air, where the air flow ratio is raised so that L/G <= 8
+    // (a clamp: the tower then moves more air than its fan speed gives).
+    const std::string correlation = std::string(hx::correlation_name(tower->parameters().correlation));
+    tower_range_check_ = envelope_.add({"cooling_tower_range", "cooling tower range (full-fan range with the fan off)",
+                                        "the " + correlation + " correlation's range " + format_number(data.min_range) +
+                                            " to " + format_number(data.max_range) + " K",
+                                        "K", data.min_range, data.max_range});
+    tower_flow_check_ = envelope_.add({"cooling_tower_water_flow_ratio", "cooling tower water flow ratio",
+                                       "the " + correlation + " correlation's range " +
+                                           format_number(data.min_water_flow_ratio) + " to " +
+                                           format_number(data.max_water_flow_ratio),
+                                       "1", data.min_water_flow_ratio, data.max_water_flow_ratio});
+    if (std::isfinite(data.max_liquid_to_gas_ratio))
+      tower_lg_check_ = envelope_.add({"cooling_tower_liquid_to_gas", "cooling tower liquid-to-gas ratio",
+                                       "the " + correlation + " correlation's limit " +
+                                           format_number(data.max_liquid_to_gas_ratio) +
+                                           " (the air flow ratio is raised to meet it above)",
+                                       "1", 0.0, data.max_liquid_to_gas_ratio});
+  }
+  // ASHRAE liquid-cooling classes (TC 9.9, Thermal Guidelines, 5th ed., 2021): W17, W27, W32,
+  // W40, W45 name the highest facility water supply temperature [degC] the IT equipment of that
+  // class is built for (W+: above 45 degC). The plant is held to the lowest class that holds its
+  // set-point: a supply above it (unmet load, a plant that cannot reach its set-point) is counted.
+  const double setpoint = plant_->parameters().supply_setpoint;
+  for (const int w : {17, 27, 32, 40, 45}) {
+    const double limit = 273.15 + w;
+    if (setpoint > limit) continue;
+    facility_water_check_ = envelope_.add(
+        {"facility_water_ashrae_class", "facility water supply temperature",
+         "ASHRAE class W" + std::to_string(w) + " (<= " + std::to_string(w) + " degC), the class of the plant's set-point " +
+             degrees_celsius(setpoint),
+         "K", -std::numeric_limits<double>::infinity(), limit});
+    break;
+  }
+  if (servers_ != nullptr && fan_speed_slot_) {
+    // Server fans at the controller's highest speed: the air path has no cooling left to add,
+    // the next degree of heat goes into the GPUs (a clamp of the fan controller's output).
+    fans_full_check_ = envelope_.add({"server_fans_at_full_speed", "number of servers with fans at full speed",
+                                      "none at the fan controller's max_speed " + format_number(servers_->max_fan_speed()),
+                                      "1", 0.0, 0.0});
   }
   // The chiller's performance curves end at a highest entering condenser temperature (the DOE-2
   // centrifugal set: 35 degC, EnergyPlus' curve limits, docs/models/hx.md); above it the chiller
@@ -714,6 +759,23 @@ void FacilitySite::observe(double t, const std::vector<double>& x, const std::ve
     const auto plant = plant_->operating_point(t, x.data());
     envelope_.observe(condenser_check_, t,
                       plant.chiller_heat_flow > 0.0 ? plant.condenser_water_temperature : weather_->wet_bulb_at(t));
+    if (tower_range_check_) {
+      const auto& economizer = plant_->economizer();
+      const auto& tower = std::get<hx::CoolingTower>(economizer.heat_rejection());
+      const auto point = tower.evaluate_for_load(weather_->wet_bulb_at(t), plant.heat_rejected,
+                                                 economizer.parameters().condenser_water_flow, plant.fan_speed);
+      envelope_.observe(*tower_range_check_, t, point.correlation_range);
+      envelope_.observe(*tower_flow_check_, t, point.water_flow_ratio);
+      if (tower_lg_check_) envelope_.observe(*tower_lg_check_, t, point.correlation_liquid_to_gas);
+    }
+    if (facility_water_check_) envelope_.observe(*facility_water_check_, t, x[plant_->supply_index()]);
+    if (fans_full_check_) {
+      const double full = servers_->max_fan_speed();
+      const auto first = outputs.begin() + static_cast<std::ptrdiff_t>(*fan_speed_slot_);
+      const auto at_full = std::count_if(first, first + static_cast<std::ptrdiff_t>(layout_->servers()),
+                                         [full](double speed) { return speed >= full - 1e-12; });
+      envelope_.observe(*fans_full_check_, t, static_cast<double>(at_full));
+    }
   }
   double flow_min = 0.0, flow_max = 0.0;
   if (rack_flow_slot_) {

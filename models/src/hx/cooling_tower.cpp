@@ -67,11 +67,11 @@ double cooltools(double a, double w, double t, double r) {
   return sum;
 }
 
+}  // namespace
+
 const char* correlation_name(TowerCorrelation c) {
   return c == TowerCorrelation::yorkcalc ? "YorkCalc" : "CoolTools cross-flow";
 }
-
-}  // namespace
 
 const TowerCorrelationData& correlation_data(TowerCorrelation correlation) {
   return correlation == TowerCorrelation::yorkcalc ? yorkcalc_data : cooltools_data;
@@ -229,6 +229,8 @@ CoolingTowerOperatingPoint CoolingTower::forced(double wet_bulb, double range, d
   r.water_flow_ratio = design_water_flow_ratio_ * water_flow / p_.design_water_flow;
   r.air_flow_ratio = std::max(speed, r.water_flow_ratio / data.max_liquid_to_gas_ratio);
   r.range = range;
+  r.correlation_range = range;
+  r.correlation_liquid_to_gas = r.water_flow_ratio / speed;
   r.approach = approach(wet_bulb, range, water_flow, speed);
   r.water_outlet_temperature = wet_bulb + r.approach;
   r.water_inlet_temperature = r.water_outlet_temperature + range;

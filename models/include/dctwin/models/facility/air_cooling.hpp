@@ -43,6 +43,8 @@ class AirCooledServers final : public solver::Component, public thermal::GpuEnvi
   [[nodiscard]] double stored_energy(const double* x) const;
   /// Non-GPU DC load of each server besides its fans (CPUs, memory, NICs, ...) [W].
   [[nodiscard]] double other_heat() const { return other_heat_; }
+  /// The fan controller's highest speed s_max [1]: a server there has no cooling left to add.
+  [[nodiscard]] double max_fan_speed() const { return controller_.parameters().max_speed; }
   /// Sets each server's supplies and its DC load besides the fans P_base [W] (before the run
   /// starts): its PSU loss is then P_dc (1 / eta(P_dc) - 1) with P_dc = P_base + its fan power.
   void set_psu(const electrical::PsuParameters& psu, double base_load) {

@@ -130,10 +130,13 @@ class FacilitySite final : public Site {
   double smooth_cooling_power_ = 0.0;         // plant and CRAH fans at the last sample [W]
   double previous_smooth_cooling_power_ = 0.0, previous_sample_time_ = 0.0;
   std::size_t gpu_power_slot_ = 0;            // position of /gpu/power in the output buffer
-  // Operating envelopes (cold-aisle air, HBM, the tower correlation's wet bulb): counted, not clamped.
+  // Operating envelopes (air and water classes, HBM, server fans, the plant's correlations):
+  // counted, not clamped (docs/models/facility.md, Operating envelopes).
   EnvelopeMonitor envelope_;
   std::size_t cold_aisle_check_ = 0, hbm_check_ = 0, condenser_check_ = 0;
-  std::optional<std::size_t> wet_bulb_check_;
+  std::optional<std::size_t> wet_bulb_check_, tower_range_check_, tower_flow_check_, tower_lg_check_;
+  std::optional<std::size_t> facility_water_check_, fans_full_check_;
+  std::optional<std::size_t> fan_speed_slot_;  // first output slot of server/fan_speed (air)
   std::optional<std::size_t> rack_flow_slot_;  // position of /rack/coolant_flow (liquid-cooled sites)
   double rack_flow_min_ = 0.0, rack_flow_max_ = 0.0;  // over samples and racks [m3/s]
 };

@@ -72,6 +72,8 @@ struct TowerCorrelationData {
   double max_liquid_to_gas_ratio;  ///< infinity where the correlation has no such limit
 };
 [[nodiscard]] const TowerCorrelationData& correlation_data(TowerCorrelation correlation);
+/// "YorkCalc" or "CoolTools cross-flow", for messages.
+[[nodiscard]] const char* correlation_name(TowerCorrelation correlation);
 
 /// The raw polynomial: approach [K] at wet bulb T_wb [K], range [K] and the model tower's flow
 /// ratios, no clamping, no floor. Exactly the published correlation.
@@ -109,6 +111,11 @@ struct CoolingTowerOperatingPoint {
   double fan_power = 0.0;                 ///< [W]
   bool free_convection = false;           ///< fan off (speed below s_min)
   bool outside_correlation_bounds = false;
+  /// The correlation's inputs as evaluated (with the fan off: at full fan speed and the full-fan
+  /// range T_r / f_fc), before the wet-bulb clamp and the L/G limit: what an envelope compares
+  /// with the validity ranges of correlation_data().
+  double correlation_range = 0.0;           ///< [K]
+  double correlation_liquid_to_gas = 0.0;   ///< FR_water / fan speed asked for [1]
 };
 
 struct MakeupWater {
