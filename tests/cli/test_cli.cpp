@@ -147,6 +147,36 @@ TEST_CASE("The pod scenario runs and reports per-GPU temperatures that differ", 
   }
 }
 
+TEST_CASE("The GB200 NVL72 pod checks without warnings and runs below the throttle limit", "[cli][facility]") {
+  const auto dir = scratch("gb200");
+  const std::string scenario = DCTWIN_SOURCE_DIR "/scenarios/gb200-nvl72-pod.yaml";
+  const Outcome check = run_dctwin({"check", scenario}, dir);
+  CHECK(check.code == 0);
+  CHECK(check.out.find("1152 gpus, 16 racks, 1 pod") != std::string::npos);
+  CHECK(check.err.empty());  // no design warning: the plant holds its set-point at the design load
+  const Outcome o = run_dctwin({"run", scenario, "-o", "gb200.h5", "-q", "--duration", "30 s"}, dir);
+  REQUIRE(o.code == 0);
+  CHECK(o.err.empty());
+  const dctwin::io::ReportReader report(dir / "gb200.h5");
+  CHECK(report.status() == "complete");
+  const auto labels = report.read_strings("/gpu/gpu");
+  REQUIRE(labels.size() == 1152);
+  CHECK(labels.back() == "pod0/rack015/server17/gpu3");  // 18 trays of 4 GPUs a rack
+  // The boards draw more than the old 1 kW bound allowed, within their 1.2 kW limit.
+  double power_max = 0.0;
+  for (std::size_t k = 0; k < report.time().size(); ++k) {
+    const auto power = report.read_row("/gpu/power", k);
+    power_max = std::max(power_max, *std::max_element(power.begin(), power.end()));
+  }
+  CHECK(power_max > 1000.0);
+  CHECK(power_max <= 1200.0);
+  for (const auto& f : report.summary()) {
+    if (f.name == "gpu_junction_temperature_max") CHECK(f.value < 273.15 + 87.0);
+    if (f.name == "throttled_gpu_seconds") CHECK(f.value == 0.0);
+    if (f.name == "energy_balance_relative_error") CHECK(f.value <= 1e-6);
+  }
+}
+
 TEST_CASE("run writes a complete report that info reads", "[cli][report]") {
   const auto dir = scratch("run");
   const Outcome o = run_dctwin({"run", single_node, "-o", "out.h5", "--duration", "2 min", "--output-interval", "1 s"}, dir);

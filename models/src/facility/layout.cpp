@@ -19,9 +19,12 @@ core::ParameterTable LayoutParameters::table() {
   p = integer_parameter("racks_per_pod", "Racks in a pod", 192.0, "Llama 3 cluster: 192 racks per pod ([meta-llama3-2024])");
   at_least(p, 1.0);
   t.push_back(at_most(p, 1024.0));
-  p = integer_parameter("servers_per_rack", "Servers in a rack", 2.0, "Llama 3 cluster: 16 GPUs per rack in two servers ([meta-llama3-2024])");
+  p = integer_parameter("servers_per_rack", "Servers in a rack", 2.0,
+                        "Llama 3 cluster: 16 GPUs per rack in two servers ([meta-llama3-2024]); the range admits "
+                        "the rack-scale systems up to 18 servers: GB200 NVL72, 18 compute trays of 4 GPUs "
+                        "([nvidia-gb200-nvl72], [gb200-nvl72-reports])");
   at_least(p, 1.0);
-  t.push_back(at_most(p, 16.0));
+  t.push_back(at_most(p, 18.0));
   p = integer_parameter("gpus_per_server", "GPUs in a server", 8.0, "Grand Teton: 8 H100 per server ([meta-llama3-2024])");
   at_least(p, 1.0);
   t.push_back(at_most(p, 16.0));

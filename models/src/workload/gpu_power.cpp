@@ -13,6 +13,10 @@ namespace {
 
 constexpr double hertz_per_megahertz = 1e6;
 
+/// Highest board power limit a scenario may set: the rack-scale boards, GB200 at ~1.2 kW and GB300
+/// at up to ~1.4 kW per GPU ([gb200-nvl72-reports]).
+constexpr double max_power_limit = 1400.0;
+
 /// "1980 MHz".
 std::string megahertz(double hertz) { return format_number(hertz / hertz_per_megahertz) + " MHz"; }
 
@@ -68,9 +72,10 @@ core::ParameterTable GpuPowerParameters::table() {
   t.push_back(at_least(p, 0.0));
   p = real_parameter("power_limit", "W", "Board power limit the governor caps to (nvidia-smi -pl)", d.power_limit,
                      "H100 SXM5: default and maximum 700 W, lowest settable 200 W ([nvidia-smi-h100]); the "
-                     "range admits other boards up to 1000 W");
+                     "range admits the rack-scale boards up to 1400 W: GB200 ~1.2 kW, GB300 up to ~1.4 kW per GPU "
+                     "([gb200-nvl72-reports])");
   greater_than(p, 0.0);
-  t.push_back(at_most(p, 1000.0));
+  t.push_back(at_most(p, max_power_limit));
   return t;
 }
 
@@ -99,7 +104,7 @@ GpuPowerModel::GpuPowerModel(GpuPowerParameters p) : p_(p) {
   positive_finite(check, "dynamic_power_at_max", p_.dynamic_power_at_max, "W");
   check.at_least("static_power", p_.static_power, 0.0, "W");
   if (!std::isfinite(p_.static_power)) check.fail("static_power must be a finite number");
-  check.in_half_open_range("power_limit", p_.power_limit, 0.0, 1000.0, "W");
+  check.in_half_open_range("power_limit", p_.power_limit, 0.0, max_power_limit, "W");
 
   if (p_.min_clock > p_.max_clock)
     check.fail("min_clock " + megahertz(p_.min_clock) + " is above max_clock " + megahertz(p_.max_clock));

@@ -158,8 +158,11 @@ TEST_CASE("GPU power model rejects bad parameters with exact messages", "[worklo
         "gpu_power.max_clock = -1 MHz (must be > 0)");
   CHECK(message([](GpuPowerParameters& p) { p.voltage_floor = 0.0; }) ==
         "gpu_power.voltage_floor = 0 V (must be > 0)");
-  CHECK(message([](GpuPowerParameters& p) { p.power_limit = 1200.0; }) ==
-        "gpu_power.power_limit = 1200 W (must be in (0, 1000] W)");
+  CHECK(message([](GpuPowerParameters& p) { p.power_limit = 1500.0; }) ==
+        "gpu_power.power_limit = 1500 W (must be in (0, 1400] W)");
+  // Just above the bound (rack-scale boards: GB200 ~1.2 kW, GB300 up to ~1.4 kW per GPU).
+  CHECK(message([](GpuPowerParameters& p) { p.power_limit = 1401.0; }) ==
+        "gpu_power.power_limit = 1401 W (must be in (0, 1400] W)");
   CHECK(message([](GpuPowerParameters& p) { p.static_power = -1.0; }) ==
         "gpu_power.static_power = -1 W (must be >= 0)");
   // Edge values that are allowed.
@@ -167,6 +170,7 @@ TEST_CASE("GPU power model rejects bad parameters with exact messages", "[worklo
   CHECK(message([](GpuPowerParameters& p) { p.idle_clock = p.max_clock; }).empty());
   CHECK(message([](GpuPowerParameters& p) { p.voltage_floor = p.voltage_at_max_clock; }).empty());
   CHECK(message([](GpuPowerParameters& p) { p.power_limit = 200.0; }).empty());
+  CHECK(message([](GpuPowerParameters& p) { p.power_limit = 1400.0; }).empty());
 
   try {
     GpuPowerParameters p;
