@@ -5,6 +5,7 @@
 
 #include "dctwin/core/check.hpp"
 #include "dctwin/models/parameter_check.hpp"
+#include "dctwin/models/quantize.hpp"
 
 namespace dctwin::models::hx {
 
@@ -78,9 +79,7 @@ PiController::PiController(PiParameters p, std::string section) : p_(p) {
 }
 
 double PiController::quantize(double output) const {
-  const double u = std::clamp(output, p_.output_min, p_.output_max);
-  if (p_.output_resolution == 0.0) return u;
-  return std::clamp(std::round(u / p_.output_resolution) * p_.output_resolution, p_.output_min, p_.output_max);
+  return quantize_to_step(output, p_.output_resolution, p_.output_min, p_.output_max);
 }
 
 double PiController::error(double setpoint, double measurement) const {

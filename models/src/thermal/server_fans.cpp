@@ -6,6 +6,7 @@
 
 #include "dctwin/core/check.hpp"
 #include "dctwin/core/input_error.hpp"
+#include "dctwin/models/quantize.hpp"
 #include "message_text.hpp"
 
 namespace dctwin::models::thermal {
@@ -210,8 +211,7 @@ FanControllerState FanController::initial_state(double speed) const {
 }
 
 double FanController::quantize(double speed) const {
-  if (p_.speed_resolution == 0.0) return speed;
-  return std::clamp(std::round(speed / p_.speed_resolution) * p_.speed_resolution, p_.min_speed, p_.max_speed);
+  return quantize_to_step(speed, p_.speed_resolution, p_.min_speed, p_.max_speed);
 }
 
 double FanController::curve_speed(double temperature) const {
