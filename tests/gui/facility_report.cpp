@@ -7,6 +7,7 @@
 
 #include "dctwin/core/report_datasets.hpp"
 #include "dctwin/io/report.hpp"
+#include "dctwin/solver/types.hpp"
 
 namespace dctwin::gui::testing {
 namespace {

@@ -21,6 +21,7 @@
 
 #include "dctwin/core/report_datasets.hpp"
 #include "dctwin/io/report.hpp"
+#include "dctwin/solver/types.hpp"
 #include "scratch.hpp"
 
 namespace fs = std::filesystem;

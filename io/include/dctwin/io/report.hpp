@@ -38,7 +38,6 @@
 #include "dctwin/core/report_datasets.hpp"
 #include "dctwin/io/output_file.hpp"
 #include "dctwin/solver/status.hpp"
-#include "dctwin/solver/types.hpp"
 
 namespace dctwin::io {
 

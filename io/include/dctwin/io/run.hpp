@@ -16,7 +16,6 @@
 #include "dctwin/io/report_storage.hpp"
 #include "dctwin/io/scenario.hpp"
 #include "dctwin/solver/status.hpp"
-#include "dctwin/solver/types.hpp"
 
 namespace dctwin::io {
 

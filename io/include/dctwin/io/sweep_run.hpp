@@ -34,7 +34,6 @@
 
 #include "dctwin/core/report_datasets.hpp"
 #include "dctwin/io/sweep.hpp"
-#include "dctwin/solver/types.hpp"
 
 namespace dctwin::io {
 

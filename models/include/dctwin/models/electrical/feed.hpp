@@ -61,7 +61,6 @@
 #include "dctwin/models/electrical/storage.hpp"
 #include "dctwin/models/electrical/transformer.hpp"
 #include "dctwin/models/electrical/utility.hpp"
-#include "dctwin/solver/types.hpp"
 
 namespace dctwin::models::electrical {
 

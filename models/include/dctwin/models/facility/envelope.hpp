@@ -14,7 +14,6 @@
 #include <vector>
 
 #include "dctwin/core/report_datasets.hpp"
-#include "dctwin/solver/types.hpp"
 
 namespace dctwin::models::facility {
 

@@ -12,7 +12,6 @@
 #include "dctwin/core/parameters.hpp"
 #include "dctwin/core/report_datasets.hpp"
 #include "dctwin/models/thermal/gpu_package.hpp"
-#include "dctwin/solver/types.hpp"
 
 namespace dctwin::models::facility {
 
