@@ -612,7 +612,8 @@ void ChartsView::draw() {
                                  Style{StudyEvent::Kind::recorded, {0, 0, 0}},
                                  Style{StudyEvent::Kind::throttling_start, {235, 120, 0}},
                                  Style{StudyEvent::Kind::throttling_end, {60, 150, 60}},
-                                 Style{StudyEvent::Kind::envelope_left, {200, 0, 90}}}) {
+                                 Style{StudyEvent::Kind::envelope_left, {200, 0, 90}},
+                                 Style{StudyEvent::Kind::electrical, {0, 90, 200}}}) {
         ChartEvents events{study_event_kind_name(style.kind), {}, style.colour};
         for (const auto& e : self.study->events) {
           if (e.kind == style.kind) events.x.push_back(e.time / time_unit.seconds);

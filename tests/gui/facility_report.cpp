@@ -216,6 +216,12 @@ void write_facility_report(const std::filesystem::path& path, const FacilityRepo
         {"limit_violations", 2.0, "1", "Limits exceeded"},
         {"envelope_cold_aisle_ashrae_a1_first", 30.0, "s", "First sample outside"},
         {"envelope_cold_aisle_ashrae_a1_worst", 306.15, "K", "Worst value"},
+        {"utility_disturbance_first", 45.0, "s", "Start of the first utility disturbance (-1: none)"},
+        {"utility_disturbance_time", 20.0, "s", "Time with the utility sagging or out"},
+        {"ups_battery_exhausted_first", 58.5, "s", "When a UPS battery first ran out (-1: never)"},
+        {"bbu_exhausted_first", -1.0, "s", "When a lineup's BBUs first ran out (-1: never)"},
+        {"it_load_lost_first", -1.0, "s", "When the first lineup's servers dropped (-1: never)"},
+        {"it_load_lost", 0.0, "J", "IT load not supplied"},
     };
     summary.insert(summary.end(), figures.begin(), figures.end());
   }

@@ -1588,6 +1588,16 @@ TEST_CASE("study: events, limits and key figures are read from the report", "[mo
   REQUIRE(envelope != nullptr);
   CHECK(envelope->time == 30.0);
   CHECK(envelope->text == "outside the cold_aisle_ashrae_a1 envelope (worst 33 degC)");
+  // The electrical chain's firsts that happened (BBUs and servers held: -1, no event).
+  std::vector<const StudyEvent*> electrical;
+  for (const auto& e : study.events)
+    if (e.kind == StudyEvent::Kind::electrical) electrical.push_back(&e);
+  REQUIRE(electrical.size() == 2);
+  CHECK(electrical[0]->time == 45.0);
+  CHECK(electrical[0]->text == "utility input sags or is lost (20 s in all)");
+  CHECK(electrical[1]->time == 58.5);
+  CHECK(electrical[1]->text == "a UPS battery runs out");
+  CHECK(std::string(study_event_kind_name(StudyEvent::Kind::electrical)) == "electrical event");
   // Throttling: the intervals of the flagged GPUs, all of them among the events.
   const auto* throttle = report.find_field("/gpu/throttle_reasons");
   REQUIRE(throttle != nullptr);
@@ -1597,7 +1607,7 @@ TEST_CASE("study: events, limits and key figures are read from the report", "[mo
     CHECK(std::any_of(study.events.begin(), study.events.end(),
                       [&](const StudyEvent& e) { return e.kind == t.kind && e.time == t.time && e.text == t.text; }));
   }
-  CHECK(study.events.size() == 3 + throttling.size());
+  CHECK(study.events.size() == 5 + throttling.size());
 
   // Limits from the resolved scenario.
   const auto junction = study.limits_for("max:/gpu/junction_temperature");

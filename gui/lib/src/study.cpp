@@ -84,6 +84,7 @@ const char* study_event_kind_name(StudyEvent::Kind kind) {
     case StudyEvent::Kind::throttling_start: return "throttling starts";
     case StudyEvent::Kind::throttling_end: return "throttling ends";
     case StudyEvent::Kind::envelope_left: return "envelope left";
+    case StudyEvent::Kind::electrical: return "electrical event";
   }
   return "event";
 }
@@ -169,6 +170,29 @@ Study read_study(const ReportModel& report) {
       text += " (worst " + display(worst->second.value, worst->second.units) + ")";
     }
     study.events.push_back({StudyEvent::Kind::envelope_left, figure.value, text});
+  }
+
+  // The electrical chain's firsts (docs/models/electrical.md): the utility sagging or out, a UPS
+  // battery or a lineup's BBUs run out, servers dropped.
+  struct ElectricalFirst {
+    const char* first;   // summary figure: when (-1: never)
+    const char* total;   // summary figure added in brackets, or null
+    const char* text;
+  };
+  for (const ElectricalFirst& e : {ElectricalFirst{"utility_disturbance_first", "utility_disturbance_time",
+                                                   "utility input sags or is lost"},
+                                   ElectricalFirst{"ups_battery_exhausted_first", nullptr, "a UPS battery runs out"},
+                                   ElectricalFirst{"bbu_exhausted_first", nullptr, "a lineup's rack batteries run out"},
+                                   ElectricalFirst{"it_load_lost_first", "it_load_lost",
+                                                   "servers drop: IT load lost"}}) {
+    const auto first = summary.find(e.first);
+    if (first == summary.end() || !(first->second.value >= 0.0)) continue;
+    std::string text = e.text;
+    if (e.total != nullptr) {
+      if (const auto total = summary.find(e.total); total != summary.end())
+        text += " (" + display(total->second.value, total->second.units) + " in all)";
+    }
+    study.events.push_back({StudyEvent::Kind::electrical, first->second.value, text});
   }
 
   // The resolved scenario: pump failures and limits.

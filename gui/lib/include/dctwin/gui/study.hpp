@@ -27,12 +27,12 @@
 namespace dctwin::gui {
 
 struct StudyEvent {
-  enum class Kind { pump_failure, recorded, throttling_start, throttling_end, envelope_left };
+  enum class Kind { pump_failure, recorded, throttling_start, throttling_end, envelope_left, electrical };
   Kind kind = Kind::recorded;
   double time = 0.0;  ///< [s]
   std::string text;   ///< "pod 0: 2 pumps failed"
 };
-/// "pump failure", "event", "throttling starts", "throttling ends", "envelope left"
+/// "pump failure", "event", "throttling starts", "throttling ends", "envelope left", "electrical event"
 [[nodiscard]] const char* study_event_kind_name(StudyEvent::Kind kind);
 
 /// A limit a series or field is held to.
