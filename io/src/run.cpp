@@ -3,7 +3,6 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -22,6 +21,7 @@
 #include "dctwin/io/version.hpp"
 #include "dctwin/io/weather_csv.hpp"
 #include "dctwin/io/weather_epw.hpp"
+#include "dctwin/models/electrical/feed.hpp"
 #include "dctwin/models/facility/site.hpp"
 #include "dctwin/models/hx/economizer.hpp"
 #include "dctwin/models/workload/dvfs_governor.hpp"
@@ -170,18 +170,8 @@ ReportLayout report_layout(const ScenarioDocument& document, const models::facil
   layout.entities = system.entity_tables();
   layout.static_data = site.static_data();
   if (site.has_electrical_feed()) {
-    layout.fine_series.push_back(
-        {"grid",
-         "time of the grid-connection samples (the electrical feed's output interval)",
-         {{"grid", "power", "W", "power the facility draws from the utility at the point of connection", "", 1},
-          {"grid", "frequency", "Hz", "grid frequency (aggregated swing equation of the balancing area)", "", 1},
-          {"grid", "voltage", "1", "MV bus voltage relative to nominal", "", 1},
-          {"grid", "capacitor_energy", "J", "energy stored in the capacitor bank (0 without one)", "", 1},
-          {"grid", "battery_soc", "1", "battery state of charge (0 without one)", "", 1},
-          {"grid", "transformer_hot_spot", "K", "hottest transformer winding hot spot", "", 1},
-          {"grid", "ups_energy", "J", "energy in the UPS batteries of all lineups", "", 1},
-          {"grid", "bbu_energy", "J", "energy in the rack battery backup units of all lineups", "", 1},
-          {"grid", "it_power_lost", "W", "IT load not supplied (servers dropped in a utility disturbance)", "", 1}}});
+    layout.fine_series.push_back({"grid", models::electrical::grid_sample_time_long_name(),
+                                  models::electrical::grid_sample_outputs()});
   }
   layout.scenario_name = site.name();
   layout.scenario_file = document.file;
@@ -305,8 +295,9 @@ class ReportingObserver final : public solver::SimulationObserver {
   /// Streams the grid-connection samples the feed produced into /grid.
   void write_grid_samples() {
     for (const auto& g : site_.take_grid_samples()) {
-      const std::array<double, 9> values = {g.grid_power, g.frequency, g.voltage,    g.capacitor_energy, g.battery_soc,
-                                            g.hot_spot,   g.ups_energy, g.bbu_energy, g.it_power_lost};
+      grid_values_.resize(models::electrical::grid_sample_outputs().size());
+      models::electrical::grid_sample_values(g, grid_values_);
+      const std::span<const double> values(grid_values_);
       writer_.append_fine_sample(0, g.time, values);
       if (callbacks_.fine_sample) callbacks_.fine_sample(0, g.time, values);
     }
@@ -322,6 +313,7 @@ class ReportingObserver final : public solver::SimulationObserver {
   ReportWriter& writer_;
   models::facility::Site& site_;
   const RunCallbacks& callbacks_;
+  std::vector<double> grid_values_;  // one grid sample's values, in grid_sample_outputs() order
 };
 
 }  // namespace

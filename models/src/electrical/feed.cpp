@@ -20,6 +20,55 @@ namespace dctwin::models::electrical {
 
 namespace {
 
+/// One /grid series: its spec and the member of GridSample it stores.
+struct GridSeries {
+  core::OutputSpec spec;
+  double GridSample::*member;
+};
+
+const std::vector<GridSeries>& grid_series() {
+  static const std::vector<GridSeries> series = {
+      {{"grid", "power", "W", "power the facility draws from the utility at the point of connection", "", 1},
+       &GridSample::grid_power},
+      {{"grid", "frequency", "Hz", "grid frequency (aggregated swing equation of the balancing area)", "", 1},
+       &GridSample::frequency},
+      {{"grid", "voltage", "1", "MV bus voltage relative to nominal", "", 1}, &GridSample::voltage},
+      {{"grid", "capacitor_energy", "J", "energy stored in the capacitor bank (0 without one)", "", 1},
+       &GridSample::capacitor_energy},
+      {{"grid", "battery_soc", "1", "battery state of charge (0 without one)", "", 1}, &GridSample::battery_soc},
+      {{"grid", "transformer_hot_spot", "K", "hottest transformer winding hot spot", "", 1}, &GridSample::hot_spot},
+      {{"grid", "ups_energy", "J", "energy in the UPS batteries of all lineups", "", 1}, &GridSample::ups_energy},
+      {{"grid", "bbu_energy", "J", "energy in the rack battery backup units of all lineups", "", 1},
+       &GridSample::bbu_energy},
+      {{"grid", "it_power_lost", "W", "IT load not supplied (servers dropped in a utility disturbance)", "", 1},
+       &GridSample::it_power_lost},
+  };
+  return series;
+}
+
+}  // namespace
+
+const std::vector<core::OutputSpec>& grid_sample_outputs() {
+  static const std::vector<core::OutputSpec> specs = [] {
+    std::vector<core::OutputSpec> out;
+    for (const auto& s : grid_series()) out.push_back(s.spec);
+    return out;
+  }();
+  return specs;
+}
+
+const char* grid_sample_time_long_name() {
+  return "time of the grid-connection samples (the electrical feed's output interval)";
+}
+
+void grid_sample_values(const GridSample& sample, std::span<double> values) {
+  const auto& series = grid_series();
+  DCTWIN_DEMAND(values.size() == series.size(), "grid sample values: one value per /grid series");
+  for (std::size_t k = 0; k < series.size(); ++k) values[k] = sample.*(series[k].member);
+}
+
+namespace {
+
 using core::ParameterTable;
 using core::SectionSchema;
 

@@ -48,6 +48,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -111,6 +112,14 @@ struct GridSample {
   double bbu_energy = 0.0;        ///< J in the BBUs of all lineups
   double it_power_lost = 0.0;     ///< W of IT load not supplied, mean over the step ending at `time`
 };
+
+/// The feed's report series (group "grid", one value each, on the feed's own time axis), declared
+/// once here with the quantities: their specs, and a sample's values in the same order.
+[[nodiscard]] const std::vector<core::OutputSpec>& grid_sample_outputs();
+/// long_name of the grid series' time axis.
+[[nodiscard]] const char* grid_sample_time_long_name();
+/// Writes the values of `sample` into `values` (size grid_sample_outputs().size()), in that order.
+void grid_sample_values(const GridSample& sample, std::span<double> values);
 
 /// Energy accounts since the feed's start. Two balances hold to round-off:
 ///   grid = load + losses + storage_change                                     (whole chain)
