@@ -46,6 +46,21 @@ void append_byte_escape(std::string& out, unsigned char byte) {
 
 }  // namespace
 
+std::size_t valid_utf8_prefix(std::string_view text) {
+  std::size_t i = 0;
+  while (i < text.size()) {
+    if (static_cast<unsigned char>(text[i]) < 0x80) {
+      ++i;
+      continue;
+    }
+    std::uint32_t code = 0;
+    const std::size_t length = utf8_length(text, i, code);
+    if (length == 0) return i;
+    i += length;
+  }
+  return i;
+}
+
 std::string printable(std::string_view text) {
   std::string out;
   out.reserve(text.size());

@@ -183,45 +183,6 @@ void fail(const std::string& label, std::size_t line, const std::string& problem
   throw TelemetryError(fmt::format("{}:{}: {}", label, line, problem));
 }
 
-namespace {
-
-/// Length of the valid UTF-8 prefix of `text`.
-std::size_t valid_utf8_prefix(std::string_view text) {
-  std::size_t i = 0;
-  while (i < text.size()) {
-    const auto c = static_cast<unsigned char>(text[i]);
-    std::size_t extra = 0;
-    unsigned min_code = 0;
-    if (c < 0x80) {
-      ++i;
-      continue;
-    } else if ((c & 0xE0) == 0xC0) {
-      extra = 1;
-      min_code = 0x80;
-    } else if ((c & 0xF0) == 0xE0) {
-      extra = 2;
-      min_code = 0x800;
-    } else if ((c & 0xF8) == 0xF0) {
-      extra = 3;
-      min_code = 0x10000;
-    } else {
-      return i;
-    }
-    if (i + extra >= text.size()) return i;
-    unsigned code = c & (0x3Fu >> extra);
-    for (std::size_t k = 1; k <= extra; ++k) {
-      const auto d = static_cast<unsigned char>(text[i + k]);
-      if ((d & 0xC0) != 0x80) return i;
-      code = (code << 6) | (d & 0x3Fu);
-    }
-    if (code < min_code || code > 0x10FFFF || (code >= 0xD800 && code <= 0xDFFF)) return i;
-    i += extra + 1;
-  }
-  return i;
-}
-
-}  // namespace
-
 LineReader::LineReader(const std::filesystem::path& file, std::string label)
     : in_(file, std::ios::binary), label_(std::move(label)) {
   if (!in_) {
@@ -243,7 +204,7 @@ bool LineReader::next(std::string& line) {
   if (!line.empty() && line.back() == '\r') line.pop_back();
   if (line_number_ == 1 && line.starts_with("\xEF\xBB\xBF")) line.erase(0, 3);  // byte order mark
   if (line.find('\0') != std::string::npos) fail(label_, line_number_, "binary data (NUL byte); not a text file");
-  if (valid_utf8_prefix(line) != line.size()) fail(label_, line_number_, "invalid UTF-8; not a text file");
+  if (core::valid_utf8_prefix(line) != line.size()) fail(label_, line_number_, "invalid UTF-8; not a text file");
   return true;
 }
 

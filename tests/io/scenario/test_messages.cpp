@@ -45,6 +45,19 @@ TEST_CASE("printable: control characters, DEL, C1 controls and bytes that are no
   CHECK(printable(once) == once);
 }
 
+TEST_CASE("valid_utf8_prefix: where well-formed UTF-8 ends", "[messages]") {
+  using dctwin::core::valid_utf8_prefix;
+  CHECK(valid_utf8_prefix("") == 0);
+  CHECK(valid_utf8_prefix("ascii") == 5);
+  CHECK(valid_utf8_prefix("25 \xC2\xB0" "C, 3 \xE2\x82\xAC, \xF0\x9F\x94\xA5") == 19);  // all of it
+  CHECK(valid_utf8_prefix("ok \xff") == 3);
+  CHECK(valid_utf8_prefix("cut \xE2\x82") == 4);               // truncated at the end
+  CHECK(valid_utf8_prefix("over \xC0\xAF") == 5);              // overlong
+  CHECK(valid_utf8_prefix("sur \xED\xA0\x80") == 4);           // surrogate
+  CHECK(valid_utf8_prefix("big \xF4\x90\x80\x80") == 4);       // above U+10FFFF
+  CHECK(valid_utf8_prefix("a\x80") == 1);                       // stray continuation byte
+}
+
 TEST_CASE("Messages quoting what users wrote hold no control character", "[messages][scenario]") {
   // A key written with YAML escapes (the file itself holds no control character).
   const std::string key = error_of(std::string(minimal_scenario) + "\"s\\e[2Jx\": 1\n");

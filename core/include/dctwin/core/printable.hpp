@@ -1,6 +1,7 @@
 // Text from outside (file names, cells, labels, headers, names) made safe to quote in messages.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 
@@ -25,5 +26,9 @@ namespace dctwin::core {
 /// input is therefore not doubled: `\x1b` in a message may stand for the four characters or for
 /// ESC; the message is for reading, not for parsing back.)
 [[nodiscard]] std::string printable(std::string_view text);
+
+/// Length of the longest prefix of `text` that is well-formed UTF-8, by the rules printable()
+/// applies (no overlong sequence, no surrogate, nothing above U+10FFFF); text.size() if all of it is.
+[[nodiscard]] std::size_t valid_utf8_prefix(std::string_view text);
 
 }  // namespace dctwin::core
