@@ -130,6 +130,7 @@ std::vector<double> solve_steady_state(const System& system, double t, const std
                                        const SteadyStateSettings& settings) {
   DCTWIN_DEMAND(system.assembled(), "assemble the system first");
   DCTWIN_DEMAND(static_cast<Index>(discrete.size()) == system.discrete_size(), "discrete state of the wrong size");
+  DCTWIN_DEMAND(settings.plateau_growth >= 1.0, "the plateau growth of the pseudo-time step must be >= 1");
   const Index n = system.size();
   std::vector<double> x = system.initial_state();
 
@@ -226,7 +227,18 @@ std::vector<double> solve_steady_state(const System& system, double t, const std
       continue;
     }
     x.swap(trial);
-    if (trial_norm > 0.0) dtau = std::min(dtau * std::clamp(norm / trial_norm, 0.5, 10.0), 1e15);
+    // Switched evolution relaxation grows dtau as the residual falls. Where the residual stays
+    // flat over a long stretch of the transient it would not grow at all, and the iteration would
+    // crawl along the physical transient: a plant whose chillers are at capacity removes a fixed
+    // heat whatever the water temperature, so a facility loop that starts far above its
+    // set-point cools at a constant rate, with a constant residual, for hours of pseudo-time. A
+    // step that did not raise the residual therefore grows dtau by at least plateau_growth;
+    // steps that overshoot are rejected above.
+    if (trial_norm > 0.0) {
+      double growth = std::clamp(norm / trial_norm, 0.5, 10.0);
+      if (trial_norm <= norm) growth = std::max(growth, settings.plateau_growth);
+      dtau = std::min(dtau * growth, 1e15);
+    }
     norm = trial_norm;
     if (largest_update <= settings.tolerance && dtau >= 1e6) return x;
   }

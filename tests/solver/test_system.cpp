@@ -1,6 +1,7 @@
 // Assembly, Jacobian structure, steady state and threshold events.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <thread>
@@ -38,6 +39,28 @@ class Ramp final : public Component {
  private:
   double rate_, limit_;
   EventAction action_;
+  int group_ = 0;
+};
+
+/// A water loop of capacitance C heated by P and cooled by a chiller that brings it towards T_set
+/// up to its capacity Q_max: C T' = P - min(G (T - T_set), Q_max). Started far above the set-point
+/// the chiller is at capacity, T falls at a constant rate and the residual stays flat.
+class SaturatedChiller final : public Component {
+ public:
+  SaturatedChiller() : Component("loop") { group_ = declare_state_group({"temperature", "K", "loop water", 1}); }
+  static constexpr double capacitance = 836e6, conductance = 5.016e6, capacity = 2.08e6, heat = 0.52e6;
+  static constexpr double setpoint = 291.15, start = 303.15;
+  void initial_state(double* x) const override { x[index(group_)] = start; }
+  void derivatives(const EvalContext&, const double* x, double* xdot) const override {
+    xdot[index(group_)] += (heat - std::min(conductance * (x[index(group_)] - setpoint), capacity)) / capacitance;
+  }
+  void jacobian_pattern(PatternSink& pattern) const override { pattern.add(index(group_), index(group_)); }
+  void jacobian(const EvalContext&, const double* x, JacobianSink& jac) const override {
+    const bool saturated = conductance * (x[index(group_)] - setpoint) >= capacity;
+    jac.add(index(group_), index(group_), saturated ? 0.0 : -conductance / capacitance);
+  }
+
+ private:
   int group_ = 0;
 };
 
@@ -95,6 +118,23 @@ TEST_CASE("The steady-state solver returns A x + b = 0", "[solver]") {
   const Eigen::VectorXd exact = a.fullPivLu().solve(-b);
   CHECK(x[0] == Approx(exact[0]).epsilon(1e-12));
   CHECK(x[1] == Approx(exact[1]).epsilon(1e-12));
+}
+
+TEST_CASE("The steady-state solver crosses a flat residual: a loop cooled by a chiller at capacity",
+          "[solver]") {
+  // 12 K above the set-point the chiller removes its capacity whatever the temperature: the loop
+  // cools at 1.9e-3 K/s for ~6,400 s before the chiller's reach, with a residual that does not
+  // fall, so the residual's fall alone would not grow the pseudo-time step.
+  System system;
+  system.add(std::make_unique<SaturatedChiller>());
+  system.assemble();
+  const double exact = SaturatedChiller::setpoint + SaturatedChiller::heat / SaturatedChiller::conductance;
+  CHECK(solve_steady_state(system, 0.0)[0] == Approx(exact).epsilon(1e-12));
+  SteadyStateSettings residual_only;
+  residual_only.plateau_growth = 1.0;
+  CHECK_THROWS_WITH(solve_steady_state(system, 0.0, residual_only),
+                    "solve_steady_state failed: no convergence in 200 iterations (is there a steady state? e.g. "
+                    "thermal runaway)");
 }
 
 namespace {

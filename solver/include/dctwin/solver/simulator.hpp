@@ -76,6 +76,9 @@ struct SteadyStateSettings {
   double tolerance = 1e-10;  ///< on the largest relative update |dx| / (1 + |x|)
   int max_iterations = 200;
   double initial_pseudo_time_step = 1.0;  ///< [s] first step of the pseudo-transient
+  /// Least factor by which the pseudo-time step grows after a step that did not raise the
+  /// residual (1: the residual's fall alone sets the growth, which stalls on a plateau).
+  double plateau_growth = 1.5;
   /// Solve the linear systems with the integrator's structured solver (small groups eliminated
   /// first, KLU on the rest) when the system has such groups; false: always Eigen's sparse LU.
   bool structured_linear_solver = true;
