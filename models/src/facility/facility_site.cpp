@@ -460,12 +460,12 @@ void FacilitySite::finish_assembly() {
   // The feed's lineups are the pods: the job sums its GPUs' power per pod at every update.
   if (job_ != nullptr) job_->sum_power_by_group(layout_->gpus() / layout_->pods());
   system_.assemble();
-  for (const auto& slot : system_.outputs())
+  // Where the outputs the site reads at each sample sit in the output buffer.
+  for (const auto& slot : system_.outputs()) {
     if (slot.spec.group == "gpu" && slot.spec.name == "power") gpu_power_slot_ = slot.first_value;
-  for (const auto& slot : system_.outputs())
     if (slot.spec.group == "rack" && slot.spec.name == "coolant_flow") rack_flow_slot_ = slot.first_value;
-  for (const auto& slot : system_.outputs())
     if (slot.spec.group == "server" && slot.spec.name == "fan_speed") fan_speed_slot_ = slot.first_value;
+  }
   set_psu_loss();
 
   // ASHRAE TC 9.9, Thermal Guidelines for Data Processing Environments, 5th ed. (2021): class A1
