@@ -85,10 +85,13 @@ TEST_CASE("Malformed scenarios: exact located messages and exit codes", "[cli][s
       {"facility-zero-flow-area.yaml", "facility-zero-flow-area.yaml:30:29: facility.pod_loop.supply_main.diameter = 0 mm (must be > 0)", 65},
       {"facility-glycol-80.yaml", "facility-glycol-80.yaml:30:14: facility.pod_loop.coolant: glycol mass fraction 0.8 is outside the tabulated range 0-0.6", 65},
   };
+  // Run in a copy of the files, so that the program's output files stay out of the source tree.
+  const fs::path dir = scratch("bad");
+  fs::copy(bad_dir, dir, fs::copy_options::recursive);
   for (const auto& c : cases) {
     DYNAMIC_SECTION(c.file) {
       for (const char* command : {"check", "run"}) {
-        const Outcome o = run_dctwin({command, c.file}, bad_dir);
+        const Outcome o = run_dctwin({command, c.file}, dir);
         CHECK(o.code == c.code);
         const std::string expected = std::string(command) == "run" && c.code == 66
                                          ? std::string("dctwin run: ") + c.message + "\n"
