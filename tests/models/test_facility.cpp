@@ -803,6 +803,13 @@ TEST_CASE("a humid heatwave is counted: the tower runs beyond its correlation's 
   CHECK(figure(humid, "envelope_cooling_tower_wet_bulb_time") == 20.0);
   CHECK(figure(humid, "envelope_cooling_tower_wet_bulb_worst") > 273.15 + 26.7);
   const auto dry = summary_of("20 degC");
+  // Both start with all water at 30 degC: the plant is asked to take the facility water down to
+  // its 18 degC set-point at once (m_fw c_p x 12 K), far beyond its chillers, all 20 s.
+  for (const auto* summary : {&humid, &dry}) {
+    CHECK(figure(*summary, "envelope_plant_unmet_load_first") == 0.0);
+    CHECK(figure(*summary, "envelope_plant_unmet_load_time") == 20.0);
+    CHECK(figure(*summary, "envelope_plant_unmet_load_worst") > 1e6);
+  }
   CHECK(figure(dry, "envelope_cooling_tower_wet_bulb_first") == -1.0);
   CHECK(figure(dry, "envelope_cooling_tower_wet_bulb_time") == 0.0);
   // Each envelope left adds one to limit_violations (the other checks, GPU junction limits, are
@@ -818,7 +825,7 @@ TEST_CASE("a humid heatwave is counted: the tower runs beyond its correlation's 
         figure(dry, "limit_violations") - envelopes_left(dry));
 }
 
-TEST_CASE("Envelopes: tower correlation inputs, the ASHRAE water class and server fans at full speed",
+TEST_CASE("Envelopes: tower correlation inputs, unmet load, the ASHRAE water class and server fans at full speed",
           "[models][facility][envelope]") {
   // Small halls of two pods of four racks for 20 s, sampled every 5 s.
   auto summary_of = [](const std::string& cooling, const std::string& start, const std::string& extra) {
@@ -845,6 +852,11 @@ TEST_CASE("Envelopes: tower correlation inputs, the ASHRAE water class and serve
   CHECK(figure(calm, "envelope_cooling_tower_liquid_to_gas_worst") <= 8.0);
   CHECK(figure(calm, "envelope_facility_water_ashrae_class_first") == -1.0);
   CHECK(figure(calm, "envelope_facility_water_ashrae_class_worst") == Approx(291.15).margin(1e-6));
+  CHECK(figure(calm, "envelope_cooling_tower_approach_first") == -1.0);
+  CHECK(figure(calm, "envelope_cooling_tower_approach_worst") >= 1.1);
+  CHECK(figure(calm, "envelope_cooling_tower_approach_worst") <= 40.0);
+  CHECK(figure(calm, "envelope_plant_unmet_load_first") == -1.0);
+  CHECK(figure(calm, "envelope_plant_unmet_load_worst") == 0.0);
 
   // From 30 degC everywhere the plant is asked to take the facility water down to 18 degC at
   // once: load m_fw c (30 - 18) on a tower whose condenser water is 12x smaller (100 vs 1200

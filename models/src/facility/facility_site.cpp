@@ -500,6 +500,13 @@ void FacilitySite::finish_assembly() {
                                            format_number(data.min_water_flow_ratio) + " to " +
                                            format_number(data.max_water_flow_ratio),
                                        "1", data.min_water_flow_ratio, data.max_water_flow_ratio});
+    // The approach the polynomial gives, before the model floors it at 0 K (a polynomial can
+    // dip below zero at small ranges and cold wet bulbs; a tower cannot cool below the wet bulb).
+    tower_approach_check_ = envelope_.add({"cooling_tower_approach", "cooling tower approach (the correlation's, before the floor at 0 K)",
+                                           "the " + correlation + " correlation's range " +
+                                               format_number(data.min_approach) + " to " +
+                                               format_number(data.max_approach) + " K",
+                                           "K", data.min_approach, data.max_approach});
     if (std::isfinite(data.max_liquid_to_gas_ratio))
       tower_lg_check_ = envelope_.add({"cooling_tower_liquid_to_gas", "cooling tower liquid-to-gas ratio",
                                        "the " + correlation + " correlation's limit " +
@@ -541,6 +548,12 @@ void FacilitySite::finish_assembly() {
            degrees_celsius(curves.max_entering_condenser_temperature) +
            "; the chiller is evaluated at that edge above it)",
        "K", -std::numeric_limits<double>::infinity(), curves.max_entering_condenser_temperature});
+  // The chillers at their capacity (times the largest part-load ratio) leave the rest of the
+  // facility water's load unmet and the supply floats above its set-point.
+  chiller_capacity_check_ = envelope_.add({"plant_unmet_load", "facility water load the plant leaves unmet",
+                                           "none (the chillers at their capacity leave the rest; the supply rises "
+                                           "above its set-point)",
+                                           "W", -std::numeric_limits<double>::infinity(), 0.0});
 }
 
 void FacilitySite::set_psu_loss() {
@@ -767,7 +780,9 @@ void FacilitySite::observe(double t, const std::vector<double>& x, const std::ve
       envelope_.observe(*tower_range_check_, t, point.correlation_range);
       envelope_.observe(*tower_flow_check_, t, point.water_flow_ratio);
       if (tower_lg_check_) envelope_.observe(*tower_lg_check_, t, point.correlation_liquid_to_gas);
+      envelope_.observe(*tower_approach_check_, t, point.correlation_approach);
     }
+    envelope_.observe(chiller_capacity_check_, t, plant.unmet_heat_flow);
     if (facility_water_check_) envelope_.observe(*facility_water_check_, t, x[plant_->supply_index()]);
     if (fans_full_check_) {
       const double full = servers_->max_fan_speed();

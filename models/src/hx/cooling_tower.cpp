@@ -212,13 +212,17 @@ CoolingTower::CoolingTower(CoolingTowerParameters p, std::string section) : p_(p
   design_water_flow_ratio_ = 0.5 * (low + high);
 }
 
-double CoolingTower::approach(double wet_bulb, double range, double water_flow, double air_flow_ratio) const {
+double CoolingTower::unfloored_approach(double wet_bulb, double range, double water_flow, double air_flow_ratio) const {
   DCTWIN_DEMAND(water_flow >= 0.0 && air_flow_ratio > 0.0, "tower approach needs flows >= 0 and a running fan");
   const TowerCorrelationData& data = correlation_data(p_.correlation);
   const double clamped_wet_bulb = std::clamp(wet_bulb, kelvin_offset + data.min_wet_bulb, kelvin_offset + data.max_wet_bulb);
   const double water_ratio = design_water_flow_ratio_ * water_flow / p_.design_water_flow;
   const double air_ratio = std::max(air_flow_ratio, water_ratio / data.max_liquid_to_gas_ratio);
-  return std::max(0.0, correlation_approach(p_.correlation, clamped_wet_bulb, range, water_ratio, air_ratio));
+  return correlation_approach(p_.correlation, clamped_wet_bulb, range, water_ratio, air_ratio);
+}
+
+double CoolingTower::approach(double wet_bulb, double range, double water_flow, double air_flow_ratio) const {
+  return std::max(0.0, unfloored_approach(wet_bulb, range, water_flow, air_flow_ratio));
 }
 
 CoolingTowerOperatingPoint CoolingTower::forced(double wet_bulb, double range, double water_flow, double speed) const {
@@ -231,7 +235,8 @@ CoolingTowerOperatingPoint CoolingTower::forced(double wet_bulb, double range, d
   r.range = range;
   r.correlation_range = range;
   r.correlation_liquid_to_gas = r.water_flow_ratio / speed;
-  r.approach = approach(wet_bulb, range, water_flow, speed);
+  r.correlation_approach = unfloored_approach(wet_bulb, range, water_flow, speed);
+  r.approach = std::max(0.0, r.correlation_approach);
   r.water_outlet_temperature = wet_bulb + r.approach;
   r.water_inlet_temperature = r.water_outlet_temperature + range;
   r.heat_flow = water_flow * p_.water_specific_heat * range;

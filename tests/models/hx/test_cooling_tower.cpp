@@ -109,6 +109,35 @@ TEST_CASE("Tower: energy, inverse form, and trends with fan speed and wet bulb",
         Approx(target).margin(1e-6));
 }
 
+TEST_CASE("Tower keeps the correlation's approach before its floor at 0 K", "[hx][tower]") {
+  const CoolingTower tower({});
+  const double flow = 100.0;  // the design water flow
+  auto polynomial = [&](double wet_bulb, double range, double water_flow) {
+    const double water_ratio = tower.design_water_flow_ratio() * water_flow / flow;
+    return correlation_approach(TowerCorrelation::yorkcalc, wet_bulb, range, water_ratio, 1.0);
+  };
+  // At the design point the polynomial is positive and the floor leaves it as it is.
+  const auto design = tower.evaluate_for_load(kelvin + 25.56, flow * 4180.0 * 5.556, flow, 1.0);
+  CHECK(design.correlation_approach == design.approach);
+  CHECK(design.correlation_approach == Approx(polynomial(kelvin + 25.56, 5.556, flow)).epsilon(1e-12));
+  CHECK(design.approach > 3.0);
+  // A small range with the fan at full speed: positive, but below the correlation's 1.1 K.
+  const auto small = tower.evaluate_for_load(kelvin + 20.0, flow * 4180.0 * 0.1, flow, 1.0);
+  CHECK(small.correlation_approach == Approx(polynomial(kelvin + 20.0, 0.1, flow)).epsilon(1e-12));
+  CHECK(small.correlation_approach > 0.0);
+  CHECK(small.correlation_approach < 1.1);
+  CHECK(small.approach == small.correlation_approach);
+  CHECK(small.outside_correlation_bounds);
+  // A cold wet bulb, a 22 K range and 7.9x the design water flow (L/G ~ 8): the polynomial is
+  // below zero; the tower's leaving water is the wet bulb and the polynomial's value is kept.
+  const auto cold = tower.evaluate_for_load(kelvin - 14.0, 7.9 * flow * 4180.0 * 22.0, 7.9 * flow, 1.0);
+  CHECK(cold.correlation_approach == Approx(polynomial(kelvin - 14.0, 22.0, 7.9 * flow)).epsilon(1e-12));
+  CHECK(cold.correlation_approach < -10.0);
+  CHECK(cold.approach == 0.0);
+  CHECK(cold.water_outlet_temperature == kelvin - 14.0);
+  CHECK(cold.outside_correlation_bounds);
+}
+
 TEST_CASE("Tower fan: cubic power above the minimum speed, free convection below", "[hx][tower]") {
   const CoolingTower tower({});
   CHECK(tower.fan_power(1.0) == Approx(24.4e3));

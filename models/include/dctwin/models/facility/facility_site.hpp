@@ -133,8 +133,9 @@ class FacilitySite final : public Site {
   // Operating envelopes (air and water classes, HBM, server fans, the plant's correlations):
   // counted, not clamped (docs/models/facility.md, Operating envelopes).
   EnvelopeMonitor envelope_;
-  std::size_t cold_aisle_check_ = 0, hbm_check_ = 0, condenser_check_ = 0;
-  std::optional<std::size_t> wet_bulb_check_, tower_range_check_, tower_flow_check_, tower_lg_check_;
+  std::size_t cold_aisle_check_ = 0, hbm_check_ = 0, condenser_check_ = 0, chiller_capacity_check_ = 0;
+  std::optional<std::size_t> wet_bulb_check_, tower_range_check_, tower_flow_check_, tower_lg_check_,
+      tower_approach_check_;
   std::optional<std::size_t> facility_water_check_, fans_full_check_;
   std::optional<std::size_t> fan_speed_slot_;  // first output slot of server/fan_speed (air)
   std::optional<std::size_t> rack_flow_slot_;  // position of /rack/coolant_flow (liquid-cooled sites)

@@ -116,6 +116,7 @@ struct CoolingTowerOperatingPoint {
   /// with the validity ranges of correlation_data().
   double correlation_range = 0.0;           ///< [K]
   double correlation_liquid_to_gas = 0.0;   ///< FR_water / fan speed asked for [1]
+  double correlation_approach = 0.0;        ///< the polynomial's approach before the floor at 0 [K]
 };
 
 struct MakeupWater {
@@ -154,6 +155,9 @@ class CoolingTower {
   [[nodiscard]] const CoolingTowerParameters& parameters() const { return p_; }
 
  private:
+  /// The correlation's approach [K] with the wet-bulb clamp and the L/G limit, before the floor at 0.
+  [[nodiscard]] double unfloored_approach(double wet_bulb_temperature, double range, double water_flow,
+                                          double air_flow_ratio) const;
   /// Forced-convection state at fan speed s >= s_min with a known range.
   [[nodiscard]] CoolingTowerOperatingPoint forced(double wet_bulb, double range, double water_flow, double speed) const;
   /// Range with the fan at speed s >= s_min for water entering at T_in.
