@@ -16,6 +16,7 @@
 #include <string>
 
 #include "dctwin/core/check.hpp"
+#include "dctwin/core/number_text.hpp"
 #include "dctwin/solver/integrator.hpp"
 #include "dctwin/solver/simulator.hpp"
 #include "schur_solver.hpp"
@@ -158,6 +159,24 @@ std::vector<double> solve_steady_state(const System& system, double t, const std
     for (Index i : full) norm = std::max(norm, std::abs(f[static_cast<std::size_t>(i)]));
     return norm;
   };
+  // A failure names the state with the largest residual at the last accepted iterate, with its
+  // value and rate: where a run-away or a missing sink is.
+  auto failure = [&](const std::string& what) {
+    system.derivatives(ctx, x.data(), f.data());
+    Index worst = full.empty() ? -1 : full.front();
+    for (Index i : full)
+      if (std::abs(f[static_cast<std::size_t>(i)]) > std::abs(f[static_cast<std::size_t>(worst)])) worst = i;
+    std::string detail = what;
+    if (worst >= 0) {
+      const auto w = static_cast<std::size_t>(worst);
+      const std::string& unit = system.state_unit(worst);
+      detail += "; largest residual at " + system.state_name(worst) + " = " + core::format_general(x[w]) + " " +
+                unit + ", d/dt = " + core::format_general(f[w]) + " " + unit + "/s";
+    }
+    SolverError error("solve_steady_state", detail + " (is there a steady state? e.g. thermal runaway)");
+    error.set_state(worst);
+    return error;
+  };
   double dtau = settings.initial_pseudo_time_step;
   system.derivatives(ctx, x.data(), f.data());
   double norm = residual_norm();
@@ -223,7 +242,7 @@ std::vector<double> solve_steady_state(const System& system, double t, const std
     if (!std::isfinite(trial_norm) || (trial_norm > 4.0 * norm && norm > 1e-12)) {
       dtau *= 0.25;
       if (dtau < 1e-9)
-        throw SolverError("solve_steady_state", "the iteration stalled (is there a steady state? e.g. thermal runaway)");
+        throw failure("the iteration stalled");
       continue;
     }
     x.swap(trial);
@@ -242,8 +261,7 @@ std::vector<double> solve_steady_state(const System& system, double t, const std
     norm = trial_norm;
     if (largest_update <= settings.tolerance && dtau >= 1e6) return x;
   }
-  throw SolverError("solve_steady_state", "no convergence in " + std::to_string(settings.max_iterations) +
-                                              " iterations (is there a steady state? e.g. thermal runaway)");
+  throw failure("no convergence in " + std::to_string(settings.max_iterations) + " iterations");
 }
 
 }  // namespace dctwin::solver

@@ -200,6 +200,52 @@ TEST_CASE("A steady start on a humid design day, the plant's chillers at capacit
   CHECK(figure(run(site), "heat_generated") > 0.0);
 }
 
+TEST_CASE("A steady start whose GPU runs away at its top clock names the GPU and the way out",
+          "[models][facility][steady]") {
+  // Air-cooled GPUs with leakage 50 W at 60 degC that grows 10 %/K: at the top clock (no power
+  // cap in the steady start) dL/dT = k L exceeds the heatsink's conductance to the air a few
+  // kelvin above 60 degC, and the junction has no steady state.
+  auto site_text = [](const std::string& start) {
+    return "name: small\nsite: facility\nsimulation:\n  output_interval: 5 s\n  duration: 60 s\n"
+           "  initial_state: " + start + "\nfacility:\n  cooling: air\n  layout: {pods: 1, racks_per_pod: 2}\n"
+           "  gpu: {leakage_power_at_reference: 50 W, leakage_temperature_coefficient: 0.1 1/K}\n"
+           "workload:\n  job: {pipeline_parallel: 2}\n";
+  };
+  const auto doc = dctwin::io::parse_scenario(site_text("steady_state"), "small.yaml",
+                                              dctwin::models::facility::scenario_schema());
+  FacilitySite site(doc.tree, std::nullopt);
+  std::string message;
+  long state = -1;
+  try {
+    (void)site.initial_state();
+  } catch (const dctwin::solver::SolverError& e) {
+    message = e.what();
+    state = e.state();
+  }
+  INFO(message);
+  REQUIRE(state >= 0);
+  const auto junctions = site.gpus().junction_states();
+  REQUIRE(state >= junctions.first);
+  REQUIRE(state < junctions.first + junctions.count);
+  const std::string gpu = site.layout().gpu_labels()[static_cast<std::size_t>(state - junctions.first)];
+  CHECK(message.rfind("solve_steady_state failed: no convergence in 200 iterations; largest residual at "
+                      "gpus.junction_temperature[" + std::to_string(state - junctions.first) + "] = ", 0) == 0);
+  CHECK(message.find(". GPU " + gpu + " has no steady state at its top clock: ") != std::string::npos);
+  CHECK(message.find("start from simulation.initial_state: supply_temperature to see whether the governors hold it "
+                     "in the run") != std::string::npos);
+  // This leakage is beyond what the governors can hold: from the supply temperature the same GPU
+  // throttles and still reaches its 92 degC shutdown temperature, which ends the run.
+  const auto warm = dctwin::io::parse_scenario(site_text("supply_temperature"), "small.yaml",
+                                               dctwin::models::facility::scenario_schema());
+  FacilitySite warm_site(warm.tree, std::nullopt);
+  dctwin::solver::Simulator simulator(warm_site.system(), warm_site.settings());
+  Observer observer;
+  observer.site = &warm_site;
+  const auto status = simulator.run(warm_site.initial_state(), observer);
+  CHECK(status.reason == dctwin::solver::StopReason::event);
+  CHECK(status.message.find(gpu + " reached the shutdown temperature 92.00 degC") != std::string::npos);
+}
+
 TEST_CASE("Direct-return headers starve the far racks, the rack flow is the sum of its plates", "[models][facility]") {
   const auto doc = small_site("liquid-to-liquid", 24);
   FacilitySite site(doc.tree, std::nullopt);

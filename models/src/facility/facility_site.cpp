@@ -681,7 +681,29 @@ std::vector<double> FacilitySite::initial_state() const {
     // The steady state of the step's mean power, not of its first phase (see TrainingJob).
     std::vector<double> discrete = system_.initial_discrete();
     job_->averaged_discrete(discrete.data());
-    return solver::solve_steady_state(system_, settings_.start_time, discrete);
+    try {
+      return solver::solve_steady_state(system_, settings_.start_time, discrete);
+    } catch (const solver::SolverError& e) {
+      // The steady start holds every GPU at its top clock, without the board power cap and the
+      // thermal slowdown the governors enforce once the run starts, so a GPU whose leakage
+      // L = L_ref exp(k (T_j - T_ref)) outgrows what its cooling removes runs away here; in the
+      // run the governors may hold it (a lower clock) or not (leakage alone can outgrow the sink).
+      const solver::StateRange junctions = gpus_->junction_states();
+      if (e.state() < junctions.first || e.state() >= junctions.first + junctions.count) throw;
+      const auto gpu = static_cast<std::size_t>(e.state() - junctions.first);
+      std::string detail = e.what();
+      const std::string prefix = e.function() + " failed: ";
+      if (detail.rfind(prefix, 0) == 0) detail.erase(0, prefix.size());
+      solver::SolverError explained(
+          e.function(), detail + ". GPU " + layout_->gpu_labels()[gpu] +
+                            " has no steady state at its top clock: the steady start holds every GPU there, at the "
+                            "step's mean activity, without the power cap and thermal slowdown the governors apply in "
+                            "the run, and this GPU's leakage grows faster with temperature than its cooling removes "
+                            "heat; start from simulation.initial_state: supply_temperature to see whether the "
+                            "governors hold it in the run");
+      explained.set_state(e.state());
+      throw explained;
+    }
   }
   return system_.initial_state();
 }
