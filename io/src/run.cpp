@@ -180,6 +180,7 @@ ReportLayout report_layout(const ScenarioDocument& document, const models::facil
   // so that the resolved scenario runs again as it is.
   core::ParameterTree resolved = document.tree;
   for (const std::string& name : models::facility::sections_of_other_site_kind(resolved)) resolved.sections.erase(name);
+  models::facility::derive_pod_loop_topology(resolved);
   layout.resolved_scenario = emit_resolved_yaml(resolved, models::facility::scenario_schema());
   layout.attributes["dctwin_version"] = version();
   layout.unsigned_attributes["seed"] = document.tree.section("simulation").unsigned_integer("seed");

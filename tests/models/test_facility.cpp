@@ -17,6 +17,7 @@
 #include "dctwin/io/scenario.hpp"
 #include "dctwin/models/facility/envelope.hpp"
 #include "dctwin/models/facility/facility_site.hpp"
+#include "dctwin/models/facility/site.hpp"
 #include "dctwin/solver/parallel.hpp"
 
 using dctwin::models::facility::FacilitySite;
@@ -244,6 +245,33 @@ TEST_CASE("A steady start whose GPU runs away at its top clock names the GPU and
   const auto status = simulator.run(warm_site.initial_state(), observer);
   CHECK(status.reason == dctwin::solver::StopReason::event);
   CHECK(status.message.find(gpu + " reached the shutdown temperature 92.00 degC") != std::string::npos);
+}
+
+TEST_CASE("The pod loop's topology follows the layout unless the file writes it", "[models][facility]") {
+  auto parse = [](const std::string& pod_loop) {
+    const std::string text =
+        "name: small\nsite: facility\nsimulation: {output_interval: 5 s, duration: 5 s}\n"
+        "facility:\n  cooling: liquid-to-liquid\n"
+        "  layout: {pods: 1, racks_per_pod: 3, servers_per_rack: 4, gpus_per_server: 4}\n" +
+        pod_loop + "workload:\n  job: {pipeline_parallel: 2}\n";
+    return dctwin::io::parse_scenario(text, "small.yaml", dctwin::models::facility::scenario_schema());
+  };
+  // Left out: 3 racks of 4 servers with 4 plates each, from the layout (the defaults are 192, 2, 8).
+  auto derived = parse("");
+  dctwin::models::facility::derive_pod_loop_topology(derived.tree);
+  const auto& pod_loop = derived.tree.section("facility").section("pod_loop");
+  CHECK(pod_loop.integer("rack_count") == 3);
+  CHECK(pod_loop.section("rack").integer("servers") == 4);
+  CHECK(pod_loop.section("rack").integer("plates_per_server") == 4);
+  FacilitySite site(parse("").tree, std::nullopt);
+  CHECK(site.layout().gpus() == 48);
+  CHECK(site.flows().phases().front().rack_flow.size() == 3);
+  // Written and consistent: kept; written and inconsistent: refused where it is written.
+  CHECK_NOTHROW(FacilitySite(parse("  pod_loop: {rack_count: 3, rack: {servers: 4}}\n").tree, std::nullopt));
+  CHECK_THROWS_WITH(FacilitySite(parse("  pod_loop: {rack_count: 5}\n").tree, std::nullopt),
+                    "facility.pod_loop.rack_count = 5 but facility.layout.racks_per_pod = 3 (inconsistent topology)");
+  CHECK_THROWS_WITH(FacilitySite(parse("  pod_loop: {rack: {servers: 2}}\n").tree, std::nullopt),
+                    "facility.pod_loop.rack has 8 cold plates but a rack holds 16 GPUs (inconsistent topology)");
 }
 
 TEST_CASE("Direct-return headers starve the far racks, the rack flow is the sum of its plates", "[models][facility]") {

@@ -143,6 +143,20 @@ std::vector<std::string> sections_of_other_site_kind(const core::ParameterTree& 
   return {"facility", "electrical"};
 }
 
+void derive_pod_loop_topology(core::ParameterTree& scenario) {
+  if (scenario.text("site") != "facility") return;
+  core::ParameterTree& facility = scenario.sections.at("facility");
+  const core::ParameterTree& layout = facility.section("layout");
+  core::ParameterTree& pod_loop = facility.sections.at("pod_loop");
+  auto derive = [&](core::ParameterTree& section, const std::string& key, const char* layout_key) {
+    core::ParameterValue& value = section.values.at(key);
+    if (value.from_default) value.number = static_cast<double>(layout.integer(layout_key));
+  };
+  derive(pod_loop, "rack_count", "racks_per_pod");
+  derive(pod_loop.sections.at("rack"), "servers", "servers_per_rack");
+  derive(pod_loop.sections.at("rack"), "plates_per_server", "gpus_per_server");
+}
+
 SiteSize estimate_site_size(const core::ParameterTree& scenario) {
   // Peak resident memory of `dctwin run`, measured: 27 MiB for the single node, 52 MiB for the
   // 3,072-GPU pod, 164-181 MiB for the 24,576-GPU halls (air, liquid-to-air, liquid-to-liquid,

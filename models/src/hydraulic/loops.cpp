@@ -218,10 +218,10 @@ core::SectionSchema RackManifoldParameters::schema(const RackManifoldParameters&
   using namespace core;
   SectionSchema s;
   s.doc = "Rack manifold: hoses, balancing valve, supply and return manifolds, servers with cold plates";
-  auto p = integer_parameter("servers", "Servers per rack", d.servers,
+  auto p = integer_parameter("servers", "Servers per rack (in a facility: layout.servers_per_rack when left out)", d.servers,
                              "Llama 3: each rack hosts 16 GPUs split between two servers ([meta-llama3-2024])");
   s.parameters.push_back(at_least(p, 1.0));
-  p = integer_parameter("plates_per_server", "Cold plates per server (one per GPU)", d.plates_per_server,
+  p = integer_parameter("plates_per_server", "Cold plates per server, one per GPU (in a facility: layout.gpus_per_server when left out)", d.plates_per_server,
                         "Grand Teton: 8 GPUs per server ([meta-llama3-2024])");
   s.parameters.push_back(at_least(p, 1.0));
   s.parameters.push_back(choice_parameter("plates", {"parallel", "series_pairs"},
@@ -378,7 +378,7 @@ core::SectionSchema PodLoopParameters::schema() {
   const PodLoopParameters d;
   SectionSchema s;
   s.doc = "Pod loop: a CDU pump group feeding the racks through supply and return headers";
-  auto p = integer_parameter("rack_count", "Racks on the pod loop", d.rack_count,
+  auto p = integer_parameter("rack_count", "Racks on the pod loop (in a facility: layout.racks_per_pod when left out)", d.rack_count,
                              "Llama 3 cluster: 192 racks per pod ([meta-llama3-2024])");
   s.parameters.push_back(at_least(p, 1.0));
   s.parameters.push_back(header_spec(d.headers, "Direct return (first rack nearest both ways) or reverse return"));

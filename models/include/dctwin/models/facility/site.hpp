@@ -69,6 +69,12 @@ core::SectionSchema scenario_schema();
 /// and `electrical` for a single-node site, `server` and `loop` for a facility). They must not be
 /// written (build_site refuses them); a resolved scenario leaves them out, so that it runs again.
 std::vector<std::string> sections_of_other_site_kind(const core::ParameterTree& scenario);
+/// Fills the pod loop's topology where a facility scenario leaves it to its defaults, from the
+/// layout: facility.pod_loop.rack_count = layout.racks_per_pod, pod_loop.rack.servers =
+/// layout.servers_per_rack and pod_loop.rack.plates_per_server = layout.gpus_per_server (one cold
+/// plate per GPU). A key written in the file is kept, and the site checks it against the layout.
+/// Nothing changes for a single-node scenario. The resolved scenario a report keeps has it filled.
+void derive_pod_loop_topology(core::ParameterTree& scenario);
 /// The most GPUs a facility site may hold: 42x the 24,576-GPU Llama 3 hall and several times the
 /// largest clusters built so far. Each layout count has its own range; this bounds their product.
 inline constexpr std::int64_t max_facility_gpus = std::int64_t{1} << 20;
