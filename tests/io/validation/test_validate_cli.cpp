@@ -357,6 +357,48 @@ TEST_CASE("dctwin validate: a replay that runs away fails instead of reporting",
                                dir);
   INFO(cold.err);
   CHECK(cold.code == 3);
-  CHECK(cold.err.find("dctwin validate: the replay") == 0);
+  // CVODE gives up where the junction leaves every bound; the state it stopped at names it.
+  CHECK(cold.err.find("dctwin validate: the replay is not physical: the junction temperature of model GPU ") == 0);
+  CHECK(cold.err.find("make the model run away\n") != std::string::npos);
   CHECK(!fs::exists(dir / "v.h5"));
+}
+
+TEST_CASE("dctwin calibrate: a scenario that runs away fails before fitting, and writes nothing",
+          "[validation][cli][safety]") {
+  // The runaway leakage above: no fit parameter (resistances, capacitances, power levels) can
+  // bring it back, so calibrate stops at its first replay with the replay's message and exit 3.
+  const auto dir = scratch("calibrate-runaway");
+  auto runaway = [](std::string text) {
+    text = replaced(text, "leakage_power_at_reference: 50 W", "leakage_power_at_reference: 300 W");
+    text = replaced(text, "leakage_reference_temperature: 60 degC", "leakage_reference_temperature: 20 degC");
+    return replaced(text, "leakage_temperature_coefficient: 0.02 1/K", "leakage_temperature_coefficient: 0.1 1/K");
+  };
+  write(dir / "runaway-plate.yaml", runaway(slurp(scenario)));
+  write(dir / "runaway-air.yaml", runaway(slurp(air_scenario)));
+  struct Case {
+    const char* scenario;
+    const char* initial_state;
+    const char* message;
+  };
+  const Case cases[] = {
+      {"runaway-plate.yaml", "steady_state",
+       "dctwin calibrate: the replay's initial steady state failed: solve_steady_state failed: no convergence in 200 "
+       "iterations; largest residual at gpus.junction_temperature["},
+      {"runaway-plate.yaml", "supply_temperature",
+       "dctwin calibrate: the replay is not physical: the junction temperature of model GPU "},
+      {"runaway-air.yaml", "steady_state",
+       "dctwin calibrate: the replay's initial steady state failed: air-cooled steady state failed: GPU 0: leakage "
+       "runaway, no fixed point at "},
+      {"runaway-air.yaml", "supply_temperature",
+       "dctwin calibrate: the replay is not physical: the junction temperature of model GPU 0 (trace GPU "},
+  };
+  for (const auto& c : cases) {
+    const auto out = run_dctwin({"calibrate", samples + "nvidia-smi.csv", "--scenario", c.scenario, "--initial-state",
+                                 c.initial_state, "-o", "fit.yaml"},
+                                dir);
+    INFO(c.scenario << " from " << c.initial_state << ": " << out.err);
+    CHECK(out.code == 3);
+    CHECK(out.err.find(c.message) == 0);
+    CHECK(!fs::exists(dir / "fit.yaml"));
+  }
 }
