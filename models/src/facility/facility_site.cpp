@@ -635,6 +635,7 @@ void FacilitySite::knot(double t, const std::vector<double>& x, const std::vecto
   const workload::TrainingJob::GroupPowerSums* after_sums = job_ != nullptr ? job_->power_by_group(t) : nullptr;
   HeldKnot held;
   held.t = t;
+  held.smooth_cooling = smooth_cooling_power(t, x.data());
   if (after_sums != nullptr && same) {
     held.gpu_before = pod_gpu_power(*after_sums);
     held.gpu_after = held.gpu_before;
@@ -649,16 +650,23 @@ void FacilitySite::knot(double t, const std::vector<double>& x, const std::vecto
   held_until_ = t;
 }
 
+double FacilitySite::smooth_cooling_power(double t, const double* x) const {
+  const auto& crah = hall_->room().crah_parameters();
+  return plant_->operating_point(t, x).total_power +
+         static_cast<double>(layout_->pods()) * crah.count * crah.rated_fan_power;
+}
+
 void FacilitySite::advance_feed_to_sample(double t) {
-  // Linear in time between the samples at t0 (previous) and t1 = t: the plant's power, the CRAH
-  // fans and the servers' other IT power (fans) change smoothly; pumps and door fans step at their
-  // flow phases, taken at each knot's own time.
+  // The plant's power and the CRAH fans from the thermal state at each knot (the plant follows
+  // the facility water's return); the servers' other IT power (fans) linear in time between the
+  // samples at t0 (previous) and t1 = t; pumps and door fans step at their flow phases, taken at
+  // each knot's own time.
   const double t0 = previous_sample_time_;
   const double span = t - t0;
   const std::size_t pods = layout_->pods();
   for (const HeldKnot& k : held_knots_) {
     const double w = span > 0.0 ? std::clamp((k.t - t0) / span, 0.0, 1.0) : 1.0;
-    const double smooth = previous_smooth_cooling_power_ + w * (smooth_cooling_power_ - previous_smooth_cooling_power_);
+    const double smooth = k.smooth_cooling;
     electrical::FeedLoad left;
     left.it.resize(pods);
     for (std::size_t p = 0; p < pods; ++p)
@@ -748,9 +756,7 @@ void FacilitySite::observe(double t, const std::vector<double>& x, const std::ve
     supply = v[pods_->supply_index(0)];
     for (std::size_t p = 1; p < layout_->pods(); ++p) supply = std::max(supply, v[pods_->supply_index(p)]);
   }
-  const auto& crah = hall_->room().crah_parameters();
-  const double smooth_cooling =
-      plant_->operate(t, v).power + static_cast<double>(layout_->pods()) * crah.count * crah.rated_fan_power;
+  const double smooth_cooling = smooth_cooling_power(t, v);
   const double cooling_power = smooth_cooling + stepped_cooling_power(t, false);
   // The non-GPU IT power per pod (the electrical feed's lineups are the pods).
   const std::size_t pods = layout_->pods(), servers_per_pod = layout_->servers() / pods;
@@ -768,8 +774,6 @@ void FacilitySite::observe(double t, const std::vector<double>& x, const std::ve
   } else {
     for (double& p : pod_other_it_power_) p = static_cast<double>(layout_->racks_per_pod()) * server_air_heat_per_rack_;
   }
-  previous_smooth_cooling_power_ = smooth_cooling_power_;
-  smooth_cooling_power_ = smooth_cooling;
   if (feed_) {
     advance_feed_to_sample(t);
     feed_->set_ambient_temperature(weather_->dry_bulb_at(t));

@@ -40,9 +40,10 @@ class FacilitySite final : public Site {
   [[nodiscard]] bool has_electrical_feed() const override { return electrical_.has_value(); }
   void knot(double t, const std::vector<double>& x, const std::vector<double>& before,
             const std::vector<double>& after) override;
-  /// The GPUs' junction temperatures (their leakage is part of the feed's load).
+  /// The GPUs' junction temperatures (their leakage is part of the feed's load) and the facility
+  /// water's return (the plant's power follows from it).
   [[nodiscard]] std::optional<solver::StateRanges> states_read_by_knots() const override {
-    return solver::StateRanges{gpus_->junction_states()};
+    return solver::merge_state_ranges({gpus_->junction_states(), {plant_->return_index(), 1}});
   }
   std::vector<electrical::GridSample> take_grid_samples() override;
   /// The feed, once the first sample has started it (nullptr before, or without one).
@@ -73,10 +74,12 @@ class FacilitySite final : public Site {
   /// Cooling power that steps at known times: pod pumps (per flow phase) and door fans [W]; `before`
   /// takes the flow phase in effect just before t.
   [[nodiscard]] double stepped_cooling_power(double t, bool before) const;
-  /// Advances the feed through the knots held since the last sample, with the smooth parts of the
-  /// load (plant and CRAH power, the servers' other IT power) interpolated linearly between the
-  /// last sample and this one.
+  /// Advances the feed through the knots held since the last sample: the plant and CRAH power as
+  /// each knot's state gives it, the servers' other IT power (fans) interpolated linearly between
+  /// the last sample and this one.
   void advance_feed_to_sample(double t);
+  /// The plant's power (from the facility water's return in x) and the CRAH fans' at time t [W].
+  [[nodiscard]] double smooth_cooling_power(double t, const double* x) const;
 
   std::unique_ptr<FacilityLayout> layout_;
   std::unique_ptr<FlowPlan> flows_;
@@ -114,12 +117,13 @@ class FacilitySite final : public Site {
   // Electrical feed (multirate): started at the first sample, advanced at every knot.
   std::optional<electrical::ElectricalParameters> electrical_;
   std::unique_ptr<electrical::ElectricalFeed> feed_;
-  // The thermal part knows the smooth parts of the load (plant, CRAH and server fans) only at its
-  // samples, so the feed runs one sample behind: each knot's GPU power is held until the next
-  // sample, then the feed is advanced through the held knots with those parts interpolated.
+  // The thermal part knows the servers' fan power only at its samples, so the feed runs one sample
+  // behind: each knot's GPU and plant power is held until the next sample, then the feed is
+  // advanced through the held knots with the fans' power interpolated.
   struct HeldKnot {
     double t = 0.0;
     std::vector<double> gpu_before, gpu_after;  // each pod's GPU power on both sides [W]
+    double smooth_cooling = 0.0;                // plant and CRAH fans from the state at t [W]
   };
   std::vector<HeldKnot> held_knots_;
   double held_until_ = 0.0;                   // time of the last knot held (or the feed's start)
@@ -127,8 +131,7 @@ class FacilitySite final : public Site {
   std::vector<double> knot_leakage_;          // each GPU's leakage at the knot being handled [W]
   std::vector<double> pod_other_it_power_;    // non-GPU IT power per pod at the last sample [W]
   std::vector<double> previous_other_it_power_;  // the same at the sample before [W]
-  double smooth_cooling_power_ = 0.0;         // plant and CRAH fans at the last sample [W]
-  double previous_smooth_cooling_power_ = 0.0, previous_sample_time_ = 0.0;
+  double previous_sample_time_ = 0.0;
   std::size_t gpu_power_slot_ = 0;            // position of /gpu/power in the output buffer
   // Operating envelopes (air and water classes, HBM, server fans, the plant's correlations):
   // counted, not clamped (docs/models/facility.md, Operating envelopes).
