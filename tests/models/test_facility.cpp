@@ -852,6 +852,29 @@ TEST_CASE("an envelope counts the sampled time outside its band, the first sampl
   early.observe(e, 5.0, 11.0);
   CHECK(figure(early.summary(), "envelope_e_time") == 0.0);
   CHECK(figure(early.summary(), "envelope_e_first") == 5.0);
+
+  // A model's range (not a limit): its own prefix, counted apart from the limits; samples where it
+  // does not apply count as inside, and a check that never applied has no worst value.
+  dctwin::models::facility::EnvelopeMonitor ranges;
+  const auto range = ranges.add({"r", "x", "at least 24", "K", 24.0, std::numeric_limits<double>::infinity(), false});
+  const auto never = ranges.add({"n", "y", "at most 10", "K", -std::numeric_limits<double>::infinity(), 10.0, false});
+  const auto limit = ranges.add({"l", "z", "at most 1", "1", -std::numeric_limits<double>::infinity(), 1.0});
+  for (int m = 0; m < 4; ++m) {
+    if (m == 2) ranges.not_applicable(range, 2.0 * m);
+    else ranges.observe(range, 2.0 * m, 20.0 + m);  // 20, 21, -, 23: outside at t = 0, 2 and 6
+    ranges.not_applicable(never, 2.0 * m);
+    ranges.observe(limit, 2.0 * m, 0.5);
+  }
+  const auto r = ranges.summary();
+  CHECK(figure(r, "model_range_r_first") == 0.0);
+  CHECK(figure(r, "model_range_r_time") == 4.0);  // the intervals ending at t = 2 and t = 6
+  CHECK(figure(r, "model_range_r_worst") == 20.0);
+  CHECK(figure(r, "model_range_n_first") == -1.0);
+  CHECK(std::isnan(figure(r, "model_range_n_worst")));
+  CHECK(figure(r, "envelope_l_first") == -1.0);
+  CHECK(std::none_of(r.begin(), r.end(), [](const auto& f) { return f.name.rfind("envelope_r", 0) == 0; }));
+  CHECK(ranges.violated() == 0);
+  CHECK(ranges.model_ranges_left() == 1);
 }
 
 TEST_CASE("a humid heatwave is counted: the tower runs beyond its correlation's wet bulb",
@@ -895,6 +918,11 @@ TEST_CASE("a humid heatwave is counted: the tower runs beyond its correlation's 
     }));
   };
   CHECK(envelopes_left(humid) >= 1.0);
+  // The chiller carries load from the 30 degC start with the 18 degC set-point, beyond its curves'
+  // 10 degC of leaving chilled water: a model range left, not a limit.
+  CHECK(figure(humid, "model_range_chiller_chilled_water_first") == 0.0);
+  CHECK(figure(humid, "model_range_chiller_chilled_water_worst") == Approx(291.15).margin(1e-9));
+  CHECK(figure(humid, "model_range_clamps") >= 1.0);
   CHECK(figure(humid, "limit_violations") - envelopes_left(humid) ==
         figure(dry, "limit_violations") - envelopes_left(dry));
 }

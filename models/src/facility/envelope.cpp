@@ -32,15 +32,29 @@ void EnvelopeMonitor::observe(std::size_t k, double t, double value) {
   s.last_t = t;
 }
 
+void EnvelopeMonitor::not_applicable(std::size_t k, double t) {
+  DCTWIN_DEMAND(k < checks_.size(), "envelope check: no such check");
+  State& s = checks_[k];
+  s.seen = true;
+  s.last_t = t;
+}
+
 std::size_t EnvelopeMonitor::violated() const {
-  return static_cast<std::size_t>(
-      std::count_if(checks_.begin(), checks_.end(), [](const State& s) { return s.first_outside >= 0.0; }));
+  return static_cast<std::size_t>(std::count_if(checks_.begin(), checks_.end(), [](const State& s) {
+    return s.check.limit && s.first_outside >= 0.0;
+  }));
+}
+
+std::size_t EnvelopeMonitor::model_ranges_left() const {
+  return static_cast<std::size_t>(std::count_if(checks_.begin(), checks_.end(), [](const State& s) {
+    return !s.check.limit && s.first_outside >= 0.0;
+  }));
 }
 
 std::vector<core::SummaryFigure> EnvelopeMonitor::summary() const {
   std::vector<core::SummaryFigure> out;
   for (const State& s : checks_) {
-    const std::string prefix = "envelope_" + s.check.name;
+    const std::string prefix = (s.check.limit ? "envelope_" : "model_range_") + s.check.name;
     out.push_back({prefix + "_time", s.time_outside, "s",
                    "time (sampled) with the " + s.check.what + " outside " + s.check.band});
     out.push_back({prefix + "_first", s.first_outside, "s",

@@ -543,8 +543,10 @@ void FacilitySite::finish_assembly() {
   // The chiller's performance curves end at a highest entering condenser temperature (the DOE-2
   // centrifugal set: 35 degC, EnergyPlus' curve limits, docs/models/hx.md); above it the chiller
   // is evaluated at that edge, which makes it look better than it would be, so the report counts
-  // it while the chiller carries load. (Below the curves' lowest condenser temperature and above
-  // their highest chilled-water temperature the edge makes it look worse; not counted.)
+  // it while the chiller carries load. Below the curves' lowest condenser temperature and above
+  // their highest chilled-water temperature the edge makes it look worse (less capacity, a lower
+  // COP): model ranges, reported but not limits (every warm-water plant sits above the curves'
+  // 10 degC). (A set-point below the curves' lowest chilled water, 5 degC, is not checked.)
   const hx::ChillerCurves& curves = plant_->economizer().chiller().parameters().curves;
   condenser_check_ = envelope_.add(
       {"chiller_condenser_water", "condenser water entering the chiller while it carries load",
@@ -552,6 +554,18 @@ void FacilitySite::finish_assembly() {
            degrees_celsius(curves.max_entering_condenser_temperature) +
            "; the chiller is evaluated at that edge above it)",
        "K", -std::numeric_limits<double>::infinity(), curves.max_entering_condenser_temperature});
+  condenser_low_check_ = envelope_.add(
+      {"chiller_condenser_water_low", "condenser water entering the chiller while it carries load",
+       "the chiller curves' lowest entering condenser temperature (" +
+           degrees_celsius(curves.min_entering_condenser_temperature) +
+           "; the chiller is evaluated at that edge below it, which understates its COP)",
+       "K", curves.min_entering_condenser_temperature, std::numeric_limits<double>::infinity(), false});
+  chilled_water_check_ = envelope_.add(
+      {"chiller_chilled_water", "chilled water leaving the chiller (the plant's set-point) while it carries load",
+       "the chiller curves' highest leaving chilled water temperature (" +
+           degrees_celsius(curves.max_leaving_chilled_water_temperature) +
+           "; the chiller is evaluated at that edge above it, which understates its capacity and COP)",
+       "K", -std::numeric_limits<double>::infinity(), curves.max_leaving_chilled_water_temperature, false});
   // The chillers at their capacity (times the largest part-load ratio) leave the rest of the
   // facility water's load unmet and the supply floats above its set-point.
   chiller_capacity_check_ = envelope_.add({"plant_unmet_load", "facility water load the plant leaves unmet",
@@ -802,6 +816,13 @@ void FacilitySite::observe(double t, const std::vector<double>& x, const std::ve
     const auto plant = plant_->operating_point(t, x.data());
     envelope_.observe(condenser_check_, t,
                       plant.chiller_heat_flow > 0.0 ? plant.condenser_water_temperature : weather_->wet_bulb_at(t));
+    if (plant.chiller_heat_flow > 0.0) {
+      envelope_.observe(condenser_low_check_, t, plant.condenser_water_temperature);
+      envelope_.observe(chilled_water_check_, t, plant_->parameters().supply_setpoint);
+    } else {
+      envelope_.not_applicable(condenser_low_check_, t);
+      envelope_.not_applicable(chilled_water_check_, t);
+    }
     if (tower_range_check_) {
       const auto& economizer = plant_->economizer();
       const auto& tower = std::get<hx::CoolingTower>(economizer.heat_rejection());
@@ -909,6 +930,8 @@ std::vector<core::SummaryFigure> FacilitySite::summary(const std::vector<double>
        (junction_max_ > gpus_->parameters().max_operating_temperature ? 1.0 : 0.0) +
            static_cast<double>(envelope_.violated()),
        "1", "limit checks failed: GPU max operating temperature and the operating envelopes (envelope_*)"},
+      {"model_range_clamps", static_cast<double>(envelope_.model_ranges_left()), "1",
+       "models evaluated at the edge of their data, which understates them (model_range_*): checks left"},
   };
   for (auto& figure : envelope_.summary()) s.push_back(std::move(figure));
   if (rack_flow_slot_) {

@@ -24,6 +24,12 @@ struct EnvelopeCheck {
   std::string unit;       ///< SI unit of the value
   double low = -std::numeric_limits<double>::infinity();
   double high = std::numeric_limits<double>::infinity();
+  /// true: a limit (a standard, a datasheet, a correlation used as it is outside its data); a
+  /// check left counts in limit_violations, its figures are envelope_<name>_*. false: the range
+  /// of a model's data, outside which the model is evaluated at the edge in a way that understates
+  /// it (a conservative clamp); its figures are model_range_<name>_* and it counts in
+  /// model_range_clamps only.
+  bool limit = true;
 };
 
 class EnvelopeMonitor {
@@ -32,11 +38,17 @@ class EnvelopeMonitor {
   std::size_t add(EnvelopeCheck check);
   /// The value of check `k` at sample time t (samples in time order, the same t for every check).
   void observe(std::size_t k, double t, double value);
-  /// Checks that were outside their band at one sample or more.
+  /// A sample at t where check `k` does not apply (a chiller that is off): the interval ending at
+  /// t counts as inside.
+  void not_applicable(std::size_t k, double t);
+  /// Limit checks (EnvelopeCheck::limit) that were outside their band at one sample or more.
   [[nodiscard]] std::size_t violated() const;
-  /// Per check: envelope_<name>_time [s], envelope_<name>_first [s] (-1: never), and
-  /// envelope_<name>_worst [unit] (the sampled value furthest outside; the value nearest to the
-  /// band's violated edge when never outside: the lowest for a ceiling, the highest for a floor).
+  /// Model-range checks (not limits) that were outside their band at one sample or more.
+  [[nodiscard]] std::size_t model_ranges_left() const;
+  /// Per check: <prefix>_<name>_time [s], <prefix>_<name>_first [s] (-1: never), and
+  /// <prefix>_<name>_worst [unit] (the sampled value furthest outside; the value nearest to the
+  /// band's violated edge when never outside: the lowest for a ceiling, the highest for a floor;
+  /// NaN when the check never applied), the prefix envelope for limits, model_range for the others.
   [[nodiscard]] std::vector<core::SummaryFigure> summary() const;
   [[nodiscard]] std::size_t size() const { return checks_.size(); }
   [[nodiscard]] const EnvelopeCheck& check(std::size_t k) const { return checks_.at(k).check; }
@@ -48,7 +60,7 @@ class EnvelopeMonitor {
     double last_t = 0.0;
     double time_outside = 0.0;
     double first_outside = -1.0;
-    double worst = 0.0;        // value furthest outside (or the nearest inside, before any)
+    double worst = std::numeric_limits<double>::quiet_NaN();  // furthest outside (or the nearest inside)
     double worst_excess = -std::numeric_limits<double>::infinity();  // how far outside [unit]
   };
   std::vector<State> checks_;
