@@ -506,11 +506,11 @@ void FacilitySite::finish_assembly() {
                                        "1", data.min_water_flow_ratio, data.max_water_flow_ratio});
     // The approach the polynomial gives, before the model floors it at 0 K (a polynomial can
     // dip below zero at small ranges and cold wet bulbs; a tower cannot cool below the wet bulb).
-    tower_approach_check_ = envelope_.add({"cooling_tower_approach", "cooling tower approach (the correlation's, before the floor at 0 K)",
-                                           "the " + correlation + " correlation's range " +
-                                               format_number(data.min_approach) + " to " +
-                                               format_number(data.max_approach) + " K",
-                                           "K", data.min_approach, data.max_approach});
+    tower_approach_check_ =
+        envelope_.add({"cooling_tower_approach", "cooling tower approach (the correlation's, before the floor at 0 K)",
+                       "the " + correlation + " correlation's range " + format_number(data.min_approach) + " to " +
+                           format_number(data.max_approach) + " K",
+                       "K", data.min_approach, data.max_approach});
     if (std::isfinite(data.max_liquid_to_gas_ratio))
       tower_lg_check_ = envelope_.add({"cooling_tower_liquid_to_gas", "cooling tower liquid-to-gas ratio",
                                        "the " + correlation + " correlation's limit " +
@@ -680,17 +680,16 @@ void FacilitySite::advance_feed_to_sample(double t) {
   const std::size_t pods = layout_->pods();
   for (const HeldKnot& k : held_knots_) {
     const double w = span > 0.0 ? std::clamp((k.t - t0) / span, 0.0, 1.0) : 1.0;
-    const double smooth = k.smooth_cooling;
     electrical::FeedLoad left;
     left.it.resize(pods);
     for (std::size_t p = 0; p < pods; ++p)
       left.it[p] = previous_other_it_power_[p] + w * (pod_other_it_power_[p] - previous_other_it_power_[p]) +
                    k.gpu_before[p];
-    left.mechanical = smooth + stepped_cooling_power(k.t, true);
+    left.mechanical = k.smooth_cooling + stepped_cooling_power(k.t, true);
     feed_->advance(k.t, feed_right_, left);
     feed_right_ = left;
     for (std::size_t p = 0; p < pods; ++p) feed_right_.it[p] += k.gpu_after[p] - k.gpu_before[p];
-    feed_right_.mechanical = smooth + stepped_cooling_power(k.t, false);
+    feed_right_.mechanical = k.smooth_cooling + stepped_cooling_power(k.t, false);
   }
   held_knots_.clear();
 }
