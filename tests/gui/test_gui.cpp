@@ -1670,6 +1670,8 @@ TEST_CASE("study: events, limits and key figures are read from the report", "[mo
   CHECK(value("Grid limits").value == "fail: ramp_rate");
   CHECK(value("Grid limits").state == KpiRow::State::fail);
   CHECK(value("Limits exceeded").value == "2");
+  CHECK(value("Models at their data's edge").value == "1: chiller_chilled_water");
+  CHECK(value("Models at their data's edge").state == KpiRow::State::none);
   CHECK(value("Pod cold aisle temperature").value == "23.82 to 24.82 degC over 3 pods");
   CHECK(value("Pod pump power").value == "10 to 20 kW over 3 pods");
   CHECK(value("Model FLOPs utilisation").value == "0.4095");

@@ -333,6 +333,22 @@ KpiModel::KpiModel(const ReportModel& report) : report_(report) {
     add("Limits exceeded", printf_string("%.0f", all->value), pass ? KpiRow::State::pass : KpiRow::State::fail,
         "/summary/limit_violations: checks outside their limit at least once (GPU junction, grid, envelopes)");
   }
+  if (const auto* clamps = figure("model_range_clamps")) {
+    // Models evaluated at the edge of their data (docs/models/facility.md, "Model ranges"): not
+    // limits, but the figures that depend on them are conservative bounds.
+    const std::string prefix = "model_range_", suffix = "_first";
+    std::string left;
+    for (const auto& [name, f] : summary) {
+      if (name.size() <= prefix.size() + suffix.size() || name.rfind(prefix, 0) != 0 ||
+          name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0 || f.value < 0.0)
+        continue;
+      left += (left.empty() ? "" : ", ") + name.substr(prefix.size(), name.size() - prefix.size() - suffix.size());
+    }
+    add("Models at their data's edge", printf_string("%.0f", clamps->value) + (left.empty() ? "" : ": " + left),
+        KpiRow::State::none,
+        "/summary/model_range_*: models evaluated at the edge of their data, which understates them (the chiller's "
+        "curves: its power, and so PUE, are upper bounds)");
+  }
   // The series on /time, by group; [time x pod] fields.
   auto section_of = [](const std::string& path) {
     std::string group = path.substr(1, path.find('/', 1) == std::string::npos ? std::string::npos : path.find('/', 1) - 1);
