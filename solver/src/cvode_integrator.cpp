@@ -65,10 +65,14 @@ SolverError::SolverError(const std::string& function, int code, const std::strin
     : std::runtime_error(core::printable(function + " failed with " + flag_name(code) + " (" + std::to_string(code) +
                                    ")" + (detail.empty() ? std::string() : ": " + detail))),
       function_(function),
+      detail_(detail),
       code_(code) {}
 
 SolverError::SolverError(const std::string& function, const std::string& detail)
-    : std::runtime_error(core::printable(function + " failed: " + detail)), function_(function), code_(0) {}
+    : std::runtime_error(core::printable(function + " failed: " + detail)),
+      function_(function),
+      detail_(detail),
+      code_(0) {}
 
 struct CvodeIntegrator::Impl {
   const System* system = nullptr;

@@ -716,11 +716,8 @@ std::vector<double> FacilitySite::initial_state() const {
       const solver::StateRange junctions = gpus_->junction_states();
       if (e.state() < junctions.first || e.state() >= junctions.first + junctions.count) throw;
       const auto gpu = static_cast<std::size_t>(e.state() - junctions.first);
-      std::string detail = e.what();
-      const std::string prefix = e.function() + " failed: ";
-      if (detail.rfind(prefix, 0) == 0) detail.erase(0, prefix.size());
       solver::SolverError explained(
-          e.function(), detail + ". GPU " + layout_->gpu_labels()[gpu] +
+          e.function(), e.detail() + ". GPU " + layout_->gpu_labels()[gpu] +
                             " has no steady state at its top clock: the steady start holds every GPU there, at the "
                             "step's mean activity, without the power cap and thermal slowdown the governors apply in "
                             "the run, and this GPU's leakage grows faster with temperature than its cooling removes "

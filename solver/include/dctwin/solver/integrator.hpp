@@ -76,12 +76,16 @@ class SolverError : public std::runtime_error {
   SolverError(const std::string& function, const std::string& detail);
   [[nodiscard]] int code() const noexcept { return code_; }
   [[nodiscard]] const std::string& function() const noexcept { return function_; }
-  /// The state with the largest weighted local error estimate when the integrator gave up, or -1.
+  /// The detail given to the constructor (the message without the function's name and code).
+  [[nodiscard]] const std::string& detail() const noexcept { return detail_; }
+  /// The state with the largest weighted local error estimate when the integrator gave up (or, for
+  /// a steady state, the largest residual), or -1.
   [[nodiscard]] long state() const noexcept { return state_; }
   void set_state(long state) noexcept { state_ = state; }
 
  private:
   std::string function_;
+  std::string detail_;
   int code_;
   long state_ = -1;
 };
