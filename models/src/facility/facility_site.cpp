@@ -351,10 +351,9 @@ FacilitySite::FacilitySite(const ParameterTree& scenario, std::optional<WeatherS
 
   // Hydraulics: the pod loop must match the layout (its topology follows the layout where the
   // file leaves it out).
-  ParameterTree with_topology = scenario;
-  derive_pod_loop_topology(with_topology);
-  hydraulic::PodLoopParameters pod_loop =
-      hydraulic::PodLoopParameters::from(with_topology.section("facility").section("pod_loop"));
+  ParameterTree pod_loop_section = f.section("pod_loop");
+  derive_pod_loop_topology(f.section("layout"), pod_loop_section);
+  hydraulic::PodLoopParameters pod_loop = hydraulic::PodLoopParameters::from(pod_loop_section);
   const thermal::ColdPlateParameters cold_plate =
       thermal::ColdPlateParameters::from(f.section("pod_loop").section("rack").section("cold_plate"));
   pod_loop.rack.plate = cold_plate_resistance(cold_plate);

@@ -146,8 +146,10 @@ std::vector<std::string> sections_of_other_site_kind(const core::ParameterTree& 
 void derive_pod_loop_topology(core::ParameterTree& scenario) {
   if (scenario.text("site") != "facility") return;
   core::ParameterTree& facility = scenario.sections.at("facility");
-  const core::ParameterTree& layout = facility.section("layout");
-  core::ParameterTree& pod_loop = facility.sections.at("pod_loop");
+  derive_pod_loop_topology(facility.section("layout"), facility.sections.at("pod_loop"));
+}
+
+void derive_pod_loop_topology(const core::ParameterTree& layout, core::ParameterTree& pod_loop) {
   auto derive = [&](core::ParameterTree& section, const std::string& key, const char* layout_key) {
     core::ParameterValue& value = section.values.at(key);
     if (value.from_default) value.number = static_cast<double>(layout.integer(layout_key));

@@ -75,6 +75,8 @@ std::vector<std::string> sections_of_other_site_kind(const core::ParameterTree& 
 /// plate per GPU). A key written in the file is kept, and the site checks it against the layout.
 /// Nothing changes for a single-node scenario. The resolved scenario a report keeps has it filled.
 void derive_pod_loop_topology(core::ParameterTree& scenario);
+/// The same on a facility's `layout` and `pod_loop` sections.
+void derive_pod_loop_topology(const core::ParameterTree& layout, core::ParameterTree& pod_loop);
 /// The most GPUs a facility site may hold: 42x the 24,576-GPU Llama 3 hall and several times the
 /// largest clusters built so far. Each layout count has its own range; this bounds their product.
 inline constexpr std::int64_t max_facility_gpus = std::int64_t{1} << 20;
