@@ -648,7 +648,7 @@ void FacilitySite::knot(double t, const std::vector<double>& x, const std::vecto
   const workload::TrainingJob::GroupPowerSums* after_sums = job_ != nullptr ? job_->power_by_group(t) : nullptr;
   HeldKnot held;
   held.t = t;
-  held.smooth_cooling = smooth_cooling_power(t, x.data());
+  held.smooth_cooling = plant_->operating_point(t, x.data()).total_power + crah_fan_power();
   if (after_sums != nullptr && same) {
     held.gpu_before = pod_gpu_power(*after_sums);
     held.gpu_after = held.gpu_before;
@@ -663,10 +663,9 @@ void FacilitySite::knot(double t, const std::vector<double>& x, const std::vecto
   held_until_ = t;
 }
 
-double FacilitySite::smooth_cooling_power(double t, const double* x) const {
+double FacilitySite::crah_fan_power() const {
   const auto& crah = hall_->room().crah_parameters();
-  return plant_->operating_point(t, x).total_power +
-         static_cast<double>(layout_->pods()) * crah.count * crah.rated_fan_power;
+  return static_cast<double>(layout_->pods()) * crah.count * crah.rated_fan_power;
 }
 
 void FacilitySite::advance_feed_to_sample(double t) {
@@ -765,8 +764,8 @@ void FacilitySite::observe(double t, const std::vector<double>& x, const std::ve
     supply = v[pods_->supply_index(0)];
     for (std::size_t p = 1; p < layout_->pods(); ++p) supply = std::max(supply, v[pods_->supply_index(p)]);
   }
-  const double smooth_cooling = smooth_cooling_power(t, v);
-  const double cooling_power = smooth_cooling + stepped_cooling_power(t, false);
+  const auto plant = plant_->operating_point(t, v);
+  const double cooling_power = plant.total_power + crah_fan_power() + stepped_cooling_power(t, false);
   // The non-GPU IT power per pod (the electrical feed's lineups are the pods).
   const std::size_t pods = layout_->pods(), servers_per_pod = layout_->servers() / pods;
   previous_other_it_power_ = pod_other_it_power_;
@@ -808,7 +807,6 @@ void FacilitySite::observe(double t, const std::vector<double>& x, const std::ve
     if (wet_bulb_check_) envelope_.observe(*wet_bulb_check_, t, weather_->wet_bulb_at(t));
     // With the chiller off its curves are not used: the outdoor wet bulb, below any condenser
     // water temperature a tower or dry cooler reaches, stands for that sample.
-    const auto plant = plant_->operating_point(t, x.data());
     envelope_.observe(condenser_check_, t,
                       plant.chiller_heat_flow > 0.0 ? plant.condenser_water_temperature : weather_->wet_bulb_at(t));
     if (plant.chiller_heat_flow > 0.0) {

@@ -78,8 +78,8 @@ class FacilitySite final : public Site {
   /// each knot's state gives it, the servers' other IT power (fans) interpolated linearly between
   /// the last sample and this one.
   void advance_feed_to_sample(double t);
-  /// The plant's power (from the facility water's return in x) and the CRAH fans' at time t [W].
-  [[nodiscard]] double smooth_cooling_power(double t, const double* x) const;
+  /// The CRAH units' fan power, at their fixed speed [W].
+  [[nodiscard]] double crah_fan_power() const;
 
   std::unique_ptr<FacilityLayout> layout_;
   std::unique_ptr<FlowPlan> flows_;
