@@ -102,6 +102,13 @@ double figure(const std::vector<dctwin::core::SummaryFigure>& summary, const std
   return 0.0;
 }
 
+std::string long_name(const std::vector<dctwin::core::SummaryFigure>& summary, const std::string& name) {
+  for (const auto& f : summary)
+    if (f.name == name) return f.long_name;
+  FAIL("no summary figure " << name);
+  return {};
+}
+
 /// scenarios/pod-l2a.yaml with another duration.
 std::string pod_scenario(const std::string& duration) {
   std::ifstream file(DCTWIN_SOURCE_DIR "/scenarios/pod-l2a.yaml");
@@ -395,6 +402,29 @@ TEST_CASE("The electrical feed follows the hall at 1 ms between knots and its en
   CHECK(figure(summary, "grid_band_energy_fraction_0p1_20hz") > 0.5);
   CHECK(figure(summary, "grid_energy") == Approx(e.grid).epsilon(1e-12));
   CHECK(figure(summary, "limit_violations") >= figure(summary, "grid_limit_violations"));
+  // Given timing without a bubble: no stage offsets to leave out, so no caveat on the ramp rates.
+  CHECK(long_name(summary, "grid_ramp_rate_max_10ms").find("upper bound") == std::string::npos);
+}
+
+TEST_CASE("Without the pipeline stagger the 10-ms and 100-ms ramp rates say they are upper bounds",
+          "[models][facility][electrical]") {
+  // Derived timing with two pipeline stages has a bubble, so the 1F1B schedule offsets the stages;
+  // the figures over windows shorter than that staircase name the missing stagger, the others not.
+  const std::string caveat =
+      "; an upper bound: the pipeline stagger is off (workload.job.pipeline_stagger), so every GPU changes "
+      "phase at the same instant";
+  for (const bool stagger : {false, true}) {
+    const auto doc = small_hall("simulation: {output_interval: 1 s, duration: 3 s}\n",
+                                std::string("pipeline_parallel: 2, pipeline_stagger: ") + (stagger ? "true" : "false"));
+    FacilitySite site(doc.tree, std::nullopt);
+    REQUIRE(site.job().plan().stagger_left_out == !stagger);
+    const auto summary = run_with_grid(site).summary;
+    const std::string windows = "Largest grid power ramp rate over 10ms windows: change between the means of two "
+                                "adjacent windows, per second";
+    CHECK(long_name(summary, "grid_ramp_rate_max_10ms") == windows + (stagger ? "" : caveat));
+    CHECK((long_name(summary, "grid_ramp_rate_max_100ms").find(caveat) != std::string::npos) == !stagger);
+    CHECK(long_name(summary, "grid_ramp_rate_max_1s").find("upper bound") == std::string::npos);
+  }
 }
 
 TEST_CASE("A utility outage in a hall: the stores carry it and it counts as a limit violation", "[models][facility][electrical]") {

@@ -940,8 +940,15 @@ std::vector<core::SummaryFigure> FacilitySite::summary(const std::vector<double>
   if (feed_) {
     // The utility's limits count with the GPUs' in limit_violations.
     double grid_violations = 0.0;
+    // Without the pipeline stagger every GPU changes phase at one instant: the windows shorter than
+    // the stage staircase ((S - 1) t_f, about 0.2 s) see a single edge, steeper than the schedule's
+    // (docs/models/electrical-metrics.md, "The stagger sets the edges").
+    const bool edges_unstaggered = job_->plan().stagger_left_out;
     for (auto& figure : feed_->summary()) {
       if (figure.name == "grid_limit_violations") grid_violations = figure.value;
+      if (edges_unstaggered && (figure.name == "grid_ramp_rate_max_10ms" || figure.name == "grid_ramp_rate_max_100ms"))
+        figure.long_name += "; an upper bound: the pipeline stagger is off (workload.job.pipeline_stagger), so "
+                            "every GPU changes phase at the same instant";
       s.push_back(std::move(figure));
     }
     for (auto& figure : s)

@@ -342,6 +342,7 @@ StepPlan plan_step(const TrainingJobParameters& p, std::size_t gpus, const std::
     plan.stage_forward_time = chunk / 3.0;
     plan.stage_backward_time = 2.0 * chunk / 3.0;
   }
+  plan.stagger_left_out = !p.pipeline_stagger && p.pipeline_parallel > 1 && plan.bubble_time > 0.0;
   return plan;
 }
 

@@ -430,13 +430,21 @@ TEST_CASE("Pipeline stagger: stage offsets from the bubble and the stage of each
   CHECK(plan_step(off, 16384, "job").staggered_stages == 1);
   CHECK(plan_step(off, 16384, "job").stage_forward_time == 0.0);
   CHECK(plan_step(off, 16384, "job").bubble_time == plan.bubble_time);
+  // Only "off" leaves out offsets that the schedule has; no pipeline or no bubble has none to leave.
+  CHECK_FALSE(plan.stagger_left_out);
+  CHECK(plan_step(off, 16384, "job").stagger_left_out);
   TrainingJobParameters flat = p;
   flat.pipeline_parallel = 1;
   CHECK(plan_step(flat, 16384, "job").staggered_stages == 1);
+  flat.pipeline_stagger = false;
+  CHECK_FALSE(plan_step(flat, 16384, "job").stagger_left_out);
   TrainingJobParameters given = p;
   given.timing = "given";
   given.bubble_time = 0.0;
   CHECK(plan_step(given, 16384, "job").staggered_stages == 1);
+  given.pipeline_stagger = false;
+  CHECK_FALSE(plan_step(given, 16384, "job").stagger_left_out);
+  given.pipeline_stagger = true;
   given.bubble_time = 0.45;
   CHECK(plan_step(given, 16384, "job").stage_forward_time == Approx(0.01).epsilon(1e-14));
 }

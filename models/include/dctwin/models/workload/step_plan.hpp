@@ -90,6 +90,9 @@ struct StepPlan {
   double compute_bound_fraction = 0.0;  ///< c
   /// Stages whose phase edges are offset (S = PP with the stagger on and a bubble; else 1).
   int staggered_stages = 1;
+  /// PP > 1 and a bubble, but `pipeline_stagger` off: every stage changes phase at stage 0's edges,
+  /// so the hall's power edges are steeper than the schedule's (an upper bound on fast ramps).
+  bool stagger_left_out = false;
   int stage_width = 1;                  ///< TP CP: consecutive GPUs (ranks) of one stage
   double stage_forward_time = 0.0;      ///< t_f [s] at f_max: stage s starts s t_f after stage 0
   double stage_backward_time = 0.0;     ///< t_b [s] at f_max: stage s ends s t_b before stage 0

@@ -16,10 +16,11 @@
 // Power of GPU i (without leakage, which the package adds):
 //   P_i = P_static + s_i P_dyn(a_i, f_i)     (GpuPowerModel; s_i the GPU's power scale)
 //
-// Pipeline stagger (StepPlan, on by default): the phase machine above is stage 0's; GPU g follows
-// the phase of its stage s = s(g) (StepPlan::stage_of), offset from stage 0's by the stage's place
-// in the 1F1B schedule. With k = c / r + 1 - c the clock stretch of the gate ratio r, u the
-// nominal work done in stage 0's current compute or bubble phase and t' = t + s t_b k:
+// Pipeline stagger (StepPlan; off unless `job.pipeline_stagger` is set): the phase machine above
+// is stage 0's; GPU g follows the phase of its stage s = s(g) (StepPlan::stage_of), offset from
+// stage 0's by the stage's place in the 1F1B schedule. With k = c / r + 1 - c the clock stretch
+// of the gate ratio r, u the nominal work done in stage 0's current compute or bubble phase and
+// t' = t + s t_b k:
 //   stage 0 in compute:  stage s waits in the bubble while u < s t_f (its first forward is late),
 //                        then computes;
 //   stage 0 in bubble:   stage s still computes while u < s t_f (its last chunks are late);
