@@ -144,6 +144,12 @@ TEST_CASE("Facility energy balance closes in every cooling configuration", "[mod
       CHECK(figure(summary, "heat_generated") > 0.0);
       CHECK(figure(summary, "pue") > 1.0);
       // (a 12-rack hall carries a full pod's CRAH fans and the plant pumps: its PUE is high)
+      // The cooling figures say they are upper bounds exactly when a chiller model range was left.
+      const bool clamped = figure(summary, "model_range_clamps") > 0.0;
+      INFO("model_range_clamps " << figure(summary, "model_range_clamps"));
+      for (const char* name : {"pue", "cooling_energy", "cooling_power_mean", "facility_energy"})
+        CHECK((long_name(summary, name).find("; an upper bound: the chiller ran outside") != std::string::npos) ==
+              clamped);
     }
   }
 }
@@ -953,6 +959,9 @@ TEST_CASE("a humid heatwave is counted: the tower runs beyond its correlation's 
   CHECK(figure(humid, "model_range_chiller_chilled_water_first") == 0.0);
   CHECK(figure(humid, "model_range_chiller_chilled_water_worst") == Approx(291.15).margin(1e-9));
   CHECK(figure(humid, "model_range_clamps") >= 1.0);
+  CHECK(long_name(humid, "pue") ==
+        "power usage effectiveness without the electrical chain's losses (no feed simulated), (IT + cooling) / IT"
+        "; an upper bound: the chiller ran outside its curves' data and was evaluated at their edge (model_range_*)");
   CHECK(figure(humid, "limit_violations") - envelopes_left(humid) ==
         figure(dry, "limit_violations") - envelopes_left(dry));
 }

@@ -926,6 +926,15 @@ std::vector<core::SummaryFigure> FacilitySite::summary(const std::vector<double>
       {"model_range_clamps", static_cast<double>(envelope_.model_ranges_left()), "1",
        "models evaluated at the edge of their data, which understates them (model_range_*): checks left"},
   };
+  if (envelope_.model_ranges_left() > 0) {
+    // The model ranges are the chiller curves' edges; held there, the chiller's COP is understated
+    // (docs/models/facility.md, "Model ranges"), so the cooling figures overstate the plant's power.
+    for (auto& figure : s)
+      if (figure.name == "pue" || figure.name == "cooling_energy" || figure.name == "cooling_power_mean" ||
+          figure.name == "facility_energy")
+        figure.long_name += "; an upper bound: the chiller ran outside its curves' data and was evaluated at "
+                            "their edge (model_range_*)";
+  }
   for (auto& figure : envelope_.summary()) s.push_back(std::move(figure));
   if (rack_flow_slot_) {
     // Over the samples, as the series /rack/coolant_flow: maldistribution and pump failures alike.
