@@ -295,7 +295,13 @@ KpiModel::KpiModel(const ReportModel& report) : report_(report) {
   auto add = [&](std::string name, std::string value, KpiRow::State state, std::string tooltip) {
     run_rows_.push_back({"Run", std::move(name), std::move(value), state, std::move(tooltip)});
   };
-  if (const auto* pue = figure("pue")) add("PUE", printf_string("%.3f", pue->value), KpiRow::State::none, "/summary/pue: " + pue->long_name);
+  if (const auto* pue = figure("pue")) {
+    // With a chiller held at its curves' edge the PUE is an upper bound ("Model ranges" below).
+    const auto* clamps = figure("model_range_clamps");
+    const bool bound = clamps != nullptr && clamps->value > 0.0;
+    add("PUE", (bound ? "<= " : "") + printf_string("%.3f", pue->value), KpiRow::State::none,
+        "/summary/pue: " + pue->long_name);
+  }
   if (const auto* mfu = figure("mfu_mean")) {
     std::string value = printf_string("%.1f %%", 100.0 * mfu->value);
     if (const auto* planned = figure("mfu_planned")) value += printf_string(" (planned %.1f %%)", 100.0 * planned->value);
