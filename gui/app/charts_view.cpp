@@ -602,25 +602,7 @@ void ChartsView::draw() {
   options.keep_zoom = live && self.keep_zoom;
   if (!spectrum && !live) {
     options.limits = std::move(limits);
-    if (self.study) {
-      // One line style per kind of event.
-      struct Style {
-        StudyEvent::Kind kind;
-        std::array<unsigned char, 3> colour;
-      };
-      for (const Style& style : {Style{StudyEvent::Kind::pump_failure, {140, 0, 160}},
-                                 Style{StudyEvent::Kind::recorded, {0, 0, 0}},
-                                 Style{StudyEvent::Kind::throttling_start, {235, 120, 0}},
-                                 Style{StudyEvent::Kind::throttling_end, {60, 150, 60}},
-                                 Style{StudyEvent::Kind::envelope_left, {200, 0, 90}},
-                                 Style{StudyEvent::Kind::electrical, {0, 90, 200}}}) {
-        ChartEvents events{study_event_kind_name(style.kind), {}, style.colour};
-        for (const auto& e : self.study->events) {
-          if (e.kind == style.kind) events.x.push_back(e.time / time_unit.seconds);
-        }
-        if (!events.x.empty()) options.events.push_back(std::move(events));
-      }
-    }
+    if (self.study) options.events = study_chart_events(*self.study, time_unit.seconds);
   }
   self.chart.set_cursor(spectrum || !std::isfinite(self.cursor) ? std::nullopt
                                                                   : std::optional<double>(self.cursor / self.x_seconds));

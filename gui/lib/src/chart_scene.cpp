@@ -29,6 +29,7 @@
 #include <optional>
 
 #include "dctwin/gui/series_tools.hpp"
+#include "dctwin/gui/study.hpp"
 #include "dctwin/gui/units.hpp"
 
 namespace dctwin::gui {
@@ -797,6 +798,17 @@ bool ChartScene::refresh_detail() {
   }
   if (changed) self.mark_dirty();
   return changed;
+}
+
+std::vector<ChartEvents> study_chart_events(const Study& study, double seconds_per_x) {
+  std::vector<ChartEvents> out;
+  for (const StudyEvent::Kind kind : study_event_kinds) {
+    ChartEvents events{study_event_kind_name(kind), {}, study_event_colour(kind)};
+    for (const auto& e : study.events)
+      if (e.kind == kind) events.x.push_back(e.time / seconds_per_x);
+    if (!events.x.empty()) out.push_back(std::move(events));
+  }
+  return out;
 }
 
 std::string chart_csv(const std::vector<double>& x, const std::string& x_title,

@@ -89,6 +89,18 @@ const char* study_event_kind_name(StudyEvent::Kind kind) {
   return "event";
 }
 
+std::array<unsigned char, 3> study_event_colour(StudyEvent::Kind kind) {
+  switch (kind) {
+    case StudyEvent::Kind::pump_failure: return {140, 0, 160};
+    case StudyEvent::Kind::recorded: return {0, 0, 0};
+    case StudyEvent::Kind::throttling_start: return {235, 120, 0};
+    case StudyEvent::Kind::throttling_end: return {60, 150, 60};
+    case StudyEvent::Kind::envelope_left: return {200, 0, 90};
+    case StudyEvent::Kind::electrical: return {0, 90, 200};
+  }
+  return {0, 0, 0};
+}
+
 std::vector<StudyLimit> Study::limits_for(const std::string& id) const {
   std::string path = id;
   for (const char* prefix : {"max:", "mean:", "bands:"}) {

@@ -149,6 +149,11 @@ class ChartScene {
   std::unique_ptr<Impl> impl_;
 };
 
+struct Study;
+/// A study's events as event lines: one ChartEvents per kind that occurs (in study_event_kinds
+/// order, in the kind's colour), at x = time [s] / seconds_per_x.
+[[nodiscard]] std::vector<ChartEvents> study_chart_events(const Study& study, double seconds_per_x);
+
 /// CSV text: a header `time [s],name [unit],...` and one row per sample, values with 10
 /// significant digits. A band adds two columns after its series: `name, band lower [unit]` and
 /// `name, band upper [unit]`. Names are quoted when they contain a comma or a quote. When a series has

@@ -17,6 +17,7 @@
 //   the GPU bitmask field (/gpu/throttle_reasons): throttling intervals
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <limits>
 #include <string>
@@ -34,6 +35,12 @@ struct StudyEvent {
 };
 /// "pump failure", "event", "throttling starts", "throttling ends", "envelope left", "electrical event"
 [[nodiscard]] const char* study_event_kind_name(StudyEvent::Kind kind);
+/// Every kind, in the order the charts' legends list them.
+inline constexpr StudyEvent::Kind study_event_kinds[] = {
+    StudyEvent::Kind::pump_failure,     StudyEvent::Kind::recorded,      StudyEvent::Kind::throttling_start,
+    StudyEvent::Kind::throttling_end,   StudyEvent::Kind::envelope_left, StudyEvent::Kind::electrical};
+/// The colour (RGB) of a kind's marks, the same on every chart and on the heat map.
+[[nodiscard]] std::array<unsigned char, 3> study_event_colour(StudyEvent::Kind kind);
 
 /// A limit a series or field is held to.
 struct StudyLimit {
