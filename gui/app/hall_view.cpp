@@ -259,6 +259,7 @@ HallView::HallView(QWidget* parent) : QWidget(parent), impl_(std::make_unique<Im
 void HallView::set_study(std::shared_ptr<const Study> study) {
   auto& self = *impl_;
   self.study = std::move(study);
+  self.panel->set_study(self.study);
   self.fill_events();
 }
 

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <exception>
 #include <functional>
 #include <limits>
@@ -90,11 +91,15 @@ struct HeatMapView::Impl {
   double lo = 0.0, hi = 1.0;  ///< colour range, display units
   QString title;
   double cursor = std::nan("");
+  std::shared_ptr<const Study> study;
+  double limit = std::nan("");  ///< the field's lowest upper limit [SI] (NaN: none, or a mean shown)
+  std::string limit_label;
+  std::size_t over_limit = 0;   ///< racks above the limit at some sample
   TimeUnit time_unit;
   QImage image;  ///< the map at the plot area's size in pixels (rebuilt when that changes)
 
   // Layout of the canvas [pixels].
-  static constexpr int left = 118, right = 96, top = 30, bottom = 44;
+  static constexpr int left = 118, right = 96, top = 42, bottom = 44;
   [[nodiscard]] QRect plot(const QWidget* w) const {
     return {left, top, std::max(1, w->width() - left - right), std::max(1, w->height() - top - bottom)};
   }
@@ -103,6 +108,33 @@ struct HeatMapView::Impl {
     return report->find_field(field->currentData().toString().toStdString());
   }
   [[nodiscard]] Reduction chosen_reduction() const { return reduction->currentIndex() == 1 ? Reduction::mean : Reduction::max; }
+  /// The canvas x of a time [s]: sample k covers [k, k + 1) / samples of the width, its time at
+  /// the column's centre, linear in between.
+  [[nodiscard]] double x_at(const QRect& area, double t) const {
+    const auto& time = report->time();
+    const double k = time.size() > 1 ? (t - time.front()) / (time.back() - time.front()) * static_cast<double>(time.size() - 1) : 0.0;
+    return area.left() + (k + 0.5) * area.width() / static_cast<double>(time.size());
+  }
+  /// The limit, its label and the racks over it, for the map read.
+  void update_limit() {
+    limit = std::nan("");
+    limit_label.clear();
+    over_limit = 0;
+    const FieldInfo* f = info();
+    // A mean per rack says nothing about its hottest GPU: the limit is shown with the max only.
+    if (!study || f == nullptr || f->bitmask || map.racks == 0 || (f->entity == "gpu" && chosen_reduction() != Reduction::max))
+      return;
+    limit = study->lowest_upper_limit(f->path, &limit_label);
+    if (!std::isfinite(limit)) return;
+    for (std::size_t rack = 0; rack < map.racks; ++rack) {
+      for (std::size_t t = 0; t < map.samples; ++t) {
+        if (map.at(rack, t) > limit) {
+          ++over_limit;
+          break;
+        }
+      }
+    }
+  }
   [[nodiscard]] double time_at(std::size_t sample) const {
     const auto& time = report->time();
     return sample < time.size() ? time[sample] : std::nan("");
@@ -192,7 +224,17 @@ HeatMapView::HeatMapView(QWidget* parent) : QWidget(parent), impl_(std::make_uni
     painter.drawImage(area.topLeft(), s.image);
     painter.setPen(QPen(Qt::black, 1));
     painter.drawRect(area.adjusted(0, 0, -1, -1));
-    painter.drawText(QRect(area.left(), 4, area.width(), s.top - 8), Qt::AlignLeft | Qt::AlignVCenter, s.title);
+    painter.drawText(QRect(area.left(), 4, area.width(), 18), Qt::AlignLeft | Qt::AlignVCenter, s.title);
+    // The study's events: a triangle on the map's top edge per pixel column that holds any.
+    painter.setPen(Qt::NoPen);
+    for (const auto& mark : event_marks()) {
+      painter.setBrush(mark.colour);
+      const QPoint tip = mark.position;
+      const QPoint corners[3] = {tip + QPoint(-5, -11), tip + QPoint(5, -11), tip + QPoint(0, -1)};
+      painter.drawPolygon(corners, 3);
+    }
+    painter.setBrush(Qt::NoBrush);
+    painter.setPen(Qt::black);
     // Rack labels, as many as fit 14 pixels apart.
     const std::size_t racks = s.rows.size();
     const double row_height = static_cast<double>(area.height()) / static_cast<double>(racks);
@@ -207,11 +249,7 @@ HeatMapView::HeatMapView(QWidget* parent) : QWidget(parent), impl_(std::make_uni
     // Time axis.
     const auto& time = s.report->time();
     const double t0 = time.front() / s.time_unit.seconds, t1 = time.back() / s.time_unit.seconds;
-    auto x_of = [&](double t_display) {
-      // Sample k covers [k, k + 1) / samples of the width; its time is at the column's centre.
-      const double k = time.size() > 1 ? (t_display - t0) / (t1 - t0) * static_cast<double>(time.size() - 1) : 0.0;
-      return area.left() + (k + 0.5) * area.width() / static_cast<double>(time.size());
-    };
+    auto x_of = [&](double t_display) { return s.x_at(area, t_display * s.time_unit.seconds); };
     for (const double tick : nice_ticks(t0, t1, std::max(2, area.width() / 90))) {
       const int x = static_cast<int>(std::lround(x_of(tick)));
       painter.drawLine(x, area.bottom() + 1, x, area.bottom() + 5);
@@ -238,6 +276,14 @@ HeatMapView::HeatMapView(QWidget* parent) : QWidget(parent), impl_(std::make_uni
     }
     painter.setPen(Qt::black);
     painter.drawRect(bar.adjusted(0, 0, -1, -1));
+    // The field's limit, where it falls within the colour range.
+    const double limit = s.unit.from_si(s.limit);
+    if (std::isfinite(limit) && s.hi > s.lo && limit >= s.lo && limit <= s.hi) {
+      const int y = bar.bottom() - static_cast<int>(std::lround((limit - s.lo) / (s.hi - s.lo) * bar.height()));
+      painter.setPen(QPen(QColor(220, 0, 0), 2));
+      painter.drawLine(bar.left() - 5, y, bar.right(), y);
+      painter.setPen(Qt::black);
+    }
     if (s.hi > s.lo) {
       for (const double tick : nice_ticks(s.lo, s.hi, 5)) {
         const int y = bar.bottom() - static_cast<int>(std::lround((tick - s.lo) / (s.hi - s.lo) * bar.height()));
@@ -245,14 +291,11 @@ HeatMapView::HeatMapView(QWidget* parent) : QWidget(parent), impl_(std::make_uni
         painter.drawText(QRect(bar.right() + 6, y - 8, s.right - 36, 16), Qt::AlignLeft | Qt::AlignVCenter, number(tick));
       }
     }
-    painter.drawText(QRect(bar.left() - 10, 4, s.right, s.top - 8), Qt::AlignLeft | Qt::AlignVCenter,
+    painter.drawText(QRect(bar.left() - 10, 4, s.right, 18), Qt::AlignLeft | Qt::AlignVCenter,
                      QString::fromStdString(s.unit.unit == "1" ? std::string() : s.unit.unit));
   };
   canvas->clicked = [this](QPoint position) { pick_at(position); };
-  canvas->tooltip = [this](QPoint position) {
-    const auto cell = cell_at(position);
-    return cell ? cell_text(cell->first, cell->second) : QString();
-  };
+  canvas->tooltip = [this](QPoint position) { return tooltip_at(position); };
 
   connect(self.field, &QComboBox::currentIndexChanged, this, [this] {
     if (!impl_->updating) invalidate();
@@ -288,6 +331,16 @@ void HeatMapView::set_report(std::shared_ptr<const ReportModel> report) {
   }
   self.updating = false;
   invalidate();
+}
+
+void HeatMapView::set_study(std::shared_ptr<const Study> study) {
+  auto& self = *impl_;
+  self.study = std::move(study);
+  if (self.loaded) {
+    self.update_limit();
+    update_note();
+  }
+  self.canvas->update();
 }
 
 bool HeatMapView::set_field(const QString& path) {
@@ -374,14 +427,29 @@ void HeatMapView::ensure_map() {
   self.hi = self.unit.from_si(hi);
   self.time_unit = time_unit_for(self.report->time().back());
   update_rows();
-  const std::size_t racks = self.map.racks;
+  self.update_limit();
+  update_note();
+  self.canvas->update();
+}
+
+void HeatMapView::update_note() {
+  auto& self = *impl_;
   QString text = tr("%1 racks x %2 samples, %3 to %4 %5 over the run.")
-                     .arg(racks)
+                     .arg(self.map.racks)
                      .arg(self.map.samples)
                      .arg(number(self.lo), number(self.hi), QString::fromStdString(self.unit.unit));
+  if (std::isfinite(self.limit)) {
+    const QString limit = QString::fromStdString(self.limit_label + " " +
+                                                 format_value(self.unit.from_si(self.limit), self.unit.unit));
+    text += self.over_limit == 0 ? tr(" No rack exceeds the %1 (red on the colour bar when in range).").arg(limit)
+                                 : tr(" %1 of %2 racks exceed the %3 at some sample (red on the colour bar).")
+                                       .arg(self.over_limit)
+                                       .arg(self.map.racks)
+                                       .arg(limit);
+  }
+  if (self.study && !self.study->events.empty()) text += tr(" Triangles above the map mark the events; hover for each.");
   text += tr(" Where racks or samples outnumber the pixels, a pixel shows the largest value of the cells it covers.");
   self.note->setText(text);
-  self.canvas->update();
 }
 
 void HeatMapView::update_rows() {
@@ -431,6 +499,50 @@ QString HeatMapView::cell_text(std::size_t rack, std::size_t sample) const {
   return tr("%1 at %2: %3")
       .arg(label, QString::fromStdString(format_time(self.time_at(sample), self.report->time().back())), value);
 }
+
+std::vector<HeatMapView::EventMark> HeatMapView::event_marks() const {
+  const auto& self = *impl_;
+  std::vector<EventMark> marks;
+  if (!self.study || !self.report || self.map.samples == 0 || self.report->time().empty()) return marks;
+  const QRect area = self.plot(self.canvas);
+  const auto& time = self.report->time();
+  for (const auto& e : self.study->events) {  // in time order
+    if (!(e.time >= time.front() && e.time <= time.back())) continue;
+    const int x = static_cast<int>(std::lround(self.x_at(area, e.time)));
+    const QString line = tr("%1 at %2: %3")
+                             .arg(QString::fromUtf8(study_event_kind_name(e.kind)),
+                                  QString::fromStdString(format_time(e.time, time.back())), QString::fromStdString(e.text));
+    if (!marks.empty() && x - marks.back().position.x() <= 2) {
+      marks.back().text += "\n" + line;
+      continue;
+    }
+    const auto rgb = study_event_colour(e.kind);
+    marks.push_back({QPoint(x, area.top()), QColor(rgb[0], rgb[1], rgb[2]), line});
+  }
+  return marks;
+}
+
+QString HeatMapView::tooltip_at(QPoint position) const {
+  const QRect area = impl_->plot(impl_->canvas);
+  if (position.y() >= area.top() - 12 && position.y() < area.top()) {
+    // The nearest mark within its half-width.
+    QString text;
+    int nearest = 6;
+    for (const auto& mark : event_marks()) {
+      const int distance = std::abs(position.x() - mark.position.x());
+      if (distance < nearest) {
+        nearest = distance;
+        text = mark.text;
+      }
+    }
+    return text;
+  }
+  const auto cell = cell_at(position);
+  return cell ? cell_text(cell->first, cell->second) : QString();
+}
+
+std::size_t HeatMapView::racks_over_limit() const { return impl_->over_limit; }
+double HeatMapView::limit() const { return impl_->limit; }
 
 bool HeatMapView::pick_at(QPoint position) {
   const auto cell = cell_at(position);

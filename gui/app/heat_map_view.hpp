@@ -7,10 +7,15 @@
 //
 // The time shown in the hall is drawn as a vertical line (the time cursor); hovering a cell shows
 // its rack, time and value; a click moves the time there (time_picked) and selects the rack
-// (rack_picked). Painted with QPainter: no OpenGL, so it also draws on the offscreen platform.
+// (rack_picked). The study's events are marked above the map by triangles in their kind's colour
+// (hovering one names its events), and the field's lowest upper limit is a line on the colour bar
+// with the number of racks that exceed it (by their hottest GPU) in the note. Painted with QPainter: no OpenGL, so it also draws on the offscreen platform.
 // The map is read (every row of the field once) when the view is shown or its field changes.
 #pragma once
 
+#include <QColor>
+#include <QPoint>
+#include <QString>
 #include <QWidget>
 
 #include <cstddef>
@@ -21,6 +26,7 @@
 
 #include "dctwin/gui/distribution.hpp"
 #include "dctwin/gui/report_model.hpp"
+#include "dctwin/gui/study.hpp"
 
 namespace dctwin::gui {
 
@@ -32,6 +38,8 @@ class HeatMapView : public QWidget {
   ~HeatMapView() override;
 
   void set_report(std::shared_ptr<const ReportModel> report);
+  /// The events marked above the map and the limits drawn on its colour bar.
+  void set_study(std::shared_ptr<const Study> study);
   /// Colours by a field (its dataset path); false when the report has no such non-bitmask field.
   bool set_field(const QString& path);
   [[nodiscard]] QString field() const;
@@ -60,6 +68,21 @@ class HeatMapView : public QWidget {
   [[nodiscard]] QPoint position_of(std::size_t rack, std::size_t sample) const;
   /// "pod0/rack012 at t = 3.5 min: 78.31 degC" for a cell.
   [[nodiscard]] QString cell_text(std::size_t rack, std::size_t sample) const;
+  /// An event mark: where its triangle points (canvas pixels, on the map's top edge), its colour
+  /// and what it marks ("pump failure at t = 2 min: pod 0: 2 pumps failed"; events that fall on
+  /// one pixel column share a mark, one line each).
+  struct EventMark {
+    QPoint position;
+    QColor colour;
+    QString text;
+  };
+  [[nodiscard]] std::vector<EventMark> event_marks() const;
+  /// The tooltip at a canvas position: a mark's events, a cell's value, or nothing.
+  [[nodiscard]] QString tooltip_at(QPoint position) const;
+  /// The racks above the field's lowest upper limit at some sample (by their hottest GPU), and
+  /// the limit (SI; NaN: the field has none, or the map shows a mean).
+  [[nodiscard]] std::size_t racks_over_limit() const;
+  [[nodiscard]] double limit() const;
   /// Acts as a click at a canvas position: the time and the rack there are picked.
   bool pick_at(QPoint position);
   [[nodiscard]] QWidget* canvas() const;
@@ -76,6 +99,7 @@ class HeatMapView : public QWidget {
  private:
   void invalidate();
   void update_rows();
+  void update_note();
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

@@ -391,6 +391,7 @@ bool MainWindow::apply_report(const QString& file, Loaded loaded, bool reload) {
   self.waiting = false;
   self.hall->set_study(loaded.study);
   self.charts->set_study(loaded.study);
+  self.heat_map->set_study(loaded.study);
   self.hall->set_report(self.report);
   self.charts->set_report(self.report);
   self.heat_map->set_report(self.report);

@@ -36,9 +36,15 @@ struct RackPanel::Impl {
   QTreeWidget* tree = nullptr;
   VtkView* view = nullptr;
   ChartScene chart;
+  std::shared_ptr<const Study> study;
   std::string chart_key;
   int gpu_rows = 0;
 };
+
+void RackPanel::set_study(std::shared_ptr<const Study> study) {
+  impl_->study = std::move(study);
+  impl_->chart_key.clear();  // the next show_rack() draws the chart again
+}
 
 RackPanel::RackPanel(QWidget* parent) : QWidget(parent), impl_(std::make_unique<Impl>()) {
   auto& self = *impl_;
@@ -154,7 +160,17 @@ void RackPanel::show_rack(const ReportModel* report, const FieldInfo* field, Red
         for (const double v : columns[0]) s.values.push_back(unit.from_si(v));
         series.push_back(std::move(s));
       }
-      self.chart.set_series(x, "time [" + time_unit.unit + "]", series, field->long_name);
+      ChartOptions options;
+      if (self.study) {
+        options.events = study_chart_events(*self.study, time_unit.seconds);
+        // The field's limits (absolute ones: those about a first sample belong to grid series).
+        if (!field->bitmask)
+          for (const auto& limit : self.study->limits_for(field->path))
+            if (!limit.relative_to_first)
+              options.limits.push_back(
+                  {0, unit.from_si(limit.value), limit.label + " " + format_value(unit.from_si(limit.value), unit.unit)});
+      }
+      self.chart.set_series(x, "time [" + time_unit.unit + "]", series, field->long_name, options);
       self.view->update();
     }
     // The time shown in the hall, as the chart's cursor.

@@ -1,5 +1,6 @@
 // The panel of the picked rack: its servers and GPUs with the values of the shown field at the
-// current time, and a chart of the GPUs' time series (or the rack's own series for rack fields).
+// current time, and a chart of the GPUs' time series (or the rack's own series for rack fields),
+// with the study's events and the field's limits.
 #pragma once
 
 #include <QWidget>
@@ -8,6 +9,7 @@
 #include <optional>
 
 #include "dctwin/gui/report_model.hpp"
+#include "dctwin/gui/study.hpp"
 
 namespace dctwin::gui {
 
@@ -21,6 +23,8 @@ class RackPanel : public QWidget {
   explicit RackPanel(QWidget* parent = nullptr);
   ~RackPanel() override;
 
+  /// The events and limits drawn on the chart (event lines; limit lines of the field shown).
+  void set_study(std::shared_ptr<const Study> study);
   /// Shows a rack (or clears the panel when `rack` is empty).
   void show_rack(const ReportModel* report, const FieldInfo* field, Reduction reduction,
                  std::optional<std::size_t> rack, std::size_t time_index);

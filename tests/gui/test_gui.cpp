@@ -8,6 +8,7 @@
 #include <QDir>
 #include <QFile>
 #include <QImage>
+#include <QLabel>
 #include <QListWidget>
 #include <QTreeWidget>
 #include <QMessageBox>
@@ -1803,6 +1804,17 @@ TEST_CASE("hall: racks over the limit are framed in red, and a click on an event
   hall->select_rack(expected.front());
   REQUIRE(hall->rack_panel()->chart().cursor().has_value());
   CHECK(*hall->rack_panel()->chart().cursor() == Approx(60.0));
+  // And the study's events and the field's limits (82, 89 and 92 degC: drawn, or named as off the
+  // scale); without a study, neither.
+  ChartScene& rack_chart = hall->rack_panel()->chart();
+  REQUIRE(rack_chart.panel_count() == 1);
+  CHECK(rack_chart.panel_event_lines(0) == read_study(report).events.size());
+  CHECK(rack_chart.panel_limit_lines(0) + rack_chart.off_scale_limits().size() == 3);
+  CHECK(rack_chart.panel_limit_lines(0) >= 1);
+  hall->set_study(nullptr);
+  hall->select_rack(expected.back());
+  CHECK(rack_chart.panel_event_lines(0) == 0);
+  CHECK(rack_chart.panel_limit_lines(0) == 0);
 }
 
 TEST_CASE("key figures: the run's summary and the pods at the time shown in the hall", "[gl]") {
@@ -2037,6 +2049,49 @@ TEST_CASE("heat map: racks x time coloured by a field, ordered by place or peak,
   REQUIRE(window.hall()->selected_rack().has_value());
   CHECK(*window.hall()->selected_rack() == hottest);
   CHECK_FALSE(heat->cell_at(QPoint(2, 2)).has_value());
+
+  // The study's events above the map: every event named by one mark (events a pixel column or two
+  // apart share one), each in its kind's colour; the pump failure at 60 s a purple triangle.
+  heat->set_time_cursor(NAN);
+  const Study study = read_study(report);
+  const auto marks = heat->event_marks();
+  REQUIRE_FALSE(marks.empty());
+  qsizetype named = 0;
+  for (const auto& mark : marks) named += mark.text.count('\n') + 1;
+  CHECK(named == static_cast<qsizetype>(study.events.size()));
+  const auto pump = std::find_if(marks.begin(), marks.end(), [](const auto& m) { return m.text.startsWith("pump failure"); });
+  REQUIRE(pump != marks.end());
+  CHECK(pump->text == "pump failure at " + QString::fromStdString(format_time(60.0, report.time().back())) +
+                          ": pod 0: 2 pumps failed");
+  CHECK(pump->colour == QColor(140, 0, 160));
+  // It points at the column of the sample at 60 s.
+  const auto at_60 = std::find(report.time().begin(), report.time().end(), 60.0);
+  REQUIRE(at_60 != report.time().end());
+  const QPoint column = heat->position_of(hottest, static_cast<std::size_t>(at_60 - report.time().begin()));
+  CHECK(std::abs(pump->position.x() - column.x()) <= 1);
+  CHECK(heat->cell_at(pump->position + QPoint(0, 1)).has_value());  // the tip sits on the map's top edge
+  const QImage marked = heat->canvas()->grab().toImage().convertToFormat(QImage::Format_RGB32);
+  CHECK(QColor(marked.pixel(pump->position + QPoint(0, -6))) == pump->colour);
+  CHECK(heat->tooltip_at(pump->position + QPoint(1, -5)) == pump->text);
+  CHECK(heat->tooltip_at(heat->position_of(hottest, 5)) == text);
+  // The GPU max operating temperature (82 degC) on the colour bar, and the racks above it by their
+  // hottest GPU at some sample; a mean per rack has no limit.
+  CHECK(heat->limit() == 355.15);
+  std::size_t over = 0;
+  for (std::size_t rack = 0; rack < expected.racks; ++rack) {
+    bool above = false;
+    for (std::size_t t = 0; t < expected.samples; ++t) above = above || expected.at(rack, t) > 355.15;
+    over += above ? 1 : 0;
+  }
+  CHECK(heat->racks_over_limit() == over);
+  const auto* note = heat->findChild<QLabel*>("heatMapNote");
+  REQUIRE(note != nullptr);
+  CHECK(note->text().contains(over == 0 ? QString("No rack exceeds the GPU max operating temperature 82 degC")
+                                        : QString("%1 of 72 racks exceed the GPU max operating temperature 82 degC").arg(over)));
+  heat->set_reduction(Reduction::mean);
+  CHECK(std::isnan(heat->limit()));
+  CHECK_FALSE(note->text().contains("GPU max operating temperature"));
+  heat->set_reduction(Reduction::max);
 
   // Another field: the throttled GPUs per rack; the map is read again.
   REQUIRE(heat->set_field("/gpu/throttle_reasons"));
