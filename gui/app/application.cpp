@@ -11,9 +11,11 @@
 #include <QToolTip>
 
 #include <algorithm>
+#include <limits>
 #include <cstdio>
 #include <numeric>
 #include <optional>
+#include <stdexcept>
 #include <vector>
 
 #include "charts_view.hpp"
@@ -40,30 +42,6 @@ constexpr int exit_cannot_create = 73;
 /// Messages quote file names, options and report contents: control characters are shown as escapes.
 void fail(const QString& message) {
   std::fprintf(stderr, "dctwin-gui: %s\n", dctwin::core::printable(message.toStdString()).c_str());
-}
-
-/// Waits until every visible VTK view has rendered once (or cannot render), at most `ms`.
-void wait_for_frames(QWidget& window, int ms) {
-  QElapsedTimer clock;
-  clock.start();
-  auto views = window.findChildren<VtkView*>();
-  std::vector<int> frames(static_cast<std::size_t>(views.size()), 0);
-  std::vector<QMetaObject::Connection> connections;
-  for (qsizetype i = 0; i < views.size(); ++i) {
-    connections.push_back(QObject::connect(views[i], &VtkView::frame_rendered, [&frames, i] {
-      ++frames[static_cast<std::size_t>(i)];
-    }));
-    views[i]->update();
-  }
-  auto pending = [&] {
-    for (qsizetype i = 0; i < views.size(); ++i) {
-      if (views[i]->isVisible() && views[i]->gl_problem().isEmpty() && frames[static_cast<std::size_t>(i)] == 0) return true;
-    }
-    return false;
-  };
-  while (pending() && clock.elapsed() < ms) QApplication::processEvents(QEventLoop::AllEvents, 20);
-  for (int k = 0; k < 5; ++k) QApplication::processEvents(QEventLoop::AllEvents, 20);
-  for (auto& connection : connections) QObject::disconnect(connection);
 }
 
 QString visible_gl_problem(QWidget& window) {
@@ -153,7 +131,11 @@ int run_application(int argc, char** argv) {
   const QCommandLineOption hover_option("hover", "Show the tooltip of a rack (label or index) in the screenshot, as when the mouse rests on it.", "RACK");
   const QCommandLineOption order_option("order", "Rows of the heat map: racks by position (default) or by peak.", "ORDER", "position");
   const QCommandLineOption benchmark_option("benchmark", "Time N frames of the data hall and print the figures.", "N");
-  parser.addOptions({screenshot, view_option, field_option, time_option, reduction_option, rack_option,
+  const QCommandLineOption animate_option("animate", "Write the window at each sample as DIR/frame-0000.png, ... and DIR/frames.csv (the view, field and options as for --screenshot), then exit.", "DIR");
+  const QCommandLineOption from_option("from", "First time of --animate, in s or with a unit (default: the first sample).", "T");
+  const QCommandLineOption to_option("to", "Last time of --animate, in s or with a unit (default: the last sample).", "T");
+  const QCommandLineOption frames_option("frames", "At most N frames for --animate (every k-th sample when the range holds more; default 200).", "N", "200");
+  parser.addOptions({screenshot, animate_option, from_option, to_option, frames_option, view_option, field_option, time_option, reduction_option, rack_option,
                      camera_option, compare_option, difference_option, size_option, browser_option, kpi_option,
                      benchmark_option, spectrum_option, gpu_option, range_option, fly_option, hover_option,
                      order_option});
@@ -175,9 +157,9 @@ int run_application(int argc, char** argv) {
     fail(QStringLiteral("one file at a time (got %1)").arg(files.size()));
     return exit_usage;
   }
-  const bool batch = parser.isSet(screenshot) || parser.isSet(benchmark_option);
+  const bool batch = parser.isSet(screenshot) || parser.isSet(benchmark_option) || parser.isSet(animate_option);
   if (batch && files.isEmpty()) {
-    fail(QStringLiteral("--screenshot and --benchmark need a REPORT"));
+    fail(QStringLiteral("--screenshot, --animate and --benchmark need a REPORT"));
     return exit_usage;
   }
   const QStringList size = parser.value(size_option).split('x');
@@ -291,16 +273,39 @@ int run_application(int argc, char** argv) {
   if (hall->report() != nullptr && !hall->report()->time().empty()) {
     hall->set_time_index(hall->report()->time().size() - 1);
   }
-  if (parser.isSet(time_option)) {
+  // A time option in s, or with a unit; nothing (and a message) when it does not read.
+  auto seconds_of = [&](const QCommandLineOption& option) -> std::optional<double> {
     try {
-      const auto quantity = io::parse_quantity(parser.value(time_option).toStdString());
-      const double seconds = quantity.unit.empty() ? quantity.number : io::convert(quantity.number, quantity.unit, "s");
-      hall->set_time(seconds);
-      window.compare()->set_time(seconds);
+      const auto quantity = io::parse_quantity(parser.value(option).toStdString());
+      return quantity.unit.empty() ? quantity.number : io::convert(quantity.number, quantity.unit, "s");
     } catch (const std::exception& e) {
-      fail(QStringLiteral("--time %1: %2").arg(parser.value(time_option), QString::fromStdString(e.what())));
+      fail(QStringLiteral("--%1 %2: %3").arg(option.names().front(), parser.value(option), QString::fromStdString(e.what())));
+      return std::nullopt;
+    }
+  };
+  if (parser.isSet(time_option)) {
+    const auto seconds = seconds_of(time_option);
+    if (!seconds) return exit_usage;
+    hall->set_time(*seconds);
+    window.compare()->set_time(*seconds);
+  }
+  // The animation's range and frames, checked before anything is drawn.
+  double animate_from = -std::numeric_limits<double>::infinity(), animate_to = std::numeric_limits<double>::infinity();
+  std::size_t animate_frames = MainWindow::animation_frames_default;
+  if (parser.isSet(animate_option)) {
+    for (const auto& [option, value] : {std::pair{&from_option, &animate_from}, std::pair{&to_option, &animate_to}}) {
+      if (!parser.isSet(*option)) continue;
+      const auto seconds = seconds_of(*option);
+      if (!seconds) return exit_usage;
+      *value = *seconds;
+    }
+    bool number = false;
+    const int frames = parser.value(frames_option).toInt(&number);
+    if (!number || frames < 1) {
+      fail(QStringLiteral("--frames %1: expected a number of frames of at least 1").arg(parser.value(frames_option)));
       return exit_usage;
     }
+    animate_frames = static_cast<std::size_t>(frames);
   }
   if (parser.isSet(rack_option) && hall->report() != nullptr) {
     const QString rack = parser.value(rack_option);
@@ -400,6 +405,25 @@ int run_application(int argc, char** argv) {
       return exit_usage;
     }
     return benchmark(app, window, frames);
+  }
+  if (parser.isSet(animate_option)) {
+    const QString directory = parser.value(animate_option);
+    try {
+      const std::size_t written = window.export_animation(directory, animate_from, animate_to, animate_frames);
+      std::printf("dctwin-gui: %zu frames in %s (frames.csv lists their times)\n", written,
+                  dctwin::core::printable(directory.toStdString()).c_str());
+    } catch (const std::invalid_argument& e) {
+      fail(QStringLiteral("--animate %1: %2").arg(directory, QString::fromStdString(e.what())));
+      return exit_usage;
+    } catch (const std::exception& e) {
+      fail(QStringLiteral("--animate %1: %2").arg(directory, QString::fromStdString(e.what())));
+      return exit_cannot_create;
+    }
+    if (const QString problem = visible_gl_problem(window); !problem.isEmpty()) {
+      fail(QStringLiteral("OpenGL unavailable: ") + problem);
+      return exit_unavailable;
+    }
+    return exit_ok;
   }
   if (parser.isSet(screenshot)) {
     wait_for_frames(window, 30000);

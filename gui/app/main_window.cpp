@@ -5,6 +5,7 @@
 #include <QDir>
 #include <QElapsedTimer>
 #include <QEventLoop>
+#include <QFile>
 #include <QFileSystemWatcher>
 #include <QPointer>
 #include <QProgressBar>
@@ -17,6 +18,7 @@
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QProgressDialog>
 #include <QSettings>
 #include <QStatusBar>
 #include <QTabWidget>
@@ -24,7 +26,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <exception>
+#include <stdexcept>
 #include <utility>
 
 #include "charts_view.hpp"
@@ -33,11 +37,13 @@
 #include "dctwin/gui/report_check.hpp"
 #include "dctwin/gui/report_model.hpp"
 #include "dctwin/gui/study.hpp"
+#include "dctwin/gui/units.hpp"
 #include "hall_view.hpp"
 #include "kpi_panel.hpp"
 #include "dctwin/gui/validation_model.hpp"
 #include "scenario_editor.hpp"
 #include "validation_view.hpp"
+#include "vtk_view.hpp"
 
 namespace dctwin::gui {
 
@@ -138,6 +144,30 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), impl_(std::make_u
     const QString file = QFileDialog::getSaveFileName(this, tr("Save window as PNG"), "dctwin.png", tr("PNG images (*.png)"));
     if (!file.isEmpty()) grab().save(file, "PNG");
   });
+  file_menu->addAction(tr("Export &animation..."), this, [this] {
+    auto& s = *impl_;
+    if (!s.report || s.report->time().empty()) {
+      report_error(tr("Export animation: no report with samples is open"));
+      return;
+    }
+    const QString directory = QFileDialog::getExistingDirectory(this, tr("Export animation: frames into"));
+    if (directory.isEmpty()) return;
+    QProgressDialog progress(tr("Writing the frames..."), tr("Stop"), 0, 1, this);
+    progress.setWindowModality(Qt::WindowModal);
+    progress.setMinimumDuration(0);
+    try {
+      const std::size_t frames = export_animation(
+          directory, s.report->time().front(), s.report->time().back(), animation_frames_default,
+          [&progress](std::size_t done, std::size_t total) {
+            progress.setMaximum(static_cast<int>(total));
+            progress.setValue(static_cast<int>(done));
+            return !progress.wasCanceled();
+          });
+      statusBar()->showMessage(tr("%1 frames written to %2 (frames.csv lists their times)").arg(frames).arg(directory), 10000);
+    } catch (const std::exception& e) {
+      report_error(tr("Export animation: %1").arg(QString::fromStdString(e.what())));
+    }
+  });
   file_menu->addSeparator();
   file_menu->addAction(tr("&Quit"), QKeySequence::Quit, qApp, &QApplication::quit);
   auto* view_menu = menuBar()->addMenu(tr("&View"));
@@ -196,6 +226,50 @@ ScenarioEditor* MainWindow::editor() const { return impl_->editor; }
 CompareView* MainWindow::compare() const { return impl_->compare; }
 ValidationView* MainWindow::validation() const { return impl_->validation; }
 HeatMapView* MainWindow::heat_map() const { return impl_->heat_map; }
+
+std::size_t MainWindow::export_animation(const QString& directory, double from, double to, std::size_t max_frames,
+                                         const std::function<bool(std::size_t, std::size_t)>& progress) {
+  auto& self = *impl_;
+  if (!self.report || self.report->time().empty()) throw std::invalid_argument("no report with samples is open");
+  if (max_frames == 0) throw std::invalid_argument("the number of frames must be at least 1");
+  const auto& time = self.report->time();
+  std::vector<std::size_t> samples;
+  for (std::size_t k = 0; k < time.size(); ++k)
+    if (time[k] >= from && time[k] <= to) samples.push_back(k);
+  if (samples.empty()) {
+    const std::string range = std::isfinite(from) && std::isfinite(to) ? "from " + format_time(from, time.back()) + " to " + format_time(to, time.back())
+                              : std::isfinite(from)                      ? "from " + format_time(from, time.back()) + " on"
+                              : std::isfinite(to)                        ? "up to " + format_time(to, time.back())
+                                                                         : "at any time";
+    throw std::invalid_argument("no sample " + range + " (the report's samples run from " +
+                                format_time(time.front(), time.back()) + " to " + format_time(time.back(), time.back()) + ")");
+  }
+  const std::size_t stride = (samples.size() + max_frames - 1) / max_frames;
+  std::vector<std::size_t> frames;
+  for (std::size_t i = 0; i < samples.size(); i += stride) frames.push_back(samples[i]);
+  const QDir dir(directory);
+  if (!QDir().mkpath(directory)) throw std::runtime_error(directory.toStdString() + ": cannot create the directory");
+  QFile index(dir.filePath("frames.csv"));
+  if (!index.open(QIODevice::WriteOnly | QIODevice::Truncate | QIODevice::Text))
+    throw std::runtime_error(index.fileName().toStdString() + ": cannot write");
+  index.write("frame,file,time [s]\n");
+  const double was = self.hall->time();
+  std::size_t written = 0;
+  for (std::size_t i = 0; i < frames.size(); ++i) {
+    self.hall->set_time_index(frames[i]);
+    wait_for_frames(*this, 30000);
+    const QString name = QStringLiteral("frame-%1.png").arg(static_cast<qulonglong>(i), 4, 10, QChar('0'));
+    if (!grab().save(dir.filePath(name), "PNG")) {
+      self.hall->set_time(was);
+      throw std::runtime_error(dir.filePath(name).toStdString() + ": cannot write");
+    }
+    index.write(QStringLiteral("%1,%2,%3\n").arg(i).arg(name).arg(time[frames[i]], 0, 'g', 10).toUtf8());
+    ++written;
+    if (progress && !progress(written, frames.size())) break;
+  }
+  self.hall->set_time(was);
+  return written;
+}
 QString MainWindow::last_error() const { return impl_->last_error; }
 void MainWindow::set_interactive(bool interactive) { impl_->interactive = interactive; }
 void MainWindow::set_browser_visible(bool visible) { impl_->dock->setVisible(visible); }

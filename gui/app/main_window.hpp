@@ -19,6 +19,8 @@
 
 #include <QMainWindow>
 
+#include <cstddef>
+#include <functional>
 #include <memory>
 
 namespace dctwin::gui {
@@ -71,6 +73,18 @@ class MainWindow : public QMainWindow {
   void set_browser_visible(bool visible);
   /// Shows or hides the key figures beside the views (hidden in screenshots unless asked for).
   void set_kpi_visible(bool visible);
+
+  /// Writes the window as it shows each sample from `from` to `to` [s] as DIRECTORY/frame-0000.png,
+  /// frame-0001.png, ... and DIRECTORY/frames.csv (frame, file, time [s]). The hall's time moves
+  /// to each sample, and with it the charts' and the heat map's cursor and the key figures. At most
+  /// `max_frames` frames: every k-th sample when the range holds more. `progress(done, total)` is
+  /// called after each frame; false stops the export. The hall's time is put back at the end.
+  /// Returns the frames written; throws std::invalid_argument when there is nothing to write (no
+  /// report open, no sample in the range, no frames asked for) and std::runtime_error when a file
+  /// cannot be written, each with the reason.
+  static constexpr std::size_t animation_frames_default = 200;  ///< frames when none are asked for
+  std::size_t export_animation(const QString& directory, double from, double to, std::size_t max_frames,
+                               const std::function<bool(std::size_t, std::size_t)>& progress = {});
 
   [[nodiscard]] HallView* hall() const;
   [[nodiscard]] ChartsView* charts() const;

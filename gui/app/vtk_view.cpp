@@ -1,5 +1,6 @@
 #include "vtk_view.hpp"
 
+#include <QApplication>
 #include <QElapsedTimer>
 #include <QMouseEvent>
 #include <QOffscreenSurface>
@@ -19,6 +20,7 @@
 
 #include <cmath>
 #include <map>
+#include <vector>
 
 namespace dctwin::gui {
 
@@ -345,6 +347,29 @@ void VtkView::enterEvent(QEnterEvent* event) {
 void VtkView::leaveEvent(QEvent* event) {
   if (impl_->initialized) impl_->interactor->InvokeEvent(vtkCommand::LeaveEvent, event);
   QOpenGLWidget::leaveEvent(event);
+}
+
+void wait_for_frames(QWidget& window, int ms) {
+  QElapsedTimer clock;
+  clock.start();
+  auto views = window.findChildren<VtkView*>();
+  std::vector<int> frames(static_cast<std::size_t>(views.size()), 0);
+  std::vector<QMetaObject::Connection> connections;
+  for (qsizetype i = 0; i < views.size(); ++i) {
+    connections.push_back(QObject::connect(views[i], &VtkView::frame_rendered, [&frames, i] {
+      ++frames[static_cast<std::size_t>(i)];
+    }));
+    views[i]->update();
+  }
+  auto pending = [&] {
+    for (qsizetype i = 0; i < views.size(); ++i) {
+      if (views[i]->isVisible() && views[i]->gl_problem().isEmpty() && frames[static_cast<std::size_t>(i)] == 0) return true;
+    }
+    return false;
+  };
+  while (pending() && clock.elapsed() < ms) QApplication::processEvents(QEventLoop::AllEvents, 20);
+  for (int k = 0; k < 5; ++k) QApplication::processEvents(QEventLoop::AllEvents, 20);
+  for (auto& connection : connections) QObject::disconnect(connection);
 }
 
 }  // namespace dctwin::gui

@@ -74,4 +74,8 @@ class VtkView : public QOpenGLWidget {
   std::unique_ptr<Impl> impl_;
 };
 
+/// Waits until every visible VTK view inside `window` has rendered once (or cannot render), at
+/// most `ms`, then lets pending events run.
+void wait_for_frames(QWidget& window, int ms);
+
 }  // namespace dctwin::gui

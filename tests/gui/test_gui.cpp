@@ -2101,6 +2101,80 @@ TEST_CASE("heat map: racks x time coloured by a field, ordered by place or peak,
   CHECK_FALSE(heat->set_field("/no/such/field"));
 }
 
+TEST_CASE("animation: frames of the window at the samples, on the command line and from the window", "[gl]") {
+  const QString report = QString::fromStdString(fixture("study").string());
+  const ReportModel model(fixture("study"));
+  const auto& time = model.time();
+  const QString dir = QString::fromStdString((work_dir / "animation").string());
+  QDir(dir).removeRecursively();
+  // The heat map from 30 s to 4 min: the samples in range, thinned to at most 3 frames.
+  auto r = run_process(DCTWIN_GUI_EXE, {"--animate", dir, "--view", "heatmap", "--from", "30 s", "--to", "4 min",
+                                        "--frames", "3", "--size", "1000x700", report});
+  INFO(r.err.toStdString());
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.contains("3 frames in"));
+  std::vector<double> in_range;
+  for (const double t : time)
+    if (t >= 30.0 && t <= 240.0) in_range.push_back(t);
+  REQUIRE(in_range.size() > 3);
+  const std::size_t stride = (in_range.size() + 2) / 3;
+  QFile index(dir + "/frames.csv");
+  REQUIRE(index.open(QIODevice::ReadOnly | QIODevice::Text));
+  const QStringList lines = QString::fromUtf8(index.readAll()).split('\n', Qt::SkipEmptyParts);
+  REQUIRE(lines.size() == 4);
+  CHECK(lines[0] == "frame,file,time [s]");
+  std::vector<QImage> frames;
+  for (int i = 0; i < 3; ++i) {
+    const QStringList fields = lines[i + 1].split(',');
+    REQUIRE(fields.size() == 3);
+    CHECK(fields[0].toInt() == i);
+    CHECK(fields[1] == QString("frame-%1.png").arg(i, 4, 10, QChar('0')));
+    CHECK(fields[2].toDouble() == in_range[static_cast<std::size_t>(i) * stride]);
+    frames.emplace_back(dir + "/" + fields[1]);
+    REQUIRE_FALSE(frames.back().isNull());
+    CHECK(frames.back().size() == QSize(1000, 700));
+  }
+  // The time cursor moves across the map from frame to frame.
+  CHECK(fraction_changed(frames[0], frames[1]) > 0.0005);
+  CHECK(fraction_changed(frames[1], frames[2]) > 0.0005);
+  // Bad ranges and counts are refused before anything is drawn.
+  r = run_process(DCTWIN_GUI_EXE, {"--animate", dir, "--from", "20 min", report});
+  CHECK(r.exit_code == 64);
+  CHECK(r.err.contains(QString::fromStdString(": no sample from " + format_time(1200.0, time.back()) +
+                                              " on (the report's samples run from " + format_time(time.front(), time.back()) +
+                                              " to " + format_time(time.back(), time.back()) + ")")));
+  r = run_process(DCTWIN_GUI_EXE, {"--animate", dir, "--frames", "0", report});
+  CHECK(r.exit_code == 64);
+  CHECK(r.err.contains("--frames 0: expected a number of frames of at least 1"));
+  r = run_process(DCTWIN_GUI_EXE, {"--animate", dir, "--from", "soon", report});
+  CHECK(r.exit_code == 64);
+  CHECK(r.err.contains("--from soon: "));
+
+  // From the window: stopped after two frames by the progress callback; the hall's time is put back.
+  app();
+  MainWindow window;
+  window.set_interactive(false);
+  window.resize(900, 600);
+  REQUIRE(window.open_report(report));
+  window.show();
+  window.hall()->set_time(120.0);
+  const QString again = QString::fromStdString((work_dir / "animation-window").string());
+  QDir(again).removeRecursively();
+  std::vector<std::size_t> calls;
+  const std::size_t written = window.export_animation(again, 0.0, 1e9, 1000, [&](std::size_t done, std::size_t total) {
+    CHECK(total == time.size());
+    calls.push_back(done);
+    return done < 2;
+  });
+  CHECK(written == 2);
+  CHECK(calls == std::vector<std::size_t>{1, 2});
+  CHECK(QFileInfo::exists(again + "/frame-0001.png"));
+  CHECK_FALSE(QFileInfo::exists(again + "/frame-0002.png"));
+  CHECK(window.hall()->time() == 120.0);
+  CHECK_THROWS_AS(window.export_animation(again, 1e6, 2e6, 10), std::invalid_argument);
+  CHECK_THROWS_AS(window.export_animation(again, 0.0, 1e9, 0), std::invalid_argument);
+}
+
 TEST_CASE("command line: a heat map screenshot, and its options checked", "[gl]") {
   const QString report = QString::fromStdString(fixture("study").string());
   const QString shot = QString::fromStdString((work_dir / "heatmap.png").string());
