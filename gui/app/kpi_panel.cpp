@@ -9,6 +9,8 @@
 
 #include <exception>
 #include <map>
+#include <set>
+#include <string>
 
 #include "dctwin/gui/study.hpp"
 
@@ -20,6 +22,7 @@ struct KpiPanel::Impl {
   std::size_t time_index = 0;
   QLabel* heading = nullptr;
   QTreeWidget* tree = nullptr;
+  std::set<std::string> expanded;  ///< fields whose per-pod rows the user opened (their paths)
 };
 
 KpiPanel::KpiPanel(QWidget* parent) : QWidget(parent), impl_(std::make_unique<Impl>()) {
@@ -43,6 +46,14 @@ KpiPanel::KpiPanel(QWidget* parent) : QWidget(parent), impl_(std::make_unique<Im
   self.tree->setTextElideMode(Qt::ElideRight);
   setMinimumWidth(380);
   layout->addWidget(self.tree, 1);
+  // A field's per-pod rows stay open (or closed) as the time moves.
+  auto path_of = [](const QTreeWidgetItem* item) { return item->data(0, Qt::UserRole).toString().toStdString(); };
+  connect(self.tree, &QTreeWidget::itemExpanded, this, [this, path_of](QTreeWidgetItem* item) {
+    if (item->parent() != nullptr) impl_->expanded.insert(path_of(item));
+  });
+  connect(self.tree, &QTreeWidget::itemCollapsed, this, [this, path_of](QTreeWidgetItem* item) {
+    if (item->parent() != nullptr) impl_->expanded.erase(path_of(item));
+  });
 }
 
 KpiPanel::~KpiPanel() = default;
@@ -107,13 +118,21 @@ void KpiPanel::fill() {
     }
     auto* item = new QTreeWidgetItem(section, {QString::fromStdString(row.name), QString::fromStdString(row.value)});
     item->setToolTip(0, QString::fromStdString(row.name + " (" + row.tooltip + ")"));
+    item->setData(0, Qt::UserRole, QString::fromStdString(row.tooltip));
     item->setToolTip(1, QString::fromStdString(row.value));
     if (row.state != KpiRow::State::none) {
       const QColor colour = row.state == KpiRow::State::pass ? QColor(200, 240, 200) : QColor(255, 200, 200);
       item->setBackground(1, QBrush(colour));
     }
+    // Each pod's value under the range over the pods (collapsed; expanded rows stay expanded
+    // when the time moves).
+    for (const auto& [entity, value] : row.parts) {
+      auto* part = new QTreeWidgetItem(item, {QString::fromStdString(entity), QString::fromStdString(value)});
+      part->setToolTip(0, QString::fromStdString(row.name + ", " + entity + " (" + row.tooltip + ")"));
+    }
+    if (!row.parts.empty() && self.expanded.count(row.tooltip) != 0) item->setExpanded(true);
   }
-  self.tree->expandAll();
+  for (const auto& [name, section] : sections) section->setExpanded(true);
 }
 
 QString KpiPanel::value_of(const QString& name) const {

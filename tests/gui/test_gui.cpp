@@ -1675,6 +1675,13 @@ TEST_CASE("study: events, limits and key figures are read from the report", "[mo
   CHECK(value("Models at their data's edge").state == KpiRow::State::none);
   CHECK(value("Pod cold aisle temperature").value == "23.82 to 24.82 degC over 3 pods");
   CHECK(value("Pod pump power").value == "10 to 20 kW over 3 pods");
+  // Each pod's own value, in the range's unit: 22 degC + 0.5 K x pod + 2 K x 0.91; pod 0's pumps
+  // failed at 60 s.
+  using Parts = std::vector<std::pair<std::string, std::string>>;
+  CHECK(value("Pod cold aisle temperature").parts ==
+        Parts{{"pod0", "23.82 degC"}, {"pod1", "24.32 degC"}, {"pod2", "24.82 degC"}});
+  CHECK(value("Pod pump power").parts == Parts{{"pod0", "10 kW"}, {"pod1", "20 kW"}, {"pod2", "20 kW"}});
+  CHECK(value("PUE").parts.empty());
   CHECK(value("Model FLOPs utilisation").value == "0.4095");
   CHECK(value("Model FLOPs utilisation").section == "Job");
   CHECK(kpi.rows(0).size() == rows.size());
@@ -1836,6 +1843,25 @@ TEST_CASE("key figures: the run's summary and the pods at the time shown in the 
   window.hall()->set_time(120.0);
   CHECK(kpi->value_of("Pod cold aisle temperature") == "23.82 to 24.82 degC over 3 pods");
   CHECK(kpi->value_of("Pod pump power") == "10 to 20 kW over 3 pods");
+  // Each pod's value under the range, collapsed until opened; opened, it stays open as the time moves.
+  auto pump_row = [&] {
+    const auto items = kpi->tree()->findItems("Pod pump power", Qt::MatchExactly | Qt::MatchRecursive, 0);
+    REQUIRE(items.size() == 1);
+    return items.front();
+  };
+  REQUIRE(pump_row()->childCount() == 3);
+  CHECK(pump_row()->child(0)->text(0) == "pod0");
+  CHECK(pump_row()->child(0)->text(1) == "10 kW");
+  CHECK(pump_row()->child(2)->text(1) == "20 kW");
+  CHECK_FALSE(pump_row()->isExpanded());
+  pump_row()->setExpanded(true);
+  window.hall()->set_time(0.0);
+  CHECK(pump_row()->isExpanded());
+  CHECK(pump_row()->child(0)->text(1) == "20 kW");  // before the failure
+  CHECK(pump_row()->childCount() == 3);  // also when the pods agree
+  pump_row()->setExpanded(false);
+  window.hall()->set_time(120.0);
+  CHECK_FALSE(pump_row()->isExpanded());
   // Pass and fail are coloured.
   const auto found = kpi->tree()->findItems("Grid limits", Qt::MatchExactly | Qt::MatchRecursive, 0);
   REQUIRE(found.size() == 1);

@@ -401,15 +401,22 @@ std::vector<KpiRow> KpiModel::rows(std::size_t time_index) const {
       hi = std::max(hi, v);
     }
     std::string value = "no data";
+    std::vector<std::pair<std::string, std::string>> parts;
     if (lo <= hi) {
       const DisplayUnit unit = display_unit_for(field.units, std::max(std::fabs(lo), std::fabs(hi)));
       value = row.size() == 1 || lo == hi ? format_value(unit.from_si(hi), unit.unit)
                                           : format_value(unit.from_si(lo), "") + " to " + format_value(unit.from_si(hi), unit.unit) +
                                                 " over " + std::to_string(row.size()) + " " + field.entity + "s";
+      // Each entity's own value, labelled as in the hall's labels ("pod0").
+      if (row.size() > 1) {
+        for (std::size_t k = 0; k < row.size(); ++k)
+          parts.emplace_back(field.entity + std::to_string(k),
+                             std::isfinite(row[k]) ? format_value(unit.from_si(row[k]), unit.unit) : "no data");
+      }
     }
     std::string section = field.entity;
     if (!section.empty()) section[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(section[0])));
-    result.push_back({section + "s", field.long_name, value, KpiRow::State::none, field.path});
+    result.push_back({section + "s", field.long_name, value, KpiRow::State::none, field.path, std::move(parts)});
   }
   return result;
 }

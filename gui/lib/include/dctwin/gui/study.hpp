@@ -21,6 +21,7 @@
 #include <cstddef>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "dctwin/gui/report_model.hpp"
@@ -85,11 +86,15 @@ struct KpiRow {
   std::string value;    ///< "1.191", "pass", "62.3 degC" (display units)
   State state = State::none;
   std::string tooltip;  ///< where it comes from: "/summary/pue"
+  /// A [time x entity] field over several entities: each one's value, in the row's unit
+  /// ({"pod0", "23.82 degC"}, ...), in the order of the field's columns; empty otherwise.
+  std::vector<std::pair<std::string, std::string>> parts = {};
 };
 
 /// The key figures of the run (/summary) and the state of the job, the plant, the pods and the
 /// weather at a sample: every series on /time by its group, and every [time x pod] field as its
-/// range over the pods. The series are read once, at construction.
+/// range over the pods with each pod's value (KpiRow::parts). The series are read once, at
+/// construction.
 class KpiModel {
  public:
   /// Throws io::ReportError when a part cannot be read.
