@@ -251,111 +251,49 @@ FlowPlan plan_flows(const FacilityLayout& layout, const hydraulic::PodLoopParame
 
 }  // namespace
 
-FacilitySite::FacilitySite(const ParameterTree& scenario, std::optional<WeatherSeries> weather_file) {
-  name_ = scenario.text("name");
-  const ParameterTree& sim = scenario.section("simulation");
-  settings_ = simulation_settings(sim);
-  start_from_steady_state_ = sim.text("initial_state") == "steady_state";
-  const ParameterTree& f = scenario.section("facility");
-  const bool liquid_to_air = f.text("cooling") == "liquid-to-air";
-  initial_temperature_ = f.number("initial_temperature");
+namespace {
 
-  layout_ = std::make_unique<FacilityLayout>(LayoutParameters::from(f.section("layout")));
-  const FacilityLayout& layout = *layout_;
-
-  const bool air_cooled = f.text("cooling") == "air";
-
-  // Weather.
-  const ParameterTree& w = f.section("weather");
+/// The weather of `facility.weather`: the series io/ read from its file, a design day, or
+/// constant conditions.
+std::unique_ptr<WeatherSeries> site_weather(const ParameterTree& w, std::optional<WeatherSeries> weather_file) {
   const std::string source = w.text("source");
   if (source == "file") {
     if (!weather_file) throw core::InputError(w.key_path("file") + ": no weather file was read", w.key_path("file"));
-    weather_ = std::make_unique<WeatherSeries>(std::move(*weather_file));
-  } else if (source == "design_day") {
-    weather_ = std::make_unique<WeatherSeries>(design_day_series(DesignDayParameters::from(w.section("design_day")),
-                                                                 WeatherInterpolation::monotone_cubic));
-  } else {
-    if (w.number("wet_bulb") > w.number("dry_bulb") + WeatherSeries::wet_bulb_tolerance)
-      throw core::InputError(w.key_path("wet_bulb") + " is above " + w.key_path("dry_bulb"), w.key_path("wet_bulb"));
-    weather_ = std::make_unique<WeatherSeries>(std::vector<double>{0.0, 1.0},
-                                               std::vector<double>{w.number("dry_bulb"), w.number("dry_bulb")},
-                                               std::vector<double>{w.number("wet_bulb"), w.number("wet_bulb")});
+    return std::make_unique<WeatherSeries>(std::move(*weather_file));
   }
-
-  // GPUs with their seeded spread.
-  const auto seed = sim.unsigned_integer("seed");
-  auto spread = draw_spread(SpreadParameters::from(f.section("spread")), layout.gpus(), seed);
-  auto gpus = std::make_unique<thermal::GpuPackageArray>("gpus", thermal::GpuPackageParameters::from(f.section("gpu")),
-                                                         std::move(spread), layout.gpu_labels(), initial_temperature_);
-  const auto workload_parameters = workload::WorkloadParameters::from(scenario.section("workload"));
-  gpus->stop_on_shutdown(workload_parameters.on_gpu_shutdown == "end_run");
-  auto job = std::make_unique<workload::TrainingJob>("job", workload_parameters,
-                                                     *gpus, settings_.end_time, seed, "workload");
-  gpus->connect(*job);
-  design_gpus_ = layout.gpus();
-  design_servers_ = layout.servers();
-  design_power_limit_ = job->power_model().parameters().power_limit;
-  design_air_heat_ = f.section("server").number("air_heat");
-  design_heat_load_ = static_cast<double>(design_gpus_) * design_power_limit_ +
-                      static_cast<double>(design_servers_) * design_air_heat_;
-  {
-    auto electrical = electrical::ElectricalParameters::from(scenario.section("electrical"));
-    psu_ = electrical.psu;  // the servers' supplies exist with or without the feed
-    if (electrical.enabled) electrical_ = std::move(electrical);
+  if (source == "design_day") {
+    return std::make_unique<WeatherSeries>(design_day_series(DesignDayParameters::from(w.section("design_day")),
+                                                             WeatherInterpolation::monotone_cubic));
   }
-  const ParameterTree& server = f.section("server");
-  thermal::RoomAir room(thermal::RoomAirParameters::from(f.section("room")), thermal::CrahParameters::from(f.section("crah")));
-  const ParameterTree& plant_tree = f.section("plant");
-  const PlantParameters plant_parameters = PlantParameters::from(plant_tree);
-  auto make_economizer = [&] {
-    hx::HeatRejection rejection =
-        plant_parameters.heat_rejection == "cooling_tower"
-            ? hx::HeatRejection(hx::CoolingTower(hx::CoolingTowerParameters::from(plant_tree.section("cooling_tower")),
-                                                 "facility.plant.cooling_tower"))
-            : hx::HeatRejection(hx::DryCooler(hx::DryCoolerParameters::from(plant_tree.section("dry_cooler")),
-                                              "facility.plant.dry_cooler"));
-    return std::make_unique<hx::WaterSideEconomizer>(
-        hx::EconomizerParameters::from(plant_tree.section("economizer")), std::move(rejection),
-        hx::Chiller(hx::ChillerParameters::from(plant_tree.section("chiller")), "facility.plant.chiller"),
-        "facility.plant.economizer");
-  };
+  if (w.number("wet_bulb") > w.number("dry_bulb") + WeatherSeries::wet_bulb_tolerance)
+    throw core::InputError(w.key_path("wet_bulb") + " is above " + w.key_path("dry_bulb"), w.key_path("wet_bulb"));
+  return std::make_unique<WeatherSeries>(std::vector<double>{0.0, 1.0},
+                                         std::vector<double>{w.number("dry_bulb"), w.number("dry_bulb")},
+                                         std::vector<double>{w.number("wet_bulb"), w.number("wet_bulb")});
+}
 
-  if (air_cooled) {
-    if (!f.list("pump_failures").empty())
-      throw core::InputError(f.key_path("pump_failures") + ": an air-cooled site has no coolant pumps",
-                               f.key_path("pump_failures"));
-    std::vector<thermal::GpuAirSlot> slots;
-    for (const auto& entry : f.section("air_path").list("slots")) slots.push_back(thermal::GpuAirSlot::from(entry));
-    if (slots.empty()) slots = thermal::eight_gpu_baseboard_slots();
-    thermal::ServerAirPath path(thermal::ServerAirPathParameters::from(f.section("air_path")),
-                                thermal::HeatsinkParameters::from(f.section("heatsink")), std::move(slots));
-    auto servers = std::make_unique<AirCooledServers>(
-        layout, std::move(path), thermal::ServerFans(thermal::ServerFanParameters::from(f.section("server_fans"))),
-        thermal::FanController(thermal::FanControllerParameters::from(f.section("fan_controller"))),
-        server.number("air_heat"), server.number("chassis_heat_capacity"), *gpus, initial_temperature_);
-    gpus->connect(*servers);
-    auto hall = std::make_unique<HallAir>(layout, std::move(room), *servers, initial_temperature_, initial_temperature_);
-    auto plant = std::make_unique<FacilityWaterPlant>(plant_parameters, make_economizer(), *weather_, *hall, nullptr,
-                                                      layout.pods(), initial_temperature_);
-    servers->connect(*hall);
-    hall->connect(*plant);
-    gpus_ = &system_.add(std::move(gpus));
-    servers_ = &system_.add(std::move(servers));
-    air_source_ = servers_;
-    hall_ = &system_.add(std::move(hall));
-    plant_ = &system_.add(std::move(plant));
-    job_ = &system_.add(std::move(job));
-    finish_assembly();
-    return;
-  }
+/// The plant's water-side economizer: its heat rejection (cooling tower or dry cooler) and chiller.
+std::unique_ptr<hx::WaterSideEconomizer> plant_economizer(const ParameterTree& plant_tree, const PlantParameters& plant) {
+  hx::HeatRejection rejection =
+      plant.heat_rejection == "cooling_tower"
+          ? hx::HeatRejection(hx::CoolingTower(hx::CoolingTowerParameters::from(plant_tree.section("cooling_tower")),
+                                               "facility.plant.cooling_tower"))
+          : hx::HeatRejection(hx::DryCooler(hx::DryCoolerParameters::from(plant_tree.section("dry_cooler")),
+                                            "facility.plant.dry_cooler"));
+  return std::make_unique<hx::WaterSideEconomizer>(
+      hx::EconomizerParameters::from(plant_tree.section("economizer")), std::move(rejection),
+      hx::Chiller(hx::ChillerParameters::from(plant_tree.section("chiller")), "facility.plant.chiller"),
+      "facility.plant.economizer");
+}
 
-  // Hydraulics: the pod loop must match the layout (its topology follows the layout where the
-  // file leaves it out).
+/// `facility.pod_loop` as the thermal model takes it: its topology from the layout where the file
+/// leaves it out, the cold plates' resistance curve, and the checks the parameter tables cannot
+/// make (the topology against the layout, the plate arrangement, a running pump).
+hydraulic::PodLoopParameters checked_pod_loop(const ParameterTree& f, const FacilityLayout& layout,
+                                              const thermal::ColdPlateParameters& cold_plate) {
   ParameterTree pod_loop_section = f.section("pod_loop");
   derive_pod_loop_topology(f.section("layout"), pod_loop_section);
   hydraulic::PodLoopParameters pod_loop = hydraulic::PodLoopParameters::from(pod_loop_section);
-  const thermal::ColdPlateParameters cold_plate =
-      thermal::ColdPlateParameters::from(f.section("pod_loop").section("rack").section("cold_plate"));
   pod_loop.rack.plate = cold_plate_resistance(cold_plate);
   if (static_cast<std::size_t>(pod_loop.rack_count) != layout.racks_per_pod())
     throw core::InputError(f.section("pod_loop").key_path("rack_count") + " = " + std::to_string(pod_loop.rack_count) +
@@ -378,6 +316,122 @@ FacilitySite::FacilitySite(const ParameterTree& scenario, std::optional<WeatherS
     const std::string key = f.section("pod_loop").section("pumps").key_path("duty_count");
     throw core::InputError(key + " = 0 (a pod loop with no running pump moves no coolant)", key);
   }
+  return pod_loop;
+}
+
+/// The pod coolant's density and heat capacity, constant at its stated temperature.
+CoolantConstants pod_coolant(const ParameterTree& loop_tree, const hydraulic::PodLoopParameters& pod_loop) {
+  try {
+    const auto coolant_model = fluid::Coolant::parse(pod_loop.coolant);
+    return {coolant_model.density(pod_loop.coolant_temperature), coolant_model.specific_heat(pod_loop.coolant_temperature)};
+  } catch (const core::InputError& e) {
+    throw core::InputError(loop_tree.key_path("coolant") + " = " + pod_loop.coolant + " (" + e.what() + ")",
+                           loop_tree.key_path("coolant"));
+  }
+}
+
+/// The volumes of the supply and return mains, the header segments between rack taps and each
+/// rack's supply hose, which carry temperature fronts with their plug-flow times
+/// (docs/models/hydraulic.md).
+PodHeaderTransport::Geometry header_geometry(const ParameterTree& f, const hydraulic::PodLoopParameters& pod_loop) {
+  PodHeaderTransport::Geometry geometry;
+  const auto coolant_model = fluid::Coolant::parse(pod_loop.coolant);  // checked by pod_coolant
+  const auto volume = [&](const hydraulic::PipeParameters& pipe) {
+    return hydraulic::Pipe(pipe, coolant_model, pod_loop.coolant_temperature).volume();
+  };
+  geometry.supply_main_volume = volume(pod_loop.supply_main);
+  geometry.return_main_volume = volume(pod_loop.return_main);
+  geometry.segment_volume = volume(pod_loop.header_segment);
+  geometry.rack_hose_volume = volume(pod_loop.rack.supply_hose);
+  geometry.reverse_return = pod_loop.headers == hydraulic::HeaderArrangement::reverse_return;
+  geometry.max_cell_time = f.section("pod").number("transport_cell_time");
+  return geometry;
+}
+
+}  // namespace
+
+FacilitySite::FacilitySite(const ParameterTree& scenario, std::optional<WeatherSeries> weather_file) {
+  name_ = scenario.text("name");
+  const ParameterTree& sim = scenario.section("simulation");
+  settings_ = simulation_settings(sim);
+  start_from_steady_state_ = sim.text("initial_state") == "steady_state";
+  const ParameterTree& f = scenario.section("facility");
+  initial_temperature_ = f.number("initial_temperature");
+  layout_ = std::make_unique<FacilityLayout>(LayoutParameters::from(f.section("layout")));
+  const FacilityLayout& layout = *layout_;
+  weather_ = site_weather(f.section("weather"), std::move(weather_file));
+
+  // GPUs with their seeded spread, and the job that drives them.
+  const auto seed = sim.unsigned_integer("seed");
+  auto spread = draw_spread(SpreadParameters::from(f.section("spread")), layout.gpus(), seed);
+  auto gpus = std::make_unique<thermal::GpuPackageArray>("gpus", thermal::GpuPackageParameters::from(f.section("gpu")),
+                                                         std::move(spread), layout.gpu_labels(), initial_temperature_);
+  const auto workload_parameters = workload::WorkloadParameters::from(scenario.section("workload"));
+  gpus->stop_on_shutdown(workload_parameters.on_gpu_shutdown == "end_run");
+  auto job = std::make_unique<workload::TrainingJob>("job", workload_parameters,
+                                                     *gpus, settings_.end_time, seed, "workload");
+  gpus->connect(*job);
+  design_gpus_ = layout.gpus();
+  design_servers_ = layout.servers();
+  design_power_limit_ = job->power_model().parameters().power_limit;
+  design_air_heat_ = f.section("server").number("air_heat");
+  design_heat_load_ = static_cast<double>(design_gpus_) * design_power_limit_ +
+                      static_cast<double>(design_servers_) * design_air_heat_;
+  {
+    auto electrical = electrical::ElectricalParameters::from(scenario.section("electrical"));
+    psu_ = electrical.psu;  // the servers' supplies exist with or without the feed
+    if (electrical.enabled) electrical_ = std::move(electrical);
+  }
+  thermal::RoomAir room(thermal::RoomAirParameters::from(f.section("room")), thermal::CrahParameters::from(f.section("crah")));
+  const PlantParameters plant = PlantParameters::from(f.section("plant"));
+  if (f.text("cooling") == "air") {
+    assemble_air_cooled(f, std::move(gpus), std::move(job), std::move(room), plant);
+  } else {
+    assemble_liquid_cooled(f, std::move(gpus), std::move(job), std::move(room), plant);
+  }
+  finish_assembly();
+}
+
+void FacilitySite::assemble_air_cooled(const ParameterTree& f, std::unique_ptr<thermal::GpuPackageArray> gpus,
+                                       std::unique_ptr<workload::TrainingJob> job, thermal::RoomAir room,
+                                       const PlantParameters& plant_parameters) {
+  const FacilityLayout& layout = *layout_;
+  if (!f.list("pump_failures").empty())
+    throw core::InputError(f.key_path("pump_failures") + ": an air-cooled site has no coolant pumps",
+                           f.key_path("pump_failures"));
+  std::vector<thermal::GpuAirSlot> slots;
+  for (const auto& entry : f.section("air_path").list("slots")) slots.push_back(thermal::GpuAirSlot::from(entry));
+  if (slots.empty()) slots = thermal::eight_gpu_baseboard_slots();
+  thermal::ServerAirPath path(thermal::ServerAirPathParameters::from(f.section("air_path")),
+                              thermal::HeatsinkParameters::from(f.section("heatsink")), std::move(slots));
+  const ParameterTree& server = f.section("server");
+  auto servers = std::make_unique<AirCooledServers>(
+      layout, std::move(path), thermal::ServerFans(thermal::ServerFanParameters::from(f.section("server_fans"))),
+      thermal::FanController(thermal::FanControllerParameters::from(f.section("fan_controller"))),
+      server.number("air_heat"), server.number("chassis_heat_capacity"), *gpus, initial_temperature_);
+  gpus->connect(*servers);
+  auto hall = std::make_unique<HallAir>(layout, std::move(room), *servers, initial_temperature_, initial_temperature_);
+  auto plant = std::make_unique<FacilityWaterPlant>(plant_parameters, plant_economizer(f.section("plant"), plant_parameters),
+                                                    *weather_, *hall, nullptr, layout.pods(), initial_temperature_);
+  servers->connect(*hall);
+  hall->connect(*plant);
+  gpus_ = &system_.add(std::move(gpus));
+  servers_ = &system_.add(std::move(servers));
+  air_source_ = servers_;
+  hall_ = &system_.add(std::move(hall));
+  plant_ = &system_.add(std::move(plant));
+  job_ = &system_.add(std::move(job));
+}
+
+void FacilitySite::assemble_liquid_cooled(const ParameterTree& f, std::unique_ptr<thermal::GpuPackageArray> gpus,
+                                          std::unique_ptr<workload::TrainingJob> job, thermal::RoomAir room,
+                                          const PlantParameters& plant_parameters) {
+  const FacilityLayout& layout = *layout_;
+  const bool liquid_to_air = f.text("cooling") == "liquid-to-air";
+  // Hydraulics: the pod loop must match the layout; its flows in each phase of pump failures.
+  const thermal::ColdPlateParameters cold_plate =
+      thermal::ColdPlateParameters::from(f.section("pod_loop").section("rack").section("cold_plate"));
+  const hydraulic::PodLoopParameters pod_loop = checked_pod_loop(f, layout, cold_plate);
   flows_ = std::make_unique<FlowPlan>(plan_flows(layout, pod_loop, f.list("pump_failures")));
   {
     const auto& first = flows_->phases().front();
@@ -390,22 +444,13 @@ FacilitySite::FacilitySite(const ParameterTree& scenario, std::optional<WeatherS
     }
   }
   if (flows_->phases().size() > 1) first_failure_time_ = flows_->phases()[1].start;
-
-  // Coolant properties for the thermal part: the pod loop's coolant, constant at its temperature.
-  const ParameterTree& loop_tree = f.section("pod_loop");
-  CoolantConstants coolant;
-  try {
-    const auto coolant_model = fluid::Coolant::parse(pod_loop.coolant);
-    coolant = {coolant_model.density(pod_loop.coolant_temperature), coolant_model.specific_heat(pod_loop.coolant_temperature)};
-  } catch (const core::InputError& e) {
-    throw core::InputError(loop_tree.key_path("coolant") + " = " + pod_loop.coolant + " (" + e.what() + ")",
-                             loop_tree.key_path("coolant"));
-  }
+  const CoolantConstants coolant = pod_coolant(f.section("pod_loop"), pod_loop);
 
   auto plates = std::make_unique<RackPlateCoolant>(layout, thermal::ColdPlate(cold_plate), coolant,
                                                    *flows_, *gpus, initial_temperature_);
   gpus->connect(*plates);
 
+  const ParameterTree& server = f.section("server");
   RackCoolantLoop::Air air;
   air.server_air_flow = static_cast<double>(layout.servers_per_rack()) * server.number("air_flow");
   air.server_air_heat = static_cast<double>(layout.servers_per_rack()) * server.number("air_heat");
@@ -418,28 +463,14 @@ FacilitySite::FacilitySite(const ParameterTree& scenario, std::optional<WeatherS
                                                  rack.number("door_fan_speed"), air, initial_temperature_);
   std::unique_ptr<hx::Cdu> cdu;
   if (!liquid_to_air) cdu = std::make_unique<hx::Cdu>(hx::CduParameters::from(f.section("cdu")), "facility.cdu");
-  // The supply and return mains, the header segments between rack taps and each rack's supply
-  // hose carry temperature fronts with their plug-flow times (docs/models/hydraulic.md).
-  PodHeaderTransport::Geometry geometry;
-  {
-    const auto coolant_model = fluid::Coolant::parse(pod_loop.coolant);  // checked above
-    const auto volume = [&](const hydraulic::PipeParameters& pipe) {
-      return hydraulic::Pipe(pipe, coolant_model, pod_loop.coolant_temperature).volume();
-    };
-    geometry.supply_main_volume = volume(pod_loop.supply_main);
-    geometry.return_main_volume = volume(pod_loop.return_main);
-    geometry.segment_volume = volume(pod_loop.header_segment);
-    geometry.rack_hose_volume = volume(pod_loop.rack.supply_hose);
-    geometry.reverse_return = pod_loop.headers == hydraulic::HeaderArrangement::reverse_return;
-    geometry.max_cell_time = f.section("pod").number("transport_cell_time");
-  }
-  auto headers = std::make_unique<PodHeaderTransport>(layout, coolant, *flows_, geometry, initial_temperature_);
+  auto headers = std::make_unique<PodHeaderTransport>(layout, coolant, *flows_, header_geometry(f, pod_loop),
+                                                      initial_temperature_);
   auto pods = std::make_unique<PodCoolantLoop>(layout, coolant, *flows_, *headers, f.section("pod").number("header_volume"),
                                                std::move(cdu), f.section("pod").number("supply_setpoint"),
                                                initial_temperature_);
   auto hall = std::make_unique<HallAir>(layout, std::move(room), *racks, initial_temperature_, initial_temperature_);
-  auto plant = std::make_unique<FacilityWaterPlant>(plant_parameters, make_economizer(), *weather_, *hall, pods.get(),
-                                                    layout.pods(), initial_temperature_);
+  auto plant = std::make_unique<FacilityWaterPlant>(plant_parameters, plant_economizer(f.section("plant"), plant_parameters),
+                                                    *weather_, *hall, pods.get(), layout.pods(), initial_temperature_);
   plates->connect(*headers);
   headers->connect([loop = pods.get()](std::size_t pod) { return loop->supply_index(pod); },
                    [rack_loop = racks.get()](std::size_t r) { return rack_loop->outlet_index(r); });
@@ -456,7 +487,6 @@ FacilitySite::FacilitySite(const ParameterTree& scenario, std::optional<WeatherS
   hall_ = &system_.add(std::move(hall));
   plant_ = &system_.add(std::move(plant));
   job_ = &system_.add(std::move(job));
-  finish_assembly();
 }
 
 void FacilitySite::finish_assembly() {

@@ -63,6 +63,15 @@ class FacilitySite final : public Site {
   [[nodiscard]] double heat_generated(const std::vector<double>& x) const;
 
  private:
+  /// The servers with their fans, the hall's air and the plant of an air-cooled site.
+  void assemble_air_cooled(const core::ParameterTree& facility, std::unique_ptr<thermal::GpuPackageArray> gpus,
+                           std::unique_ptr<workload::TrainingJob> job, thermal::RoomAir room,
+                           const PlantParameters& plant);
+  /// Cold plates, rack loops (rear doors or CDUs), pod headers and loops, the hall's air and the
+  /// plant of a liquid-cooled site.
+  void assemble_liquid_cooled(const core::ParameterTree& facility, std::unique_ptr<thermal::GpuPackageArray> gpus,
+                              std::unique_ptr<workload::TrainingJob> job, thermal::RoomAir room,
+                              const PlantParameters& plant);
   void finish_assembly();
   /// Sets the servers' PSU loss in the thermal model at the step-mean load (after assembly).
   void set_psu_loss();
