@@ -28,10 +28,20 @@ clock up to 1980 MHz (`nvidia-smi -q -d CLOCK`, Max Clocks, H100 SXM5); A100 SXM
 TDP (NVIDIA A100 Tensor Core GPU datasheet, 2021); boost clock 1410 MHz (NVIDIA A100 Tensor Core
 GPU Architecture whitepaper, 2020, table 1).
 
+The same truth is also written as the other tools record it:
+
+- `dcgmi dmon -e 100,112,150,155 -d 100` (H100): SM clock [MHz], clock-event reasons (decimal),
+  GPU temperature [degC] and power usage (field 155, the same 1-s mean) [W], every GPU at each
+  100-ms tick of DCGM's own sampling timer, no timestamps (imported with `--interval 0.1`);
+- a pynvml loop at 1 Hz (A100): `time.time()`, the GPU index, nvmlDeviceGetPowerUsage in mW
+  (integer), nvmlDeviceGetClockInfo(NVML_CLOCK_SM) in MHz and
+  nvmlDeviceGetCurrentClocksEventReasons, one row per GPU a few ms apart, the loop drifting by
+  its own run time; imported with the column map `a100-pynvml-map.yaml`.
+
     /usr/bin/python3 tests/io/validation/make_power_traces.py OUTPUT_DIR [--duration S] [--seed N]
 
-writes OUTPUT_DIR/h100-10hz.csv and OUTPUT_DIR/a100-10hz.csv (seeded: a second run gives the same
-files).
+writes OUTPUT_DIR/h100-10hz.csv, h100-dcgm-10hz.txt, a100-10hz.csv, a100-pynvml-1hz.csv and
+a100-pynvml-map.yaml (seeded: a second run gives the same files).
 """
 
 import argparse
@@ -166,8 +176,14 @@ def simulate(d, duration, rng):
     return grid, gpus
 
 
-def write(path, d, duration, rng):
-    grid, gpus = simulate(d, duration, rng)
+def window_mean(cumulative, grid, t):
+    """NVML's power: the mean over the second before t of one GPU's truth (cumulative energy)."""
+    i = int(np.floor((t - grid[0]) / DT))  # the grid cell holding t
+    w = int(round(WINDOW / DT))
+    return (cumulative[i + 1] - cumulative[i + 1 - w]) / (w * DT), i
+
+
+def write(path, d, duration, rng, grid, gpus):
     cumulative = [np.concatenate([[0.0], np.cumsum(g["power"]) * DT]) for g in gpus]
     header = "timestamp, index, power.draw [W]"
     if d["temperature"]:
@@ -178,9 +194,7 @@ def write(path, d, duration, rng):
     while tick < duration:
         for g, series in enumerate(gpus):
             t = tick + 0.002 * g + rng.uniform(0.0, 0.0005)
-            i = int(np.floor((t - grid[0]) / DT))            # the grid cell holding t
-            w = int(round(WINDOW / DT))
-            mean = (cumulative[g][i + 1] - cumulative[g][i + 1 - w]) / (w * DT)
+            mean, i = window_mean(cumulative[g], grid, t)
             stamp = START + t
             text = time.strftime("%Y/%m/%d %H:%M:%S", time.gmtime(np.floor(stamp))) + ".%03d" % int(
                 (stamp - np.floor(stamp)) * 1000)
@@ -194,6 +208,49 @@ def write(path, d, duration, rng):
         f.write("\n".join(lines) + "\n")
 
 
+def write_dcgm_dmon(path, d, duration, grid, gpus):
+    """dcgmi dmon -e 100,112,150,155 -d 100: every GPU at each tick, no time column."""
+    cumulative = [np.concatenate([[0.0], np.cumsum(g["power"]) * DT]) for g in gpus]
+    lines = ["#Entity   SMCLK  DVCCTR  TMPTR  POWER", "ID"]
+    k = 0
+    while 0.1 * k < duration:
+        t = 0.1 * k
+        for g, series in enumerate(gpus):
+            mean, i = window_mean(cumulative[g], grid, t)
+            lines.append("GPU %-6d%-7d%-8d%-7d%.3f" % (g, int(round(series["clock"][i] / 1e6)), series["reasons"][i],
+                                                       int(round(series["temperature"][i] - 273.15)), mean))
+        k += 1
+    with open(path, "w", encoding="utf-8", newline="\n") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+PYNVML_MAP = """# Column map of a100-pynvml-1hz.csv (a pynvml loop): dctwin import a100-pynvml-1hz.csv --map a100-pynvml-map.yaml
+time: {column: time, unit: s}
+gpu: {column: gpu}
+power: {column: power_mW, unit: mW}
+sm_clock: {column: sm_clock_MHz, unit: MHz}
+clock_event_reasons: {column: clocks_event_reasons}
+"""
+
+
+def write_pynvml(path, duration, rng, grid, gpus):
+    """A pynvml loop at 1 Hz: Unix time, power in mW, SM clock in MHz, clock-event reasons."""
+    cumulative = [np.concatenate([[0.0], np.cumsum(g["power"]) * DT]) for g in gpus]
+    lines = ["time,gpu,power_mW,sm_clock_MHz,clocks_event_reasons"]
+    tick = 0.5
+    while tick < duration:
+        for g, series in enumerate(gpus):
+            t = tick + 0.003 * g + rng.uniform(0.0, 0.001)
+            mean, i = window_mean(cumulative[g], grid, t)
+            lines.append("%.6f,%d,%d,%d,%d" % (START + t, g, int(round(mean * 1000.0)),
+                                               int(round(series["clock"][i] / 1e6)), series["reasons"][i]))
+        tick += 1.0 + rng.uniform(0.0, 0.03)
+    with open(path, "w", encoding="utf-8", newline="\n") as f:
+        f.write("\n".join(lines) + "\n")
+    with open(os.path.join(os.path.dirname(path), "a100-pynvml-map.yaml"), "w", encoding="utf-8", newline="\n") as f:
+        f.write(PYNVML_MAP)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("output")
@@ -203,7 +260,13 @@ def main():
     os.makedirs(args.output, exist_ok=True)
     for k, (name, d) in enumerate(DEVICES.items()):
         rng = np.random.default_rng(args.seed + k)
-        write(os.path.join(args.output, name + "-10hz.csv"), d, args.duration, rng)
+        grid, gpus = simulate(d, args.duration, rng)
+        write(os.path.join(args.output, name + "-10hz.csv"), d, args.duration, rng, grid, gpus)
+        if name == "h100":
+            write_dcgm_dmon(os.path.join(args.output, "h100-dcgm-10hz.txt"), d, args.duration, grid, gpus)
+        else:
+            write_pynvml(os.path.join(args.output, "a100-pynvml-1hz.csv"), args.duration,
+                         np.random.default_rng(args.seed + 100 + k), grid, gpus)
 
 
 if __name__ == "__main__":

@@ -313,7 +313,8 @@ TEST_CASE("power replay: --power-window 0 reads power.draw as instantaneous", "[
 
 namespace {
 
-/// Writes h100-10hz.csv and a100-10hz.csv of `seconds` into `dir` with make_power_traces.py.
+/// Writes h100-10hz.csv, h100-dcgm-10hz.txt, a100-10hz.csv and a100-pynvml-1hz.csv (with its
+/// column map) of `seconds` into `dir` with make_power_traces.py.
 void make_traces(const fs::path& dir, int seconds) {
   const std::string command = std::string("/usr/bin/python3 ") + DCTWIN_SOURCE_DIR +
                               "/tests/io/validation/make_power_traces.py " + dir.string() + " --duration " +
@@ -331,8 +332,9 @@ TelemetryTrace without_temperature(TelemetryTrace trace) {
   return trace;
 }
 
-CalibrationResult calibrate_half(const fs::path& trace_file, const char* scenario_name) {
-  const TelemetryTrace trace = without_temperature(import_telemetry(trace_file));
+CalibrationResult calibrate_half(const fs::path& trace_file, const char* scenario_name,
+                                 const TelemetryImportOptions& import = {}) {
+  const TelemetryTrace trace = without_temperature(import_telemetry(trace_file, import));
   REQUIRE(trace.gpus.size() == 8);
   const ScenarioDocument scenario =
       load_scenario_file(fs::path(DCTWIN_SOURCE_DIR) / "tests" / "io" / "validation" / scenario_name);
@@ -407,4 +409,48 @@ TEST_CASE("power and thermal calibration: H100 10-Hz trace on the air-cooled pre
   INFO("held out: junction MAE " << junction.overall.mae << " K");
   CHECK(junction.overall.mae <= 1.0);
   for (const auto& gpu : junction.per_gpu) CHECK(gpu.mae <= 1.0);
+}
+
+// The same truths as DCGM and pynvml record them (make_power_traces.py): the tools engineers run
+// besides nvidia-smi, each with its own units, rates and quirks, held to the same targets.
+TEST_CASE("power and thermal calibration: H100 from dcgmi dmon at 10 Hz, air-cooled preset", "[validation][power_replay]") {
+  // dcgmi dmon -e 100,112,150,155 -d 100: no timestamps (--interval 0.1), reasons in decimal, field
+  // 155 the 1-s mean power.
+  const auto dir = scratch("power_h100_dcgm");
+  make_traces(dir, 240);
+  TelemetryImportOptions import;
+  import.interval = 0.1;
+  const TelemetryTrace trace = import_telemetry(dir / "h100-dcgm-10hz.txt", import);
+  REQUIRE(trace.gpus.size() == 8);
+  REQUIRE(trace.quantity_index("gpu_temperature").has_value());
+  REQUIRE(trace.quantity_index("clock_event_reasons").has_value());
+  const ScenarioDocument scenario =
+      load_scenario_file(fs::path(DCTWIN_SOURCE_DIR) / "scenarios" / "servers" / "hgx-h100-air.yaml");
+  CalibrationOptions options;
+  options.train_fraction = 0.5;
+  const CalibrationResult result = calibrate_trace(trace, scenario, options);
+  check_targets(result);
+  const auto& junction = metrics_of(result.held_out, "junction_temperature");
+  INFO("held out: junction MAE " << junction.overall.mae << " K");
+  CHECK(junction.overall.mae <= 1.0);
+  for (const auto& gpu : junction.per_gpu) CHECK(gpu.mae <= 1.0);
+}
+
+TEST_CASE("power calibration: A100 from a pynvml loop at 1 Hz, power in mW", "[validation][power_replay]") {
+  // time.time(), nvmlDeviceGetPowerUsage in mW, SM clock in MHz and the clock-event reasons, one
+  // row per GPU a few ms apart, read through a column map: a rate ten times lower than the 10-Hz
+  // traces, so every phase shorter than NVML's 1-s window is seen as a mixture.
+  const auto dir = scratch("power_a100_pynvml");
+  make_traces(dir, 240);
+  TelemetryImportOptions import;
+  import.map_file = (dir / "a100-pynvml-map.yaml").string();
+  const TelemetryTrace trace = import_telemetry(dir / "a100-pynvml-1hz.csv", import);
+  REQUIRE(trace.gpus.size() == 8);
+  CHECK_FALSE(trace.quantity_index("gpu_temperature").has_value());
+  // Milliwatts read as watts: GPU 0's first reading is written as 322426 (the generator's default seed).
+  const auto power = trace.quantity_index("power");
+  REQUIRE(power.has_value());
+  CHECK(trace.gpus[0].values[*power].front() == Approx(322.426).margin(1e-9));
+  const CalibrationResult result = calibrate_half(dir / "a100-pynvml-1hz.csv", "power-a100.yaml", import);
+  check_targets(result);
 }
