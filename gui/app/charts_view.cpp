@@ -73,6 +73,9 @@ struct Resolved {
 
 struct ChartsView::Impl {
   std::shared_ptr<const ReportModel> report;
+  std::shared_ptr<const ReportModel> other;       ///< report B of a comparison (null: none)
+  QCheckBox* overlay = nullptr;                   ///< draw B's series beside A's
+  std::map<std::string, PercentileBands> other_bands;  // by field path, for report B
   std::shared_ptr<const LiveRun> live;
   std::uint64_t live_version = 0;
   QTimer* live_timer = nullptr;
@@ -123,6 +126,11 @@ ChartsView::ChartsView(QWidget* parent) : QWidget(parent), impl_(std::make_uniqu
   side_layout->addLayout(log_row);
   self.log_frequency->setEnabled(false);
   self.log_energy->setEnabled(false);
+  self.overlay = new QCheckBox(side);
+  self.overlay->setObjectName("chartOverlay");
+  self.overlay->setChecked(true);
+  self.overlay->setVisible(false);
+  side_layout->addWidget(self.overlay);
   side_layout->addWidget(new QLabel(tr("Series (tick to plot):"), side));
   self.list = new QListWidget(side);
   self.list->setObjectName("seriesList");
@@ -155,6 +163,9 @@ ChartsView::ChartsView(QWidget* parent) : QWidget(parent), impl_(std::make_uniqu
   connect(self.mode, &QComboBox::currentIndexChanged, this, [this](int index) {
     impl_->log_frequency->setEnabled(index == 1);
     impl_->log_energy->setEnabled(index == 1);
+    if (!impl_->updating) rebuild();
+  });
+  connect(self.overlay, &QCheckBox::toggled, this, [this] {
     if (!impl_->updating) rebuild();
   });
   for (auto* box : {self.log_frequency, self.log_energy}) {
@@ -194,6 +205,21 @@ ChartsView::ChartsView(QWidget* parent) : QWidget(parent), impl_(std::make_uniqu
 ChartsView::~ChartsView() = default;
 
 void ChartsView::set_study(std::shared_ptr<const Study> study) { impl_->study = std::move(study); }
+
+void ChartsView::set_other(std::shared_ptr<const ReportModel> other) {
+  auto& self = *impl_;
+  self.other = std::move(other);
+  self.other_bands.clear();
+  self.overlay->setVisible(self.other != nullptr);
+  if (self.other) {
+    self.overlay->setText(tr("Overlay B: %1 (dashed)").arg(QString::fromStdString(self.other->path().filename().string())));
+  }
+  rebuild();
+}
+
+bool ChartsView::overlay_shown() const { return impl_->other != nullptr && impl_->overlay->isChecked(); }
+
+void ChartsView::set_overlay(bool on) { impl_->overlay->setChecked(on); }
 
 double ChartsView::time_cursor() const { return impl_->cursor; }
 
@@ -435,7 +461,10 @@ void ChartsView::draw() {
       if (!fine.empty()) duration = std::max(duration, fine.back());
     }
   }
-  auto resolve = [&](const std::string& id, Resolved& out) -> bool {
+  // A series of a report (`rep`, on its time axis `rep_time`, its bands cached in `band_cache`),
+  // or of the live run.
+  auto resolve = [&](const ReportModel* rep, const std::vector<double>& rep_time,
+                     std::map<std::string, PercentileBands>& band_cache, const std::string& id, Resolved& out) -> bool {
     std::string path = id, how;
     if (const auto colon = id.find(':'); colon != std::string::npos) {
       how = id.substr(0, colon);
@@ -450,11 +479,11 @@ void ChartsView::draw() {
           if (s.id == path) out.units = s.units;
         }
       } else {
-        const auto* group = self.report->fine_group_of(path);
-        const auto* series = self.report->find_fine_series(path);
+        const auto* group = rep->fine_group_of(path);
+        const auto* series = rep->find_fine_series(path);
         if (group == nullptr || series == nullptr) return false;
-        out.time = self.report->fine_time(*group);
-        out.si = self.report->series_values(path);
+        out.time = rep->fine_time(*group);
+        out.si = rep->series_values(path);
         out.units = series->units;
       }
       const double dt = uniform_spacing(out.time);
@@ -481,11 +510,11 @@ void ChartsView::draw() {
       return false;
     }
     if (how == "bands") {
-      const auto* field = self.report->find_field(path);
+      const auto* field = rep->find_field(path);
       if (field == nullptr || field->bitmask) return false;
-      auto cached = self.bands.find(path);
-      if (cached == self.bands.end()) cached = self.bands.emplace(path, percentile_bands(*self.report, *field)).first;
-      out.time = time;
+      auto cached = band_cache.find(path);
+      if (cached == band_cache.end()) cached = band_cache.emplace(path, percentile_bands(*self.report, *field)).first;
+      out.time = rep_time;
       out.si = cached->second.median();
       out.bands = &cached->second;
       out.units = field->units;
@@ -495,25 +524,25 @@ void ChartsView::draw() {
     }
     if (!how.empty()) {
       const Reduction reduction = how == "mean" ? Reduction::mean : how == "count" ? Reduction::count_nonzero : Reduction::max;
-      const auto* field = self.report->find_field(path);
+      const auto* field = rep->find_field(path);
       if (field == nullptr) return false;
       out.count = reduction == Reduction::count_nonzero;
-      out.time = time;
-      out.si = self.report->aggregate_series(*field, reduction);
+      out.time = rep_time;
+      out.si = rep->aggregate_series(*field, reduction);
       out.units = out.count ? "GPUs" : field->units;
       out.name = out.count ? "GPUs flagged (" + field->long_name + ")" : field->long_name + " (" + reduction_name(reduction) + ")";
       return true;
     }
-    if (const auto* series = self.report->find_series(path)) {
-      out.time = time;
-      out.si = self.report->series_values(path);
+    if (const auto* series = rep->find_series(path)) {
+      out.time = rep_time;
+      out.si = rep->series_values(path);
       out.units = series->units;
       out.name = series->long_name;
       return true;
     }
-    if (const auto* fine = self.report->find_fine_series(path)) {
-      out.time = self.report->fine_time(*self.report->fine_group_of(path));
-      out.si = self.report->series_values(path);
+    if (const auto* fine = rep->find_fine_series(path)) {
+      out.time = rep->fine_time(*rep->fine_group_of(path));
+      out.si = rep->series_values(path);
       out.units = fine->units;
       out.name = fine_name(path);
       out.own_time = true;
@@ -530,10 +559,14 @@ void ChartsView::draw() {
   for (std::size_t t = 0; t < time.size(); ++t) self.x[t] = time[t] / time_unit.seconds;
   self.x_title = spectrum ? "frequency [Hz]" : "time [" + time_unit.unit + "]";
   std::string band_text;
+  // The A/B overlay: against time, of a report (not a live run) compared with another.
+  const bool overlay = !live && self.other != nullptr && self.overlay->isChecked();
+  const std::vector<double> other_time = overlay ? self.other->time() : std::vector<double>{};
+  QStringList missing_in_b;
   for (const auto& id_text : checked()) {
     const std::string id = id_text.toStdString();
     Resolved r;
-    if (!resolve(id, r)) continue;
+    if (!resolve(self.report.get(), time, self.bands, id, r)) continue;
     const double magnitude = largest_magnitude(r.bands != nullptr ? r.bands->max() : r.si);
     const DisplayUnit unit = r.count ? DisplayUnit{"GPUs", 1.0, 0.0} : r.ramp ? rate_unit(r.units, magnitude) : display_unit_for(r.units, magnitude);
     ChartSeries s{r.name, unit.unit, {}};
@@ -596,8 +629,27 @@ void ChartsView::draw() {
         for (const double t : r.time) s.x.push_back(t / time_unit.seconds);
       }
     }
+    const int colour = static_cast<int>(self.shown.size());
     self.shown.push_back(std::move(s));
+    // Report B's series of the same id beside A's: A's unit (so the same panel) and colour, dashed,
+    // on B's own time axis. Its bands and limits are A's to show.
+    if (overlay && !spectrum) {
+      Resolved b;
+      if (!resolve(self.other.get(), other_time, self.other_bands, id, b)) {
+        missing_in_b << QString::fromStdString(r.name);
+        continue;
+      }
+      ChartSeries line{"B: " + b.name, unit.unit, {}};
+      line.values.reserve(b.si.size());
+      for (const double v : b.si) line.values.push_back(unit.from_si(v));
+      line.x.reserve(b.time.size());
+      for (const double t : b.time) line.x.push_back(t / time_unit.seconds);
+      line.colour = colour;
+      line.dashed = true;
+      self.shown.push_back(std::move(line));
+    }
   }
+  if (!missing_in_b.isEmpty()) self.problems += tr("Not in report B: %1. ").arg(missing_in_b.join(", "));
   ChartOptions options;
   options.keep_zoom = live && self.keep_zoom;
   if (!spectrum && !live) {

@@ -9,7 +9,8 @@
 // Against time, the study's limits are drawn in the panels of the series they hold (a limit far
 // from the data is named in the note instead), its events as vertical lines in every panel, and
 // the time cursor (the time shown in the data hall) as a solid vertical line; a double click in
-// the chart moves the cursor there and is passed on (time_picked) to the hall.
+// the chart moves the cursor there and is passed on (time_picked) to the hall. With a second report
+// open for comparison, its series are drawn dashed beside the first's (A/B overlay).
 #pragma once
 
 #include <QWidget>
@@ -36,6 +37,12 @@ class ChartsView : public QWidget {
 
   /// The events and limits drawn with the report's series (set before set_report(); null: none).
   void set_study(std::shared_ptr<const Study> study);
+  /// Report B of a comparison (null: none). Against time, each ticked series of B that B has is
+  /// drawn beside A's, dashed in A's colour and named "B: ..." (the overlay, on by default; a
+  /// series B lacks is named in the note).
+  void set_other(std::shared_ptr<const ReportModel> other);
+  void set_overlay(bool on);
+  [[nodiscard]] bool overlay_shown() const;
   /// The time cursor at `t` [s] (NaN: none). Kept across redraws.
   void set_time_cursor(double t);
   /// The cursor's time [s] (NaN: none).

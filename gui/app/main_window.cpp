@@ -632,6 +632,7 @@ bool MainWindow::compare_with(const QString& file) {
   }
   self.other = std::move(loaded.report);
   self.compare->set_reports(self.report, self.other);
+  self.charts->set_other(self.other);
   show_view(View::compare);
   return true;
 }

@@ -1824,6 +1824,45 @@ TEST_CASE("hall: racks over the limit are framed in red, and a click on an event
   CHECK(rack_chart.panel_limit_lines(0) == 0);
 }
 
+TEST_CASE("charts: a compared report's series overlaid, dashed, in the same panels", "[gl]") {
+  app();
+  MainWindow window;
+  window.set_interactive(false);
+  window.resize(1400, 900);
+  REQUIRE(window.open_report(QString::fromStdString(fixture("study").string())));
+  ChartsView* charts = window.charts();
+  CHECK_FALSE(charts->overlay_shown());
+  REQUIRE(window.compare_with(QString::fromStdString(fixture("small").string())));
+  window.show_view(MainWindow::View::charts);
+  show_and_wait(window, charts->vtk_view());
+  CHECK(charts->overlay_shown());
+  REQUIRE(charts->set_checked({"max:/gpu/junction_temperature"}) == 1);
+  ChartScene& chart = charts->chart();
+  // A's line and B's, one unit: one panel. B is the study without its hot pod 2: 5 K cooler at its max.
+  CHECK(chart.series_count() == 2);
+  CHECK(chart.panel_count() == 1);
+  const std::string csv = charts->csv();
+  CHECK(csv.find("GPU junction temperature (max) [degC]") != std::string::npos);
+  CHECK(csv.find("B: GPU junction temperature (max) [degC]") != std::string::npos);
+  const ReportModel a(fixture("study")), b(fixture("small"));
+  const auto a_max = a.aggregate_series(*a.find_field("/gpu/junction_temperature"), Reduction::max);
+  const auto b_max = b.aggregate_series(*b.find_field("/gpu/junction_temperature"), Reduction::max);
+  const auto [lo, hi] = chart.panel_y_data(0);
+  CHECK(lo == Approx(std::min(*std::min_element(a_max.begin(), a_max.end()), *std::min_element(b_max.begin(), b_max.end())) - 273.15));
+  CHECK(hi == Approx(std::max(*std::max_element(a_max.begin(), a_max.end()), *std::max_element(b_max.begin(), b_max.end())) - 273.15));
+  // Off: A alone.
+  charts->set_overlay(false);
+  CHECK_FALSE(charts->overlay_shown());
+  CHECK(chart.series_count() == 1);
+  charts->set_overlay(true);
+  CHECK(chart.series_count() == 2);
+  // A series report B lacks is named in the note; A's is still drawn.
+  REQUIRE(window.open_report(QString::fromStdString(fixture("grid-tone").string())));
+  REQUIRE(charts->set_checked({"/utility/power"}) == 1);
+  CHECK(chart.series_count() == 1);
+  CHECK(charts->note().contains("Not in report B: Power at the grid connection."));
+}
+
 TEST_CASE("key figures: the run's summary and the pods at the time shown in the hall", "[gl]") {
   app();
   MainWindow window;

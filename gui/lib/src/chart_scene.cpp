@@ -627,9 +627,11 @@ void ChartScene::set_series(const std::vector<double>& x, const std::string& x_t
     vtkChartXY* chart = self.panels[self.panel_of_series[k]].chart;
     vtkPlot* line = chart->AddPlot(vtkChart::LINE);
     line->SetInputData(self.lines[k].table, 0, 1);
-    const auto* rgb = palette[k % std::size(palette)];
+    const std::size_t colour = series[k].colour >= 0 ? static_cast<std::size_t>(series[k].colour) : k;
+    const auto* rgb = palette[colour % std::size(palette)];
     line->SetColor(rgb[0], rgb[1], rgb[2], 255);
     line->SetWidth(series.size() == 1 ? 1.5 : 2.0);
+    if (series[k].dashed) line->GetPen()->SetLineType(vtkPen::DASH_LINE);
   }
   for (std::size_t p = 0; p < self.panels.size(); ++p) {
     auto& panel = self.panels[p];

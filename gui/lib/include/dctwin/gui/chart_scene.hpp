@@ -44,6 +44,10 @@ struct ChartSeries {
   std::vector<double> x = {};
   /// Bands around the line, widest first (each drawn more transparent than the next).
   std::vector<ChartBand> bands = {};
+  /// The palette entry of the line's colour (-1: its place among the series), and a dashed line:
+  /// a second report's series beside the first's (an A/B overlay) takes its colour, dashed.
+  int colour = -1;
+  bool dashed = false;
 };
 
 /// A horizontal limit line drawn in the panel of a series (e.g. a GPU's 87 degC limit).
