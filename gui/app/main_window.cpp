@@ -142,7 +142,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), impl_(std::make_u
   });
   file_menu->addAction(tr("Save &window as PNG..."), this, [this] {
     const QString file = QFileDialog::getSaveFileName(this, tr("Save window as PNG"), "dctwin.png", tr("PNG images (*.png)"));
-    if (!file.isEmpty()) grab().save(file, "PNG");
+    if (!file.isEmpty() && !grab().save(file, "PNG")) report_error(tr("%1: cannot write the PNG").arg(file));
   });
   file_menu->addAction(tr("Export &animation..."), this, [this] {
     auto& s = *impl_;
