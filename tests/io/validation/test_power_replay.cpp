@@ -359,6 +359,21 @@ void check_targets(const CalibrationResult& result) {
   CHECK(result.held_out.overall_phase_share[static_cast<std::size_t>(ReplayPhase::power_capped)] > 0.05);
 }
 
+/// Calibrates an H100 trace with temperatures on the air-cooled preset (first half) and holds the
+/// second half to the power, clock and junction targets.
+void check_air_preset_calibration(const TelemetryTrace& trace) {
+  const ScenarioDocument scenario =
+      load_scenario_file(fs::path(DCTWIN_SOURCE_DIR) / "scenarios" / "servers" / "hgx-h100-air.yaml");
+  CalibrationOptions options;
+  options.train_fraction = 0.5;
+  const CalibrationResult result = calibrate_trace(trace, scenario, options);
+  check_targets(result);
+  const auto& junction = metrics_of(result.held_out, "junction_temperature");
+  INFO("held out: junction MAE " << junction.overall.mae << " K");
+  CHECK(junction.overall.mae <= 1.0);
+  for (const auto& gpu : junction.per_gpu) CHECK(gpu.mae <= 1.0);
+}
+
 }  // namespace
 
 // Synthetic traces from a model with other parameters than the scenarios' (make_power_traces.py),
@@ -399,16 +414,7 @@ TEST_CASE("power and thermal calibration: H100 10-Hz trace on the air-cooled pre
   make_traces(dir, 240);
   const TelemetryTrace trace = import_telemetry(dir / "h100-10hz.csv");
   REQUIRE(trace.quantity_index("gpu_temperature").has_value());
-  const ScenarioDocument scenario =
-      load_scenario_file(fs::path(DCTWIN_SOURCE_DIR) / "scenarios" / "servers" / "hgx-h100-air.yaml");
-  CalibrationOptions options;
-  options.train_fraction = 0.5;
-  const CalibrationResult result = calibrate_trace(trace, scenario, options);
-  check_targets(result);
-  const auto& junction = metrics_of(result.held_out, "junction_temperature");
-  INFO("held out: junction MAE " << junction.overall.mae << " K");
-  CHECK(junction.overall.mae <= 1.0);
-  for (const auto& gpu : junction.per_gpu) CHECK(gpu.mae <= 1.0);
+  check_air_preset_calibration(trace);
 }
 
 // The same truths as DCGM and pynvml record them (make_power_traces.py): the tools engineers run
@@ -424,16 +430,7 @@ TEST_CASE("power and thermal calibration: H100 from dcgmi dmon at 10 Hz, air-coo
   REQUIRE(trace.gpus.size() == 8);
   REQUIRE(trace.quantity_index("gpu_temperature").has_value());
   REQUIRE(trace.quantity_index("clock_event_reasons").has_value());
-  const ScenarioDocument scenario =
-      load_scenario_file(fs::path(DCTWIN_SOURCE_DIR) / "scenarios" / "servers" / "hgx-h100-air.yaml");
-  CalibrationOptions options;
-  options.train_fraction = 0.5;
-  const CalibrationResult result = calibrate_trace(trace, scenario, options);
-  check_targets(result);
-  const auto& junction = metrics_of(result.held_out, "junction_temperature");
-  INFO("held out: junction MAE " << junction.overall.mae << " K");
-  CHECK(junction.overall.mae <= 1.0);
-  for (const auto& gpu : junction.per_gpu) CHECK(gpu.mae <= 1.0);
+  check_air_preset_calibration(trace);
 }
 
 TEST_CASE("power calibration: A100 from a pynvml loop at 1 Hz, power in mW", "[validation][power_replay]") {
