@@ -25,12 +25,6 @@ std::string printf_string(const char* format, double value) {
   return buffer;
 }
 
-/// A value in its display unit, 4 significant digits: "87 degC", "1 MW/s".
-std::string display(double si, const std::string& units) {
-  const DisplayUnit unit = display_unit_for(units, std::fabs(si));
-  return format_value(unit.from_si(si), unit.unit);
-}
-
 /// The sections of `tree` written in the resolved scenario (not filled in with defaults), in the
 /// order they stand there.
 std::vector<const core::ParameterTree*> written_sections(const core::ParameterTree& tree) {
@@ -179,7 +173,7 @@ Study read_study(const ReportModel& report) {
     const std::string check = name.substr(prefix.size(), name.size() - prefix.size() - suffix.size());
     std::string text = "outside the " + check + " envelope";
     if (const auto worst = summary.find(prefix + check + "_worst"); worst != summary.end()) {
-      text += " (worst " + display(worst->second.value, worst->second.units) + ")";
+      text += " (worst " + format_si(worst->second.value, worst->second.units) + ")";
     }
     study.events.push_back({StudyEvent::Kind::envelope_left, figure.value, text});
   }
@@ -202,7 +196,7 @@ Study read_study(const ReportModel& report) {
     std::string text = e.text;
     if (e.total != nullptr) {
       if (const auto total = summary.find(e.total); total != summary.end())
-        text += " (" + display(total->second.value, total->second.units) + " in all)";
+        text += " (" + format_si(total->second.value, total->second.units) + " in all)";
     }
     study.events.push_back({StudyEvent::Kind::electrical, first->second.value, text});
   }
@@ -390,7 +384,7 @@ std::vector<KpiRow> KpiModel::rows(std::size_t time_index) const {
   time_index = std::min(time_index, time.size() - 1);
   for (const auto& s : series_) {
     if (time_index >= s.values.size()) continue;
-    result.push_back({s.section, s.name, display(s.values[time_index], s.units), KpiRow::State::none, s.path});
+    result.push_back({s.section, s.name, format_si(s.values[time_index], s.units), KpiRow::State::none, s.path});
   }
   for (const auto& field : report_.entity_fields()) {
     const auto row = report_.row(field.path, time_index);

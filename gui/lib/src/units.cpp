@@ -54,6 +54,11 @@ std::string format_time(double seconds, double duration) {
   return buffer;
 }
 
+std::string format_si(double si, const std::string& si_unit) {
+  const DisplayUnit unit = display_unit_for(si_unit, std::fabs(si));
+  return format_value(unit.from_si(si), unit.unit);
+}
+
 std::string format_value(double value, const std::string& unit) {
   if (!std::isfinite(value)) return "no data";
   char buffer[64];

@@ -37,5 +37,7 @@ struct TimeUnit {
 [[nodiscard]] std::string format_time(double seconds, double duration);
 /// A value with 4 significant digits and its unit: "71.38 degC", "12 GPUs" ("1" is left out).
 [[nodiscard]] std::string format_value(double value, const std::string& unit);
+/// An SI value in the display unit its magnitude gets (display_unit_for): "18 degC", "3.2 MW".
+[[nodiscard]] std::string format_si(double si, const std::string& si_unit);
 
 }  // namespace dctwin::gui
