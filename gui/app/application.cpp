@@ -26,6 +26,7 @@
 #include "heat_map_view.hpp"
 #include "main_window.hpp"
 #include "rack_panel.hpp"
+#include "schematic_view.hpp"
 #include "validation_view.hpp"
 #include "vtk_view.hpp"
 
@@ -113,7 +114,8 @@ int run_application(int argc, char** argv) {
   parser.addVersionOption();
   parser.addPositionalArgument("file", "A report (.h5) or a scenario (.yaml) to open.", "[REPORT|SCENARIO]");
   const QCommandLineOption screenshot({"s", "screenshot"}, "Render the window to a PNG FILE and exit.", "FILE");
-  const QCommandLineOption view_option("view", "View for the screenshot: hall, charts, scenario, compare, validation, heatmap (default hall).", "VIEW", "hall");
+  const QCommandLineOption view_option("view", "View for the screenshot: hall, charts, scenario, compare, validation, heatmap, schematic (default hall).", "VIEW", "hall");
+  const QCommandLineOption pod_option("pod", "The pod whose cooling loop the schematic shows (default 0).", "N", "0");
   const QCommandLineOption field_option("field", "Field of the hall (path or name, e.g. junction_temperature), comma-separated series of the charts, or the quantity of the validation view.", "NAME");
   const QCommandLineOption spectrum_option("spectrum", "In the charts view, plot the spectra of the series (log frequency axis).");
   const QCommandLineOption gpu_option("gpu", "In the validation view, the trace GPU shown (index, default 0).", "N", "0");
@@ -135,7 +137,7 @@ int run_application(int argc, char** argv) {
   const QCommandLineOption from_option("from", "First time of --animate, in s or with a unit (default: the first sample).", "T");
   const QCommandLineOption to_option("to", "Last time of --animate, in s or with a unit (default: the last sample).", "T");
   const QCommandLineOption frames_option("frames", "At most N frames for --animate (every k-th sample when the range holds more; default 200).", "N", "200");
-  parser.addOptions({screenshot, animate_option, from_option, to_option, frames_option, view_option, field_option, time_option, reduction_option, rack_option,
+  parser.addOptions({screenshot, pod_option, animate_option, from_option, to_option, frames_option, view_option, field_option, time_option, reduction_option, rack_option,
                      camera_option, compare_option, difference_option, size_option, browser_option, kpi_option,
                      benchmark_option, spectrum_option, gpu_option, range_option, fly_option, hover_option,
                      order_option});
@@ -216,9 +218,19 @@ int run_application(int argc, char** argv) {
     return exit_usage;
   }
   if (view != "hall" && view != "charts" && view != "scenario" && view != "compare" && view != "validation" &&
-      view != "heatmap") {
-    fail(QStringLiteral("--view %1: expected hall, charts, scenario, compare, validation or heatmap").arg(view));
+      view != "heatmap" && view != "schematic") {
+    fail(QStringLiteral("--view %1: expected hall, charts, scenario, compare, validation, heatmap or schematic").arg(view));
     return exit_usage;
+  }
+  if (parser.isSet(pod_option)) {
+    bool number = false;
+    const int pod = parser.value(pod_option).toInt(&number);
+    const int pods = hall->report() != nullptr ? std::max(1, hall->report()->layout().pod_count()) : 1;
+    if (!number || pod < 0 || pod >= pods) {
+      fail(QStringLiteral("--pod %1: expected a pod from 0 to %2").arg(parser.value(pod_option)).arg(pods - 1));
+      return exit_usage;
+    }
+    window.schematic()->set_pod(static_cast<std::size_t>(pod));
   }
   const QString order = parser.value(order_option);
   if (order != "position" && order != "peak") {
@@ -388,6 +400,7 @@ int run_application(int argc, char** argv) {
                                  : view == "compare" ? MainWindow::View::compare
                                  : view == "validation" ? MainWindow::View::validation
                                  : view == "heatmap"    ? MainWindow::View::heat_map
+                                 : view == "schematic"  ? MainWindow::View::schematic
                                                         : MainWindow::View::hall;
   if (batch || parser.isSet(view_option)) window.show_view(shown);
   window.show();

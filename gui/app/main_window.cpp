@@ -42,6 +42,7 @@
 #include "kpi_panel.hpp"
 #include "dctwin/gui/validation_model.hpp"
 #include "scenario_editor.hpp"
+#include "schematic_view.hpp"
 #include "validation_view.hpp"
 #include "vtk_view.hpp"
 
@@ -57,6 +58,7 @@ struct MainWindow::Impl {
   CompareView* compare = nullptr;
   ValidationView* validation = nullptr;
   HeatMapView* heat_map = nullptr;
+  SchematicView* schematic = nullptr;
   QTreeWidget* browser = nullptr;
   QDockWidget* dock = nullptr;
   KpiPanel* kpi = nullptr;
@@ -88,12 +90,14 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), impl_(std::make_u
   self.compare = new CompareView(self.tabs);
   self.validation = new ValidationView(self.tabs);
   self.heat_map = new HeatMapView(self.tabs);
+  self.schematic = new SchematicView(self.tabs);
   self.tabs->addTab(self.hall, tr("Data hall"));
   self.tabs->addTab(self.charts, tr("Charts"));
   self.tabs->addTab(self.editor, tr("Scenario"));
   self.tabs->addTab(self.compare, tr("Compare"));
   self.tabs->addTab(self.validation, tr("Validation"));
   self.tabs->addTab(self.heat_map, tr("Heat map"));
+  self.tabs->addTab(self.schematic, tr("Schematic"));
   setCentralWidget(self.tabs);
 
   // Scenario browser.
@@ -121,6 +125,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), impl_(std::make_u
   connect(self.hall, &HallView::time_changed, this, [this](double t) {
     impl_->charts->set_time_cursor(t);
     impl_->heat_map->set_time_cursor(t);
+    impl_->schematic->set_time_cursor(t);
     impl_->kpi->set_time(t);
   });
   connect(self.charts, &ChartsView::time_picked, this, [this](double t) { impl_->hall->set_time(t); });
@@ -212,6 +217,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), impl_(std::make_u
   connect(self.kpi, &KpiPanel::read_failed, this, &MainWindow::report_error);
   connect(self.compare, &CompareView::read_failed, this, &MainWindow::report_error);
   connect(self.heat_map, &HeatMapView::read_failed, this, &MainWindow::report_error);
+  connect(self.schematic, &SchematicView::read_failed, this, &MainWindow::report_error);
 
   const QString source_scenarios = QStringLiteral(DCTWIN_SOURCE_DIR "/scenarios");
   const QString env = qEnvironmentVariable("DCTWIN_SCENARIOS");
@@ -226,6 +232,7 @@ ScenarioEditor* MainWindow::editor() const { return impl_->editor; }
 CompareView* MainWindow::compare() const { return impl_->compare; }
 ValidationView* MainWindow::validation() const { return impl_->validation; }
 HeatMapView* MainWindow::heat_map() const { return impl_->heat_map; }
+SchematicView* MainWindow::schematic() const { return impl_->schematic; }
 
 std::size_t MainWindow::export_animation(const QString& directory, double from, double to, std::size_t max_frames,
                                          const std::function<bool(std::size_t, std::size_t)>& progress) {
@@ -469,10 +476,12 @@ bool MainWindow::apply_report(const QString& file, Loaded loaded, bool reload) {
   self.hall->set_report(self.report);
   self.charts->set_report(self.report);
   self.heat_map->set_report(self.report);
+  self.schematic->set_report(self.report);
   self.kpi->set_report(self.report);
   self.kpi->set_time(self.hall->time());
   self.charts->set_time_cursor(self.hall->time());
   self.heat_map->set_time_cursor(self.hall->time());
+  self.schematic->set_time_cursor(self.hall->time());
   if (!loaded.study_error.isEmpty()) report_error(tr("%1: the events and limits cannot be read: %2").arg(QFileInfo(file).fileName(), loaded.study_error));
   if (reload) {
     if (!field.isEmpty()) self.hall->set_field(field);

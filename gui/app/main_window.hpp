@@ -1,6 +1,7 @@
 // The main window: a scenario browser (scenarios/ and recent files), and tabs for the data hall,
 // the charts, the scenario editor (with runs), the comparison of two reports, the validation
-// view (reports of `dctwin validate`) and the rack x time heat map.
+// view (reports of `dctwin validate`), the rack x time heat map and the schematic (a pod's cooling
+// loop and the electrical single line at the hall's time).
 //
 // Reports are read in a worker thread (the check in a separate process, the file's index, the
 // layout and the first field's range), with a progress bar and the step in the status bar; the
@@ -29,6 +30,7 @@ class ChartsView;
 class CompareView;
 class HallView;
 class HeatMapView;
+class SchematicView;
 class KpiPanel;
 class ScenarioEditor;
 class ValidationView;
@@ -37,7 +39,7 @@ class MainWindow : public QMainWindow {
   Q_OBJECT
 
  public:
-  enum class View { hall, charts, scenario, compare, validation, heat_map };
+  enum class View { hall, charts, scenario, compare, validation, heat_map, schematic };
 
   explicit MainWindow(QWidget* parent = nullptr);
   ~MainWindow() override;
@@ -92,6 +94,7 @@ class MainWindow : public QMainWindow {
   [[nodiscard]] CompareView* compare() const;
   [[nodiscard]] ValidationView* validation() const;
   [[nodiscard]] HeatMapView* heat_map() const;
+  [[nodiscard]] SchematicView* schematic() const;
   [[nodiscard]] KpiPanel* kpi() const;
 
  Q_SIGNALS:

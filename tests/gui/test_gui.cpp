@@ -52,6 +52,7 @@
 #include "dctwin/gui/report_model.hpp"
 #include "dctwin/gui/scenario_form.hpp"
 #include "dctwin/gui/series_tools.hpp"
+#include "dctwin/gui/schematic.hpp"
 #include "dctwin/gui/study.hpp"
 #include "dctwin/gui/validation_model.hpp"
 #include "dctwin/io/report.hpp"
@@ -62,6 +63,7 @@
 #include "gui_test.hpp"
 #include "hall_view.hpp"
 #include "heat_map_view.hpp"
+#include "schematic_view.hpp"
 #include "kpi_panel.hpp"
 #include "main_window.hpp"
 #include "rack_panel.hpp"
@@ -1861,6 +1863,82 @@ TEST_CASE("charts: a compared report's series overlaid, dashed, in the same pane
   REQUIRE(charts->set_checked({"/utility/power"}) == 1);
   CHECK(chart.series_count() == 1);
   CHECK(charts->note().contains("Not in report B: Power at the grid connection."));
+}
+
+TEST_CASE("schematic: a pod's cooling loop and the single line at a sample, from the report", "[model]") {
+  const ReportModel report(fixture("study"));
+  const SchematicModel model(report);
+  CHECK(model.pods() == 3);
+  const SchematicState state = model.at(4, 0);  // t = 120 s
+  // The fixture has neither plant nor weather series: those boxes are left out, with their pipes.
+  CHECK(state.box("outdoor") == nullptr);
+  CHECK(state.box("plant") == nullptr);
+  CHECK(state.pipes.empty());
+  // Pod 0's own values (22 degC + 0.5 K x pod + 2 K x 0.91; its pumps failed at 60 s).
+  CHECK(state.value("pod", "cold aisle") == "23.82 degC");
+  CHECK(state.value("pod", "pump power") == "10 kW");
+  CHECK(model.at(4, 1).value("pod", "cold aisle") == "24.32 degC");
+  CHECK(model.at(4, 1).value("pod", "pump power") == "20 kW");
+  // Its racks and GPUs against reductions by hand.
+  const auto& layout = report.layout();
+  const auto* junction = report.find_field("/gpu/junction_temperature");
+  const auto* power = report.find_field("/gpu/power");
+  REQUIRE(junction != nullptr);
+  REQUIRE(power != nullptr);
+  const auto row = report.entity_row(*junction, 4);
+  const auto watts = report.entity_row(*power, 4);
+  double hottest = -1.0, total = 0.0;
+  std::size_t racks = 0;
+  for (std::size_t r = 0; r < layout.rack_count(); ++r) {
+    if (layout.rack_pod[r] != 0) continue;
+    ++racks;
+    for (const std::size_t g : layout.rack_gpus[r]) {
+      hottest = std::max(hottest, row[g]);
+      total += watts[g];
+    }
+  }
+  REQUIRE(state.box("racks") != nullptr);
+  CHECK(state.box("racks")->title == std::to_string(racks) + " racks of Pod 0");
+  CHECK(state.value("gpus", "hottest junction") == format_si(hottest, "K"));
+  CHECK(state.value("gpus", "board power, all GPUs") == format_si(total, "W"));
+  // The utility's values on /time at the same sample.
+  CHECK(state.value("utility", "power drawn") == format_si(report.series_values("/grid/power")[4], "W"));
+  CHECK(state.value("utility", "frequency") == format_si(report.series_values("/grid/frequency")[4], "Hz"));
+  // Only the utility has values in the fixture: no transformer, UPS or storage box, no feeder.
+  CHECK(state.box("transformers") == nullptr);
+  CHECK(state.box("ups") == nullptr);
+}
+
+TEST_CASE("schematic view: follows the hall's time and the chosen pod, and draws", "[gl]") {
+  app();
+  MainWindow window;
+  window.set_interactive(false);
+  window.resize(1400, 900);
+  REQUIRE(window.open_report(QString::fromStdString(fixture("study").string())));
+  window.show_view(MainWindow::View::schematic);
+  window.show();
+  REQUIRE(QTest::qWaitForWindowExposed(&window, 10000));
+  SchematicView* schematic = window.schematic();
+  window.hall()->set_time(120.0);
+  CHECK(schematic->state().value("pod", "cold aisle") == "23.82 degC");
+  window.hall()->set_time(0.0);
+  CHECK(schematic->state().value("pod", "pump power") == "20 kW");  // before the failure
+  schematic->set_pod(2);
+  CHECK(schematic->pod() == 2);
+  CHECK(schematic->state().box("pod")->title == "Pod 2: CDU, pumps, CRAH");
+  const QImage image = schematic->canvas()->grab().toImage();
+  CHECK(distinct_colours(image) > 20);
+  // On the command line: --view schematic --pod N, and a pod that is not there.
+  const QString report = QString::fromStdString(fixture("study").string());
+  const QString shot = QString::fromStdString((work_dir / "schematic.png").string());
+  auto r = run_process(DCTWIN_GUI_EXE, {"--screenshot", shot, "--view", "schematic", "--pod", "1", "--time", "2 min",
+                                        "--size", "1200x800", report});
+  INFO(r.err.toStdString());
+  CHECK(r.exit_code == 0);
+  CHECK(QImage(shot).size() == QSize(1200, 800));
+  r = run_process(DCTWIN_GUI_EXE, {"--screenshot", shot, "--view", "schematic", "--pod", "3", report});
+  CHECK(r.exit_code == 64);
+  CHECK(r.err.contains("--pod 3: expected a pod from 0 to 2"));
 }
 
 TEST_CASE("key figures: the run's summary and the pods at the time shown in the hall", "[gl]") {
