@@ -232,20 +232,15 @@ SchematicView::~SchematicView() = default;
 void SchematicView::set_report(std::shared_ptr<const ReportModel> report) {
   auto& self = *impl_;
   self.report = std::move(report);
-  self.model.reset();
+  self.model.reset();  // read when the view is first shown (refresh)
   self.state = {};
   self.updating = true;
   const int was = self.pod->currentIndex();
   self.pod->clear();
   if (self.report) {
-    try {
-      self.model = std::make_unique<SchematicModel>(*self.report);
-      for (std::size_t p = 0; p < self.model->pods(); ++p) self.pod->addItem(tr("pod %1").arg(p));
-      self.pod->setCurrentIndex(std::clamp(was, 0, self.pod->count() - 1));
-    } catch (const std::exception& e) {
-      self.note->setText(tr("Cannot read the report: %1").arg(QString::fromStdString(e.what())));
-      Q_EMIT read_failed(QString::fromStdString(e.what()));
-    }
+    const int pods = std::max(1, self.report->layout().pod_count());
+    for (int p = 0; p < pods; ++p) self.pod->addItem(tr("pod %1").arg(p));
+    self.pod->setCurrentIndex(std::clamp(was, 0, self.pod->count() - 1));
     if (!std::isfinite(self.time) && !self.report->time().empty()) self.time = self.report->time().back();
   }
   self.updating = false;
@@ -259,7 +254,7 @@ void SchematicView::set_time_cursor(double t) {
 
 void SchematicView::set_pod(std::size_t pod) {
   if (static_cast<int>(pod) < impl_->pod->count()) impl_->pod->setCurrentIndex(static_cast<int>(pod));
-  refresh();
+  if (isVisible()) refresh();
 }
 
 std::size_t SchematicView::pod() const { return static_cast<std::size_t>(std::max(0, impl_->pod->currentIndex())); }
@@ -275,6 +270,16 @@ void SchematicView::showEvent(QShowEvent* event) {
 void SchematicView::refresh() {
   auto& self = *impl_;
   self.state = {};
+  if (!self.model && self.report) {
+    try {
+      self.model = std::make_unique<SchematicModel>(*self.report);
+    } catch (const std::exception& e) {
+      self.note->setText(tr("Cannot read the report: %1").arg(QString::fromStdString(e.what())));
+      self.canvas->update();
+      Q_EMIT read_failed(QString::fromStdString(e.what()));
+      return;
+    }
+  }
   if (self.model && self.report && !self.report->time().empty()) {
     const std::size_t index = self.report->time_index(std::isfinite(self.time) ? self.time : self.report->time().back());
     try {

@@ -1,7 +1,8 @@
 // The cooling-loop schematic of one pod and the electrical single line of the facility at the time
 // shown in the hall (SchematicModel, dctwin/gui/schematic.hpp): boxes with their values, the supply
 // and return pipes coloured by their water's temperature on a fixed 10-70 degC scale, and feeders
-// as wide as the power they carry. Painted with QPainter (no OpenGL).
+// as wide as the power they carry. Painted with QPainter (no OpenGL). The report's values are read
+// when the view is first shown, not when the report opens.
 #pragma once
 
 #include <QWidget>
@@ -26,7 +27,7 @@ class SchematicView : public QWidget {
   void set_time_cursor(double t);
   void set_pod(std::size_t pod);
   [[nodiscard]] std::size_t pod() const;
-  /// What is drawn (empty without a report).
+  /// What is drawn (empty without a report, and until the view is shown).
   [[nodiscard]] const SchematicState& state() const;
   [[nodiscard]] QWidget* canvas() const;
   bool export_png(const QString& file);

@@ -1915,10 +1915,14 @@ TEST_CASE("schematic view: follows the hall's time and the chosen pod, and draws
   window.set_interactive(false);
   window.resize(1400, 900);
   REQUIRE(window.open_report(QString::fromStdString(fixture("study").string())));
-  window.show_view(MainWindow::View::schematic);
+  window.show_view(MainWindow::View::hall);
   window.show();
   REQUIRE(QTest::qWaitForWindowExposed(&window, 10000));
+  // Nothing is read for the schematic until its tab is shown.
   SchematicView* schematic = window.schematic();
+  CHECK(schematic->state().cooling.empty());
+  window.show_view(MainWindow::View::schematic);
+  CHECK_FALSE(schematic->state().cooling.empty());
   window.hall()->set_time(120.0);
   CHECK(schematic->state().value("pod", "cold aisle") == "23.82 degC");
   window.hall()->set_time(0.0);
