@@ -2,12 +2,9 @@
 
 #include <QComboBox>
 #include <QHBoxLayout>
-#include <QHelpEvent>
 #include <QImage>
 #include <QLabel>
-#include <QMouseEvent>
 #include <QPainter>
-#include <QToolTip>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -18,44 +15,10 @@
 #include <limits>
 
 #include "dctwin/gui/units.hpp"
+#include "painted_canvas.hpp"
 
 namespace dctwin::gui {
 namespace {
-
-/// The canvas the map is painted on; the view does the work through these callbacks.
-class MapCanvas : public QWidget {
- public:
-  explicit MapCanvas(QWidget* parent) : QWidget(parent) {
-    setMouseTracking(true);
-    setMinimumSize(320, 200);
-    setAttribute(Qt::WA_OpaquePaintEvent);
-  }
-  std::function<void(QPainter&)> paint;
-  std::function<void(QPoint)> clicked;
-  std::function<QString(QPoint)> tooltip;
-
- protected:
-  void paintEvent(QPaintEvent*) override {
-    QPainter painter(this);
-    if (paint) paint(painter);
-  }
-  void mousePressEvent(QMouseEvent* event) override {
-    if (event->button() == Qt::LeftButton && clicked) clicked(event->position().toPoint());
-  }
-  bool event(QEvent* event) override {
-    if (event->type() == QEvent::ToolTip && tooltip) {
-      auto* help = static_cast<QHelpEvent*>(event);
-      const QString text = tooltip(help->pos());
-      if (text.isEmpty()) {
-        QToolTip::hideText();
-      } else {
-        QToolTip::showText(help->globalPos(), text, this);
-      }
-      return true;
-    }
-    return QWidget::event(event);
-  }
-};
 
 /// About `count` round tick values (1, 2 or 5 times a power of ten) between lo and hi.
 std::vector<double> nice_ticks(double lo, double hi, int count) {
@@ -82,7 +45,7 @@ struct HeatMapView::Impl {
   QComboBox* reduction = nullptr;
   QComboBox* order = nullptr;
   QLabel* note = nullptr;
-  MapCanvas* canvas = nullptr;
+  PaintedCanvas* canvas = nullptr;
   bool updating = false;
   bool loaded = false;  ///< the map of the current field and reduction is read
   RackTimeMap map;
@@ -161,7 +124,7 @@ HeatMapView::HeatMapView(QWidget* parent) : QWidget(parent), impl_(std::make_uni
   self.order->addItems({tr("position (pod, row, place)"), tr("peak over the run (largest first)")});
   controls->addWidget(self.order);
   layout->addLayout(controls);
-  self.canvas = new MapCanvas(this);
+  self.canvas = new PaintedCanvas(this, QSize(320, 200));
   self.canvas->setObjectName("heatMapCanvas");
   layout->addWidget(self.canvas, 1);
   self.note = new QLabel(this);

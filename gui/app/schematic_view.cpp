@@ -10,30 +10,14 @@
 #include <algorithm>
 #include <cmath>
 #include <exception>
-#include <functional>
 #include <map>
 
 #include "dctwin/gui/distribution.hpp"
 #include "dctwin/gui/units.hpp"
+#include "painted_canvas.hpp"
 
 namespace dctwin::gui {
 namespace {
-
-/// The canvas; the view paints it through the callback.
-class SchematicCanvas : public QWidget {
- public:
-  explicit SchematicCanvas(QWidget* parent) : QWidget(parent) {
-    setMinimumSize(640, 420);
-    setAttribute(Qt::WA_OpaquePaintEvent);
-  }
-  std::function<void(QPainter&)> paint;
-
- protected:
-  void paintEvent(QPaintEvent*) override {
-    QPainter painter(this);
-    if (paint) paint(painter);
-  }
-};
 
 constexpr double pipe_low = 283.15, pipe_high = 343.15;  // the pipes' colour scale [K]: 10-70 degC
 
@@ -80,7 +64,7 @@ struct SchematicView::Impl {
   std::unique_ptr<SchematicModel> model;
   QComboBox* pod = nullptr;
   QLabel* note = nullptr;
-  SchematicCanvas* canvas = nullptr;
+  PaintedCanvas* canvas = nullptr;
   SchematicState state;
   double time = std::nan("");
   bool updating = false;
@@ -97,7 +81,7 @@ SchematicView::SchematicView(QWidget* parent) : QWidget(parent), impl_(std::make
   controls->addWidget(self.pod);
   controls->addStretch(1);
   layout->addLayout(controls);
-  self.canvas = new SchematicCanvas(this);
+  self.canvas = new PaintedCanvas(this, QSize(640, 420));
   self.canvas->setObjectName("schematicCanvas");
   layout->addWidget(self.canvas, 1);
   self.note = new QLabel(this);
