@@ -561,7 +561,8 @@ void ChartsView::draw() {
   std::string band_text;
   // The A/B overlay: against time, of a report (not a live run) compared with another.
   const bool overlay = !live && self.other != nullptr && self.overlay->isChecked();
-  const std::vector<double> other_time = overlay ? self.other->time() : std::vector<double>{};
+  const std::vector<double> no_time;
+  const std::vector<double>& other_time = overlay ? self.other->time() : no_time;
   QStringList missing_in_b;
   for (const auto& id_text : checked()) {
     const std::string id = id_text.toStdString();

@@ -178,11 +178,13 @@ SchematicState SchematicModel::at(std::size_t time_index, std::size_t pod) const
   const double gpu_total = series_at("/gpu/total_power", time_index);
   SchematicBox it{"it", "IT load", {}};
   add(it, "GPUs (board power)", gpu_total, "W");
+  // Every pod's pumps, from one read of the row.
   double pumps = 0.0;
   bool any_pump = false;
-  for (std::size_t p = 0; p < pods_; ++p) {
-    const double w = entity_at("/pod/pump_power", time_index, p);
-    if (std::isfinite(w)) {
+  if (std::any_of(report_.entity_fields().begin(), report_.entity_fields().end(),
+                  [](const FieldInfo& f) { return f.path == "/pod/pump_power"; })) {
+    for (const double w : report_.row("/pod/pump_power", time_index)) {
+      if (!std::isfinite(w)) continue;
       pumps += w;
       any_pump = true;
     }
