@@ -92,11 +92,19 @@ class RunLoop {
 
  private:
   // Sampled components tick at start + k * period (by multiplication: no drift).
+  // Periodic updates since the last one that changed the forcing in a way the forced responses
+  // could take (a governor moved a clock, a fan controller wrote a speed the rotors follow). For a
+  // while after such a change CVODE stops at every update of that clock, so that the next one
+  // can be taken without a restart (continue_across); then it steps across them again. A change
+  // they cannot take (a valve) does not make CVODE stop at the updates: it restarts anyway.
+  static constexpr long quiet_ticks_before_stepping_across = 20;
   struct Clock {
     const Component* component;
     double period;
     long k;
     std::optional<StateRanges> reads;  // the states its update reads (nullopt: any)
+    long quiet = quiet_ticks_before_stepping_across;
+    bool changed_now = false;  // its update at the present t changed the forcing
     [[nodiscard]] double next(double start) const { return start + static_cast<double>(k) * period; }
   };
 
@@ -169,13 +177,6 @@ class RunLoop {
   // Self-scheduled update times of each component, asked again after every update.
   std::vector<double> scheduled_;
   bool restart_needed_ = true;  // the first segment starts the integrator
-  // Periodic updates since the last one that changed the forcing (a governor moved a clock) in a
-  // way the forced responses could take. For a while after such a change CVODE stops at every
-  // periodic update, so that the next one can be taken without a restart (continue_across); then
-  // it steps across them again. A change they cannot take (a valve, a fan speed) does not make
-  // CVODE stop at the updates: it restarts anyway.
-  static constexpr long quiet_ticks_before_stepping_across = 20;
-  long quiet_ticks_ = quiet_ticks_before_stepping_across;
   double forcing_edge_ = -std::numeric_limits<double>::infinity();
   double integrator_segment_end_ = -std::numeric_limits<double>::infinity();
   // The segment being integrated: its end, and the next periodic update in it.
@@ -348,10 +349,12 @@ std::optional<SimulationStatus> RunLoop::update_at_t() {
   bool updated = false;
   bool tick_changed_forcing = false;
   for (auto& c : clocks_) {
+    c.changed_now = false;
     if (c.next(settings_.start_time) > t) continue;
     const PartTimer timer(times_.periodic_updates);
-    tick_changed_forcing |=
-        c.component->update_discrete(EvalContext{t, t, discrete_.data()}, x_->data(), discrete_next_.data());
+    c.changed_now = c.component->update_discrete(EvalContext{t, t, discrete_.data()}, x_->data(), discrete_next_.data());
+    tick_changed_forcing |= c.changed_now;
+    if (!c.changed_now) ++c.quiet;
     ++c.k;
     updated = true;
   }
@@ -403,10 +406,8 @@ std::optional<SimulationStatus> RunLoop::update_at_t() {
       segment_start_ = t;
     }
   }
-  if (updated) {
-    if (!tick_changed_forcing) ++quiet_ticks_;
-    else quiet_ticks_ = not_absorbed ? quiet_ticks_before_stepping_across : 0;
-  }
+  for (auto& c : clocks_)
+    if (c.changed_now) c.quiet = not_absorbed ? quiet_ticks_before_stepping_across : 0;
   // A new smooth segment starts at t when the integrator restarts (or continues across a
   // change). Samples due exactly here see the forcing of this segment (outputs are
   // right-continuous at forcing edges).
@@ -425,8 +426,9 @@ std::optional<SimulationStatus> RunLoop::update_at_t() {
 std::optional<SimulationStatus> RunLoop::start_segment() {
   forcing_edge_ = system_.next_discontinuity(t_);
   segment_end_ = std::min({forcing_edge_, next_scheduled(), settings_.end_time});
-  if (quiet_ticks_ < quiet_ticks_before_stepping_across && integrator_.has_forced_responses())
-    segment_end_ = std::min(segment_end_, next_update());
+  if (integrator_.has_forced_responses())
+    for (const auto& c : clocks_)
+      if (c.quiet < quiet_ticks_before_stepping_across) segment_end_ = std::min(segment_end_, c.next(settings_.start_time));
   if (restart_needed_ || segment_end_ < integrator_.step_time()) {
     if (!complete_x()) return stop_not_finite();
     const PartTimer timer(times_.restarts);
@@ -474,7 +476,7 @@ bool RunLoop::skip_ticks_at_rest(double first) {
   for (auto& c : clocks_) {
     for (; c.next(settings_.start_time) < cutoff; ++c.k) {
       ++ticks_at_rest_;
-      ++quiet_ticks_;
+      ++c.quiet;
     }
   }
   return true;
