@@ -33,12 +33,16 @@ AirCooledServers::AirCooledServers(const FacilityLayout& layout, thermal::Server
   server_heat_ = declare_state_group(
       {"server_air_heat", "J", "heat of the servers' parts besides the GPUs: CPUs, memory, NICs, fans and PSU losses", 1,
        true});
-  speed_ = declare_discrete_group({"fan_speed", "1", "server fan speed", servers});
+  speed_ = declare_discrete_group({"fan_speed", "1", "server fan speed written by the controller", servers});
   integral_ = declare_discrete_group({"fan_controller_integral", "1", "fan controller integral term", servers});
-  flow_ = declare_discrete_group({"air_flow", "m3/s", "server air flow at the fan speed", servers});
-  power_ = declare_discrete_group({"fan_power", "W", "server fan power at the fan speed", servers});
+  flow_ = declare_discrete_group({"air_flow", "m3/s", "server air flow at the written fan speed", servers});
+  speed_at_write_ = declare_discrete_group({"fan_speed_at_write", "1", "server fan speed at the last write", servers});
+  flow_at_write_ = declare_discrete_group({"air_flow_at_write", "m3/s", "server air flow at the last write", servers});
+  write_time_ = declare_discrete_group({"fan_write_time", "s", "time of the fan controllers' last write", 1});
   out_exhaust_ = declare_output({"server", "exhaust_air_temperature", "K", "air leaving the server", "server", servers});
   out_speed_ = declare_output({"server", "fan_speed", "1", "server fan speed", "server", servers});
+  out_written_speed_ =
+      declare_output({"server", "fan_speed_written", "1", "server fan speed written by the controller", "server", servers});
   out_fan_power_ = declare_output({"server", "fan_power", "W", "server fan power", "server", servers});
   std::vector<std::string> labels;
   const auto gpu_labels = layout.gpu_labels();
@@ -50,14 +54,36 @@ AirCooledServers::AirCooledServers(const FacilityLayout& layout, thermal::Server
   declare_entity_table({"rack", layout.rack_labels()});  // the layout's rack map refers to it
 }
 
-double AirCooledServers::fan_speed(std::size_t s, const solver::EvalContext& ctx) const {
+double AirCooledServers::lag_remaining(const solver::EvalContext& ctx) const {
+  return fans_.lag_remaining(ctx.t - ctx.discrete[discrete_index(write_time_)]);
+}
+double AirCooledServers::written_fan_speed(std::size_t s, const solver::EvalContext& ctx) const {
   return ctx.discrete[discrete_index(speed_, static_cast<Index>(s))];
 }
+namespace {
+/// x(t) = x_w + (x(t_w) - x_w) a: exactly x(t_w) at the write itself (a = 1), the value the write
+/// took from the lag before it, and exactly x_w once the two are equal (a rotor at its speed).
+double lagged(double written, double at_write, double remaining) {
+  return remaining == 1.0 ? at_write : written + (at_write - written) * remaining;
+}
+}  // namespace
+
+double AirCooledServers::fan_speed(std::size_t s, const solver::EvalContext& ctx, double remaining) const {
+  const auto i = static_cast<Index>(s);
+  return lagged(ctx.discrete[discrete_index(speed_, i)], ctx.discrete[discrete_index(speed_at_write_, i)], remaining);
+}
+double AirCooledServers::air_flow(std::size_t s, const solver::EvalContext& ctx, double remaining) const {
+  const auto i = static_cast<Index>(s);
+  return lagged(ctx.discrete[discrete_index(flow_, i)], ctx.discrete[discrete_index(flow_at_write_, i)], remaining);
+}
+double AirCooledServers::fan_speed(std::size_t s, const solver::EvalContext& ctx) const {
+  return fan_speed(s, ctx, lag_remaining(ctx));
+}
 double AirCooledServers::air_flow(std::size_t s, const solver::EvalContext& ctx) const {
-  return ctx.discrete[discrete_index(flow_, static_cast<Index>(s))];
+  return air_flow(s, ctx, lag_remaining(ctx));
 }
 double AirCooledServers::fan_power(std::size_t s, const solver::EvalContext& ctx) const {
-  return ctx.discrete[discrete_index(power_, static_cast<Index>(s))];
+  return fans_.power(fan_speed(s, ctx));
 }
 double AirCooledServers::mass_flow(std::size_t s, const solver::EvalContext& ctx) const {
   return density_ * air_flow(s, ctx);
@@ -80,19 +106,36 @@ double AirCooledServers::environment_resistance(std::size_t g, const solver::Eva
   return path_.case_to_air_resistance(air_flow(layout_.server_of_gpu(g), ctx));
 }
 
+void AirCooledServers::environment_coefficients(std::size_t first, std::size_t last, const solver::EvalContext& ctx,
+                                                Coefficients* out) const {
+  const double remaining = lag_remaining(ctx);
+  std::size_t server = layout_.servers();
+  double resistance = 0.0;
+  for (std::size_t g = first; g < last; ++g) {
+    const std::size_t s = layout_.server_of_gpu(g);
+    if (s != server) {
+      server = s;
+      resistance = path_.case_to_air_resistance(air_flow(s, ctx, remaining));
+    }
+    out[g - first] = {environment_terms(g), resistance};
+  }
+}
+
 double AirCooledServers::pod_air_flow(std::size_t pod, const solver::EvalContext& ctx) const {
   const std::size_t per_pod = layout_.racks_per_pod() * layout_.servers_per_rack();
+  const double remaining = lag_remaining(ctx);
   double m = 0.0;
-  for (std::size_t s = pod * per_pod; s < (pod + 1) * per_pod; ++s) m += mass_flow(s, ctx);
+  for (std::size_t s = pod * per_pod; s < (pod + 1) * per_pod; ++s) m += density_ * air_flow(s, ctx, remaining);
   return m;
 }
 
 double AirCooledServers::pod_air_heat(std::size_t pod, const solver::EvalContext& ctx, const double* x) const {
   const std::size_t per_pod = layout_.racks_per_pod() * layout_.servers_per_rack();
   const double t_cold = x[hall_->cold_index(pod)];
+  const double remaining = lag_remaining(ctx);
   double q = 0.0;
   for (std::size_t s = pod * per_pod; s < (pod + 1) * per_pod; ++s)
-    q += mass_flow(s, ctx) * specific_heat_ * (x[exhaust_index(s)] - t_cold);
+    q += density_ * air_flow(s, ctx, remaining) * specific_heat_ * (x[exhaust_index(s)] - t_cold);
   return q;
 }
 
@@ -105,9 +148,10 @@ void AirCooledServers::pod_air_heat_pattern(std::size_t pod, std::vector<Index>&
 void AirCooledServers::pod_air_heat_jacobian(std::size_t pod, const solver::EvalContext& ctx, const double*,
                                              std::vector<std::pair<Index, double>>& terms) const {
   const std::size_t per_pod = layout_.racks_per_pod() * layout_.servers_per_rack();
+  const double remaining = lag_remaining(ctx);
   double sum = 0.0;
   for (std::size_t s = pod * per_pod; s < (pod + 1) * per_pod; ++s) {
-    const double c_air = mass_flow(s, ctx) * specific_heat_;
+    const double c_air = density_ * air_flow(s, ctx, remaining) * specific_heat_;
     sum += c_air;
     terms.emplace_back(exhaust_index(s), c_air);
   }
@@ -128,12 +172,19 @@ void AirCooledServers::initial_discrete(double* d) const {
     d[discrete_index(speed_, i)] = state.speed;
     d[discrete_index(integral_, i)] = state.integral;
     d[discrete_index(flow_, i)] = op.flow;
-    d[discrete_index(power_, i)] = op.power;
+    d[discrete_index(speed_at_write_, i)] = state.speed;
+    d[discrete_index(flow_at_write_, i)] = op.flow;
   }
+  d[discrete_index(write_time_)] = 0.0;  // the rotors are at the written speed: a = 1 changes nothing
 }
 
+// Each server's controller writes a new speed w_s; the lag of every server restarts at t from
+// where its rotors are (u_s(t), V_s(t) of the lag so far), which leaves u_s and V_s continuous at t.
+// Nothing changes while every controller writes the speed its rotors have reached (to the last
+// bit: a = exp(-dt / tau) < 2^-53 after ~37 tau).
 bool AirCooledServers::update_discrete(const solver::EvalContext& ctx, const double* x, double* d_next) const {
   const std::size_t n = layout_.gpus_per_server();
+  const double remaining = lag_remaining(ctx);
   bool changed = false;
   for (std::size_t s = 0; s < layout_.servers(); ++s) {
     const auto i = static_cast<Index>(s);
@@ -146,30 +197,39 @@ bool AirCooledServers::update_discrete(const solver::EvalContext& ctx, const dou
     d_next[discrete_index(speed_, i)] = state.speed;
     d_next[discrete_index(integral_, i)] = state.integral;
     if (speed != ctx.discrete[discrete_index(speed_, i)]) {
-      const auto op = fans_.operating_point(speed);
-      d_next[discrete_index(flow_, i)] = op.flow;
-      d_next[discrete_index(power_, i)] = op.power;
+      d_next[discrete_index(flow_, i)] = fans_.operating_point(speed).flow;
       changed = true;
+    } else if (fan_speed(s, ctx, remaining) != speed) {
+      changed = true;  // the rotors are still on their way
     }
   }
-  return changed;
+  if (!changed) return false;
+  for (std::size_t s = 0; s < layout_.servers(); ++s) {
+    const auto i = static_cast<Index>(s);
+    d_next[discrete_index(speed_at_write_, i)] = fan_speed(s, ctx, remaining);
+    d_next[discrete_index(flow_at_write_, i)] = air_flow(s, ctx, remaining);
+  }
+  d_next[discrete_index(write_time_)] = ctx.t;
+  return true;
 }
 
 void AirCooledServers::derivatives(const solver::EvalContext& ctx, const double* x, double* xdot) const {
   const std::size_t n = layout_.gpus_per_server();
+  const double remaining = lag_remaining(ctx);
   double heat = 0.0;
   for (std::size_t s = 0; s < layout_.servers(); ++s) {
     const double t_cold = x[hall_->cold_index(layout_.pod_of_rack(s / layout_.servers_per_rack()))];
     const double t_x = x[exhaust_index(s)];
-    const double g_hs = 1.0 / path_.case_to_air_resistance(air_flow(s, ctx));
-    const double fans = fan_power(s, ctx);
+    const double flow = air_flow(s, ctx, remaining);
+    const double g_hs = 1.0 / path_.case_to_air_resistance(flow);
+    const double fans = fans_.power(fan_speed(s, ctx, remaining));
     double q = other_heat_ + fans + psu_loss(fans);
     heat += q;
     for (std::size_t k = 0; k < n; ++k) {
       const double t_e = (1.0 - phi_[k]) * t_cold + phi_[k] * t_x;
       q += g_hs * (x[gpus_.base_index(s * n + k)] - t_e);
     }
-    q -= mass_flow(s, ctx) * specific_heat_ * (t_x - t_cold);
+    q -= density_ * flow * specific_heat_ * (t_x - t_cold);
     xdot[exhaust_index(s)] += q / capacitance_;
   }
   xdot[server_heat_index()] += heat;
@@ -187,13 +247,15 @@ void AirCooledServers::jacobian_pattern(solver::PatternSink& pattern) const {
 
 void AirCooledServers::jacobian(const solver::EvalContext& ctx, const double*, solver::JacobianSink& jac) const {
   const std::size_t n = layout_.gpus_per_server();
+  const double remaining = lag_remaining(ctx);
   double phi_sum = 0.0;
   for (double p : phi_) phi_sum += p;
   for (std::size_t s = 0; s < layout_.servers(); ++s) {
     const Index x = exhaust_index(s);
     const Index cold = hall_->cold_index(layout_.pod_of_rack(s / layout_.servers_per_rack()));
-    const double g_hs = 1.0 / path_.case_to_air_resistance(air_flow(s, ctx));
-    const double c_air = mass_flow(s, ctx) * specific_heat_;
+    const double flow = air_flow(s, ctx, remaining);
+    const double g_hs = 1.0 / path_.case_to_air_resistance(flow);
+    const double c_air = density_ * flow * specific_heat_;
     jac.add(x, x, (-g_hs * phi_sum - c_air) / capacitance_);
     jac.add(x, cold, (-g_hs * (static_cast<double>(n) - phi_sum) + c_air) / capacitance_);
     for (std::size_t g = s * n; g < (s + 1) * n; ++g) jac.add(x, gpus_.base_index(g), g_hs / capacitance_);
@@ -201,10 +263,13 @@ void AirCooledServers::jacobian(const solver::EvalContext& ctx, const double*, s
 }
 
 void AirCooledServers::compute_outputs(const solver::EvalContext& ctx, const double* x, double* const* values) const {
+  const double remaining = lag_remaining(ctx);
   for (std::size_t s = 0; s < layout_.servers(); ++s) {
+    const double speed = fan_speed(s, ctx, remaining);
     values[out_exhaust_][s] = x[exhaust_index(s)];
-    values[out_speed_][s] = fan_speed(s, ctx);
-    values[out_fan_power_][s] = fan_power(s, ctx);
+    values[out_speed_][s] = speed;
+    values[out_written_speed_][s] = written_fan_speed(s, ctx);
+    values[out_fan_power_][s] = fans_.power(speed);
   }
 }
 

@@ -497,7 +497,7 @@ void FacilitySite::finish_assembly() {
   for (const auto& slot : system_.outputs()) {
     if (slot.spec.group == "gpu" && slot.spec.name == "power") gpu_power_slot_ = slot.first_value;
     if (slot.spec.group == "rack" && slot.spec.name == "coolant_flow") rack_flow_slot_ = slot.first_value;
-    if (slot.spec.group == "server" && slot.spec.name == "fan_speed") fan_speed_slot_ = slot.first_value;
+    if (slot.spec.group == "server" && slot.spec.name == "fan_speed_written") fan_speed_slot_ = slot.first_value;
   }
   set_psu_loss();
 

@@ -41,6 +41,13 @@ core::ParameterTable ServerFanParameters::table() {
                      "Turbulent losses through grilles and bends");
   at_least(p, 1.0);
   t.push_back(at_most(p, 2.0));
+  p = real_parameter("rotor_time_constant", "s",
+                     "Time constant of the fans' speed following a newly written speed (first-order lag; a held speed has none); "
+                     "0 = at once",
+                     1.0,
+                     "Estimate [U]: 80 mm server fans settle at a new PWM duty within a few seconds; Intel's 4-wire "
+                     "PWM fan specification (rev. 1.3, 2005) bounds a start-up pulse at 2 s");
+  t.push_back(at_least(p, 0.0));
   return t;
 }
 
@@ -52,6 +59,7 @@ ServerFanParameters ServerFanParameters::from(const core::ParameterTree& s) {
   p.system_pressure_drop_at_reference_flow = s.number("system_pressure_drop_at_reference_flow");
   p.system_reference_flow = s.number("system_reference_flow");
   p.system_flow_exponent = s.number("system_flow_exponent");
+  p.rotor_time_constant = s.number("rotor_time_constant");
   return p;
 }
 
@@ -78,6 +86,10 @@ FanOperatingPoint ServerFans::operating_point(double speed) const {
   }
   const double flow = 0.5 * (low + high);
   return {flow, system_pressure_drop(flow), power(speed)};
+}
+
+double ServerFans::lag_remaining(double elapsed) const {
+  return p_.rotor_time_constant > 0.0 ? std::exp(-elapsed / p_.rotor_time_constant) : 0.0;
 }
 
 double ServerFans::power(double speed) const {

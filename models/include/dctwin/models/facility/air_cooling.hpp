@@ -10,8 +10,12 @@
 //   T_e,g = (1 - phi_g) T_C + phi_g T_x,s        local air at GPU g: phi_g of the server's air rise
 //                                                has happened upstream of it (baseboard position)
 //   V_s = fan/chassis operating point at speed u_s,  m_s = rho V_s
-// u_s is the discrete state of the server's fan controller (thermal/server_fans.hpp), sampled
-// every controller period on the hottest GPU junction of the server, like a BMC fan loop.
+// The fan controller (thermal/server_fans.hpp) writes a speed w_s every controller period from the
+// hottest GPU junction of the server, like a BMC fan loop; the rotors follow it with a first-order
+// lag (thermal/server_fans.hpp, "Rotor lag"), in closed form between writes:
+//   u_s(t) = w_s + (u_s(t_w) - w_s) a(t - t_w),   V_s(t) = V_op(w_s) + (V_s(t_w) - V_op(w_s)) a(t - t_w)
+// so that u_s, V_s and every coefficient they set stay continuous at a write: the integrator goes
+// on across it without a restart (docs/models/air.md, "Fan rotor lag").
 #pragma once
 
 #include <optional>
@@ -36,8 +40,10 @@ class AirCooledServers final : public solver::Component, public thermal::GpuEnvi
 
   [[nodiscard]] solver::Index exhaust_index(std::size_t s) const { return index(exhaust_, static_cast<solver::Index>(s)); }
   [[nodiscard]] solver::Index server_heat_index() const { return index(server_heat_); }
-  /// Fan speed, air flow [m3/s] and fan power [W] of server s on the segment.
+  /// The fans' speed u_s(t), air flow V_s(t) [m3/s] and fan power P_fan(u_s(t)) [W] of server s
+  /// at ctx.t, and the speed w_s the controller last wrote.
   [[nodiscard]] double fan_speed(std::size_t s, const solver::EvalContext& ctx) const;
+  [[nodiscard]] double written_fan_speed(std::size_t s, const solver::EvalContext& ctx) const;
   [[nodiscard]] double air_flow(std::size_t s, const solver::EvalContext& ctx) const;
   [[nodiscard]] double fan_power(std::size_t s, const solver::EvalContext& ctx) const;
   [[nodiscard]] double stored_energy(const double* x) const;
@@ -61,6 +67,8 @@ class AirCooledServers final : public solver::Component, public thermal::GpuEnvi
   // GpuEnvironment
   [[nodiscard]] std::array<std::pair<solver::Index, double>, 2> environment_terms(std::size_t g) const override;
   [[nodiscard]] double environment_resistance(std::size_t g, const solver::EvalContext& ctx) const override;
+  void environment_coefficients(std::size_t first, std::size_t last, const solver::EvalContext& ctx,
+                                Coefficients* out) const override;
   // HallAirSource
   [[nodiscard]] double pod_air_flow(std::size_t pod, const solver::EvalContext& ctx) const override;
   [[nodiscard]] double pod_air_heat(std::size_t pod, const solver::EvalContext& ctx, const double* x) const override;
@@ -79,6 +87,11 @@ class AirCooledServers final : public solver::Component, public thermal::GpuEnvi
   void compute_outputs(const solver::EvalContext& ctx, const double* x, double* const* values) const override;
 
  private:
+  /// a(t - t_w) at ctx.t: the part of the last write's change still to come.
+  [[nodiscard]] double lag_remaining(const solver::EvalContext& ctx) const;
+  /// u_s, V_s at a known a.
+  [[nodiscard]] double fan_speed(std::size_t s, const solver::EvalContext& ctx, double remaining) const;
+  [[nodiscard]] double air_flow(std::size_t s, const solver::EvalContext& ctx, double remaining) const;
   [[nodiscard]] double mass_flow(std::size_t s, const solver::EvalContext& ctx) const;
   const FacilityLayout& layout_;
   thermal::ServerAirPath path_;
@@ -92,8 +105,9 @@ class AirCooledServers final : public solver::Component, public thermal::GpuEnvi
   double density_, specific_heat_;
   std::vector<double> phi_;  // per GPU slot of a server
   int exhaust_ = 0, server_heat_ = 0;
-  int speed_ = 0, integral_ = 0, flow_ = 0, power_ = 0;
-  int out_exhaust_ = 0, out_speed_ = 0, out_fan_power_ = 0;
+  // Discrete: the written speed w_s, the PI integral, V_op(w_s), u_s and V_s at the write, t_w.
+  int speed_ = 0, integral_ = 0, flow_ = 0, speed_at_write_ = 0, flow_at_write_ = 0, write_time_ = 0;
+  int out_exhaust_ = 0, out_speed_ = 0, out_written_speed_ = 0, out_fan_power_ = 0;
 };
 
 }  // namespace dctwin::models::facility

@@ -13,6 +13,15 @@
 // For k = 2 the operating point is V_op = s sqrt(dp_0 / (dp_ref / V_ref^2 + dp_0 / V_free^2)): flow
 // is proportional to speed, and so P_fan ~ V_op^3 on a fixed chassis.
 //
+// Rotor lag: a written speed s_w is not reached at once; the rotors' inertia against the motor's
+// torque makes the speed follow as a first-order lag with time constant tau,
+//
+//   s(t) = s_w + (s_0 - s_w) a(t - t_w),   a(dt) = exp(-dt / tau)   (a = 0 when tau = 0),
+//
+// from the speed s_0 at the write t_w. The air flow is carried on the same lag between the
+// operating points of s_0 and s_w (exact for k = 2, where V_op ~ s; a chord of V_op(s) otherwise),
+// and the power is P_fan(s(t)).
+//
 // Fan controller: a discrete-time controller sampled every T_s on the hottest monitored temperature
 // (the GPU temperature the BMC reads). Its state is plain data (FanControllerState) that the caller
 // stores, so one controller object serves any number of servers:
@@ -56,6 +65,7 @@ struct ServerFanParameters {
   double system_pressure_drop_at_reference_flow = 750.0;  ///< dp_ref [Pa] of the chassis at V_ref
   double system_reference_flow = 0.5;                 ///< V_ref [m3/s]
   double system_flow_exponent = 2.0;                  ///< k [1]
+  double rotor_time_constant = 1.0;                   ///< tau [s] of the speed's lag behind a write
 
   static core::ParameterTable table();
   static ServerFanParameters from(const core::ParameterTree& section);
@@ -79,6 +89,9 @@ class ServerFans {
   [[nodiscard]] FanOperatingPoint operating_point(double speed) const;
   /// Electrical fan power at speed s [W] = P_rated s^3.
   [[nodiscard]] double power(double speed) const;
+  /// a(dt) = exp(-dt / tau): the part of a speed change still to come dt [s] after the write (0
+  /// when tau = 0: the speed is reached at once).
+  [[nodiscard]] double lag_remaining(double elapsed) const;
   [[nodiscard]] const ServerFanParameters& parameters() const { return p_; }
 
  private:
