@@ -551,10 +551,15 @@ PodCoolantLoop::PodCoolantLoop(const FacilityLayout& layout, CoolantConstants co
   out_pump_power_ = declare_output({"pod", "pump_power", "W", "shaft power of the pod's pumps", "pod", pods});
   if (cdu_) {
     return_ = declare_state_group({"return_temperature", "K", "coolant in each pod's return header (CDU inlet)", pods});
-    opening_ = declare_discrete_group({"cdu_valve_opening", "1", "CDU facility-water valve opening", pods});
+    opening_ = declare_discrete_group({"cdu_valve_command", "1", "CDU facility-water valve opening commanded", pods});
     integral_ = declare_discrete_group({"cdu_controller_integral", "1", "CDU PI controller integral term", pods});
+    position_at_command_ =
+        declare_discrete_group({"cdu_valve_position_at_command", "1", "CDU valve position at the last command", pods});
+    command_time_ = declare_discrete_group({"cdu_valve_command_time", "s", "time of the CDU controllers' last command", 1});
     out_cdu_heat_ = declare_output({"pod", "cdu_heat", "W", "heat the CDU hands to the facility water", "pod", pods});
     out_opening_ = declare_output({"pod", "cdu_valve_opening", "1", "CDU facility-water valve opening", "pod", pods});
+    out_command_ =
+        declare_output({"pod", "cdu_valve_command", "1", "CDU facility-water valve opening commanded", "pod", pods});
   }
   declare_entity_table({"pod", layout.pod_labels()});
 }
@@ -565,12 +570,17 @@ double PodCoolantLoop::cdu_conductance(std::size_t pod, const solver::EvalContex
   double it_flow = 0.0;
   for (std::size_t r = pod * layout_.racks_per_pod(); r < (pod + 1) * layout_.racks_per_pod(); ++r)
     it_flow += coolant_.density * phase.rack_flow[r];
-  const double opening = ctx.discrete[discrete_index(opening_, static_cast<Index>(pod))];
-  const double facility_flow = cdu_->facility_flow(opening);
+  const double facility_flow = cdu_->facility_flow(valve_position(pod, ctx));
   if (it_flow <= 0.0 || facility_flow <= 0.0) return 0.0;
   const double cp_f = cdu_->parameters().facility_specific_heat;
   const auto op = cdu_->evaluate(310.0, it_flow, 300.0, facility_flow, coolant_.specific_heat, cp_f);
   return op.effectiveness * std::min(it_flow * coolant_.specific_heat, facility_flow * cp_f);
+}
+
+double PodCoolantLoop::valve_position(std::size_t pod, const solver::EvalContext& ctx) const {
+  const auto i = static_cast<Index>(pod);
+  return cdu_->travel(ctx.discrete[discrete_index(position_at_command_, i)], ctx.discrete[discrete_index(opening_, i)],
+                      ctx.t - ctx.discrete[discrete_index(command_time_)]);
 }
 
 double PodCoolantLoop::cdu_heat(std::size_t pod, const solver::EvalContext& ctx, const double* x) const {
@@ -602,20 +612,28 @@ void PodCoolantLoop::initial_discrete(double* d) const {
     const hx::PiState s = cdu_->controller().initial_state(0.5, supply_setpoint_, supply_setpoint_);
     d[discrete_index(opening_, static_cast<Index>(p))] = s.output;
     d[discrete_index(integral_, static_cast<Index>(p))] = s.integral;
+    d[discrete_index(position_at_command_, static_cast<Index>(p))] = s.output;
   }
+  d[discrete_index(command_time_)] = 0.0;  // the valves are where they were commanded
 }
 
+// A new command starts every pod's valve from where it is (its travel so far), so the positions
+// stay continuous at t. Nothing changes while every valve sits at the opening commanded again.
 bool PodCoolantLoop::update_discrete(const solver::EvalContext& ctx, const double* x, double* d_next) const {
   bool changed = false;
   for (std::size_t p = 0; p < layout_.pods(); ++p) {
     const auto i = static_cast<Index>(p);
     hx::PiState s{ctx.discrete[discrete_index(integral_, i)], ctx.discrete[discrete_index(opening_, i)]};
     cdu_->control(s, supply_setpoint_, x[supply_index(p)]);
-    changed |= s.output != ctx.discrete[discrete_index(opening_, i)];
+    changed |= s.output != ctx.discrete[discrete_index(opening_, i)] || valve_position(p, ctx) != s.output;
     d_next[discrete_index(opening_, i)] = s.output;
     d_next[discrete_index(integral_, i)] = s.integral;
   }
-  return changed;
+  if (!changed) return false;
+  for (std::size_t p = 0; p < layout_.pods(); ++p)
+    d_next[discrete_index(position_at_command_, static_cast<Index>(p))] = valve_position(p, ctx);
+  d_next[discrete_index(command_time_)] = ctx.t;
+  return true;
 }
 
 void PodCoolantLoop::derivatives(const solver::EvalContext& ctx, const double* x, double* xdot) const {
@@ -678,7 +696,8 @@ void PodCoolantLoop::compute_outputs(const solver::EvalContext& ctx, const doubl
     values[out_pump_power_][p] = phase.pod_pump_power[p];
     if (cdu_) {
       values[out_cdu_heat_][p] = cdu_heat(p, ctx, x);
-      values[out_opening_][p] = ctx.discrete[discrete_index(opening_, static_cast<Index>(p))];
+      values[out_opening_][p] = valve_position(p, ctx);
+      values[out_command_][p] = ctx.discrete[discrete_index(opening_, static_cast<Index>(p))];
     }
   }
 }

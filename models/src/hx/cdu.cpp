@@ -94,6 +94,11 @@ core::ParameterTable CduParameters::table() {
                      "Chevron plates, Nu ~ Re^0.70-0.78 (Muley & Manglik 1999)");
   at_least(p, 0.0);
   t.push_back(at_most(p, 2.0));
+  p = real_parameter("valve_stroke_time", "s", "Time of the facility-water valve's actuator for its full stroke; 0 = at once",
+                     d.valve_stroke_time,
+                     "Estimate [U]: electric valve actuators run their full stroke in ~15 s (quarter-turn) to a few minutes "
+                     "(linear globe-valve actuators)");
+  t.push_back(at_least(p, 0.0));
   return t;
 }
 
@@ -118,12 +123,14 @@ CduParameters CduParameters::from(const core::ParameterTree& s) {
   p.conductance_ratio = s.number("conductance_ratio");
   p.it_flow_exponent = s.number("it_flow_exponent");
   p.facility_flow_exponent = s.number("facility_flow_exponent");
+  p.valve_stroke_time = s.number("valve_stroke_time");
   if (s.has_section("controller")) p.controller = PiParameters::from(s.section("controller"));
   return p;
 }
 
 Cdu::Cdu(CduParameters p, std::string section)
     : p_(p), scaling_(scaling_parameters(p_, section), section.c_str()), controller_(p_.controller, section + ".controller") {
+  ParameterCheck(section).at_least("valve_stroke_time", p_.valve_stroke_time, 0.0, "s");
   const ParameterCheck check(section + ".controller");
   check.at_least("output_min", p_.controller.output_min, 0.0, "");
   check.at_most("output_max", p_.controller.output_max, 1.0, "");
@@ -145,6 +152,13 @@ CduOperatingPoint Cdu::evaluate(double it_return_temperature, double it_flow, do
   result.effectiveness = x.effectiveness;
   result.ntu = x.ntu;
   return result;
+}
+
+double Cdu::travel(double from, double command, double elapsed) const {
+  const double distance = command - from;
+  if (p_.valve_stroke_time <= 0.0 || std::abs(distance) * p_.valve_stroke_time <= elapsed) return command;
+  const double moved = elapsed / p_.valve_stroke_time;
+  return distance > 0.0 ? from + moved : from - moved;
 }
 
 double Cdu::facility_flow(double valve_position) const {

@@ -1,5 +1,5 @@
 // CDU: sizing from the nominal approach, the approach at the rating point, energy balance, valve,
-// closed-loop control of the IT supply temperature, bad parameters.
+// the valve actuator's travel, closed-loop control of the IT supply temperature, bad parameters.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -94,6 +94,24 @@ TEST_CASE("CDU valve controller holds the IT supply temperature through a load s
   CHECK(state.output == opening);
 }
 
+TEST_CASE("CDU valve travels at its actuator's speed, from exactly where it was to exactly the command",
+          "[hx][cdu]") {
+  CduParameters p;
+  p.valve_stroke_time = 60.0;  // 1/60 of the stroke per second
+  const Cdu cdu(p);
+  CHECK(cdu.travel(0.5, 0.6, 0.0) == 0.5);
+  CHECK(cdu.travel(0.5, 0.6, 3.0) == Approx(0.55).epsilon(1e-15));
+  CHECK(cdu.travel(0.5, 0.6, 6.0 - 1e-9) < 0.6);
+  CHECK(cdu.travel(0.5, 0.6, 6.0) == 0.6);
+  CHECK(cdu.travel(0.5, 0.6, 100.0) == 0.6);
+  CHECK(cdu.travel(0.6, 0.3, 9.0) == Approx(0.45).epsilon(1e-15));
+  CHECK(cdu.travel(0.6, 0.3, 18.0) == 0.3);
+  CHECK(cdu.travel(0.3, 0.3, 0.0) == 0.3);
+  p.valve_stroke_time = 0.0;  // at once
+  const Cdu instant(p);
+  CHECK(instant.travel(0.5, 0.6, 0.0) == 0.6);
+}
+
 TEST_CASE("CDU refuses bad parameters with exact messages", "[hx][cdu]") {
   CduParameters p;
   p.nominal_approach = 0.0;
@@ -108,6 +126,9 @@ TEST_CASE("CDU refuses bad parameters with exact messages", "[hx][cdu]") {
   p = {};
   p.controller.output_max = 1.5;
   CHECK(input_error([&] { Cdu cdu(p); }) == "cdu.controller.output_max = 1.5 (must be <= 1)");
+  p = {};
+  p.valve_stroke_time = -1.0;
+  CHECK(input_error([&] { Cdu cdu(p); }) == "cdu.valve_stroke_time = -1 s (must be >= 0)");
   p = {};
   p.controller.sample_period = 0.0;
   CHECK(input_error([&] { Cdu cdu(p, "pods[2].cdu"); }) == "pods[2].cdu.controller.sample_period = 0 s (must be > 0)");

@@ -306,8 +306,10 @@ class FacilityWaterPlant;
 ///   C_ps dT_ps,p/dt = C_p (T_pr,p - T_ps,p) - Q_cdu,p,     Q_cdu = k_cdu(u_p) (T_pr,p - T_fs)
 /// (C_rt,p and C_p both rho c_p Q_p, the racks' capacity rates summed along each header)
 /// with k_cdu = eps C_min of a counter-flow plate exchanger whose facility-side flow is u_p times
-/// its design flow; u_p (a valve opening) is the discrete state of a PI controller that holds T_ps
-/// at its set-point, sampled every `controller_period` like a CDU's PLC.
+/// its design flow; u_p is the valve's position, which travels at the actuator's speed towards the
+/// opening a PI controller commands (hx/cdu.hpp, travel()) to hold T_ps at its set-point, sampled
+/// every `controller_period` like a CDU's PLC. u_p is continuous at a command: the integrator goes
+/// on across it.
 class PodCoolantLoop final : public solver::Component {
  public:
   /// Liquid-to-air when `cdu` is null; otherwise every pod has one such CDU holding its supply at
@@ -323,6 +325,8 @@ class PodCoolantLoop final : public solver::Component {
   /// CDU heat to the facility water [W] and its derivatives (0 without a CDU).
   [[nodiscard]] double cdu_heat(std::size_t pod, const solver::EvalContext& ctx, const double* x) const;
   [[nodiscard]] double cdu_conductance(std::size_t pod, const solver::EvalContext& ctx) const;
+  /// The CDU valve's position u_p at ctx.t.
+  [[nodiscard]] double valve_position(std::size_t pod, const solver::EvalContext& ctx) const;
   [[nodiscard]] solver::Index cdu_return_index(std::size_t pod) const { return index(return_, static_cast<solver::Index>(pod)); }
   [[nodiscard]] double stored_energy(const double* x) const;
 
@@ -349,8 +353,9 @@ class PodCoolantLoop final : public solver::Component {
   double header_capacitance_;
   double initial_temperature_;
   int supply_ = 0, return_ = -1, pump_heat_ = 0;
-  int opening_ = -1, integral_ = -1;
-  int out_supply_ = 0, out_pump_power_ = 0, out_cdu_heat_ = -1, out_opening_ = -1;
+  // Discrete: the commanded opening, the PI integral, the position at the last command, its time.
+  int opening_ = -1, integral_ = -1, position_at_command_ = -1, command_time_ = -1;
+  int out_supply_ = 0, out_pump_power_ = 0, out_cdu_heat_ = -1, out_opening_ = -1, out_command_ = -1;
 };
 
 /// The hall's air, one cold aisle and one hot aisle per pod (thermal/room_air.hpp); the racks'

@@ -36,6 +36,12 @@
 // a smaller change of its command, so a sample that leaves the step unchanged moves nothing).
 // The controller is direct acting: a warm IT supply opens the valve.
 //
+// Actuator travel: the valve does not jump to a new command. An electric actuator drives the stem
+// at a constant speed, the full stroke in `valve_stroke_time` T_v; from the position u_0 at the
+// command's time t_c towards the command u_c,
+//   u(t) = u_0 + sign(u_c - u_0) min(|u_c - u_0|, (t - t_c) / T_v)      (u_c at once for T_v = 0)
+// (travel()), so the position, and with it the exchanger's conductance, is continuous at a command.
+//
 // Tuning note [E]: the path from valve to IT supply temperature is nearly static (the exchanger
 // answers in seconds; the IT loop's thermal mass acts on the return, i.e. as a disturbance), with
 // a gain |dT_sup/du| of ~8 K per unit opening near full flow and ~20 K at small openings for
@@ -64,6 +70,7 @@ struct CduParameters {
   double conductance_ratio = 0.62;         ///< hA_it,0 / hA_fac,0 [1]
   double it_flow_exponent = 0.75;          ///< [1]
   double facility_flow_exponent = 0.75;    ///< [1]
+  double valve_stroke_time = 60.0;         ///< T_v [s]: the actuator's full stroke, 0 = at once
   PiParameters controller = default_controller();
 
   /// The CDU's valve controller tuning: K = 0.03 per K, T_i = 20 s, h = 1 s, T_t = 10 s, valve
@@ -103,6 +110,9 @@ class Cdu {
   [[nodiscard]] double ua(double it_flow, double facility_flow) const { return scaling_.ua(it_flow, facility_flow); }
   /// Facility flow [kg/s] at a valve position in [0, 1] (linear characteristic).
   [[nodiscard]] double facility_flow(double valve_position) const;
+  /// The valve's position `elapsed` [s] after it was at `from` and commanded to `command`:
+  /// exactly `from` at 0, exactly `command` once the actuator has covered the distance.
+  [[nodiscard]] double travel(double from, double command, double elapsed) const;
   /// One controller sample: new valve position from the IT supply set-point and measurement.
   double control(PiState& state, double it_supply_setpoint, double it_supply_temperature) const {
     return controller_.step(state, it_supply_setpoint, it_supply_temperature);
