@@ -527,15 +527,31 @@ bool CvodeIntegrator::has_forced_responses() const noexcept { return impl_->shif
 
 Index CvodeIntegrator::grouped_states() const noexcept { return impl_->grouped_states; }
 
-bool CvodeIntegrator::continue_across(double t, const std::vector<double>& x, const double* discrete_before,
-                                      const double* discrete_after, double segment_end) {
-  Impl& m = *impl_;
+bool CvodeIntegrator::stopped_at(double t, double segment_end) const {
+  const Impl& m = *impl_;
   if (!m.shifted || !m.initialised || t != t_ || segment_end <= t) return false;
   // CVODE must have stopped at t (a stop time): steps beyond t used the old forcing.
   sunrealtype tn = t;
   m.check(CVodeGetCurrentTime(m.cvode, &tn), "CVodeGetCurrentTime");
-  if (std::abs(static_cast<double>(tn) - t) > 64.0 * std::numeric_limits<double>::epsilon() * std::max(1.0, std::abs(t)))
-    return false;
+  return !(std::abs(static_cast<double>(tn) - t) >
+           64.0 * std::numeric_limits<double>::epsilon() * std::max(1.0, std::abs(t)));
+}
+
+bool CvodeIntegrator::continue_unchanged(double t, const double* discrete_after, double segment_end) {
+  Impl& m = *impl_;
+  if (!stopped_at(t, segment_end)) return false;
+  m.eval.segment_start = t;
+  m.eval.discrete = discrete_after;
+  m.segment_end = segment_end;
+  m.check(CVodeSetStopTime(m.cvode, segment_end), "CVodeSetStopTime");
+  ++m.continued;
+  return true;
+}
+
+bool CvodeIntegrator::continue_across(double t, const std::vector<double>& x, const double* discrete_before,
+                                      const double* discrete_after, double segment_end) {
+  Impl& m = *impl_;
+  if (!stopped_at(t, segment_end)) return false;
   const std::size_t n = x.size();
   m.f_before.resize(n);
   m.f_after.resize(n);

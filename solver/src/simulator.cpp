@@ -371,14 +371,15 @@ std::optional<SimulationStatus> RunLoop::update_at_t() {
     return stop_not_finite();
   }
   const auto& components = system_.components();
-  bool scheduled_ran = false;
+  bool scheduled_ran = false, scheduled_changed = false;
   for (std::size_t k = 0; k < components.size(); ++k) {
     if (scheduled_[k] > t) continue;
     const PartTimer timer(times_.scheduled_updates);
-    restart_needed_ |=
+    scheduled_changed |=
         components[k]->scheduled_update(EvalContext{t, t, discrete_.data()}, x_->data(), discrete_next_.data());
     scheduled_ran = true;
   }
+  restart_needed_ |= scheduled_changed;
   if (scheduled_ran) {
     const PartTimer timer(times_.scheduled_updates);
     take_updates();
@@ -390,14 +391,19 @@ std::optional<SimulationStatus> RunLoop::update_at_t() {
     observer_.on_knot(t, *x_, before, discrete_);
   }
   // An update that changed the forcing need not restart the integrator when the forced
-  // responses absorb the change (integrator.hpp); forcing edges always restart.
+  // responses absorb the change, or when every change was continuous (integrator.hpp); forcing
+  // edges always restart.
   bool continued = false, not_absorbed = false;
   if (restart_needed_ && !at_forcing_edge && !first_segment && t < settings_.end_time) {
     const bool integrator_at_t = integrator_.step_time() - t <= time_resolution(t);
     const double end = std::min({system_.next_discontinuity(t), next_scheduled(), settings_.end_time});
+    const bool all_continuous = !scheduled_changed && std::all_of(clocks_.begin(), clocks_.end(), [](const Clock& c) {
+      return !c.changed_now || c.component->updates_are_continuous();
+    });
     {
       const PartTimer timer(times_.continuations);
-      continued = integrator_.continue_across(t, *x_, before.data(), discrete_.data(), end);
+      continued = all_continuous ? integrator_.continue_unchanged(t, discrete_.data(), end)
+                                 : integrator_.continue_across(t, *x_, before.data(), discrete_.data(), end);
     }
     not_absorbed = integrator_at_t && !continued;
     if (continued) {

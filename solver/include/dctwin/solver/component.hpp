@@ -160,6 +160,11 @@ class Component {
   /// bookkeeping that the derivatives do not read, so that the integrator can go on without a
   /// restart.
   virtual bool update_discrete(const EvalContext& ctx, const double* x, double* d_next) const;
+  /// Whether every change update_discrete makes leaves the derivatives (and the event functions)
+  /// continuous at the update's time, as an actuator that moves on from where it is towards a new
+  /// command does: the fast mode's integrator then goes on across it without evaluating both sides
+  /// (CvodeIntegrator::continue_unchanged). The default: false.
+  [[nodiscard]] virtual bool updates_are_continuous() const { return false; }
   /// The states `update_discrete` reads, or nullopt (the default) when it may read any. At a
   /// periodic update whose components (and observer) all declare theirs, the simulator forms only
   /// those states of the interpolated state (docs/solver.md, "States formed where they are read").

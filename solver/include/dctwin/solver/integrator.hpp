@@ -119,6 +119,13 @@ class CvodeIntegrator {
   bool continue_across(double t, const std::vector<double>& x, const double* discrete_before,
                        const double* discrete_after, double segment_end);
 
+  /// At an update at t = time() whose changes all leave the derivatives continuous at t
+  /// (Component::updates_are_continuous): goes on without a restart if CVODE stopped at t and
+  /// forced responses are on (the fast mode), the segment then ending at `segment_end` and reading
+  /// `discrete_after`; the responses keep their pieces. Returns false otherwise (the caller
+  /// restarts). Unlike continue_across it evaluates nothing: continuity is the components' word.
+  bool continue_unchanged(double t, const double* discrete_after, double segment_end);
+
   /// Whether components carry forced responses here (continue_across can succeed).
   [[nodiscard]] bool has_forced_responses() const noexcept;
   /// States the linear solver eliminates in small groups (0: KLU factors the whole matrix).
@@ -167,6 +174,9 @@ class CvodeIntegrator {
   /// is returned, unless `defer_roots`, which keeps it for advance() (pending) like one beyond t_out.
   /// NaN when no root ended them.
   double step_until(double t_out, bool defer_roots);
+  /// Whether CVODE stopped at t = time() with forced responses on and a segment left to go to
+  /// `segment_end`: what a continuation needs.
+  [[nodiscard]] bool stopped_at(double t, double segment_end) const;
   /// Records where CVODE failed (time, state, the state with the largest weighted error) and throws.
   [[noreturn]] void fail(int flag, double t_reached);
 

@@ -81,6 +81,8 @@ class AirCooledServers final : public solver::Component, public thermal::GpuEnvi
   void initial_discrete(double* d) const override;
   [[nodiscard]] double update_period() const override { return controller_.parameters().sample_period; }
   bool update_discrete(const solver::EvalContext& ctx, const double* x, double* d_next) const override;
+  /// A write moves the rotors on from where they are (unless tau = 0: then the speed jumps).
+  [[nodiscard]] bool updates_are_continuous() const override { return fans_.parameters().rotor_time_constant > 0.0; }
   void derivatives(const solver::EvalContext& ctx, const double* x, double* xdot) const override;
   void jacobian_pattern(solver::PatternSink& pattern) const override;
   void jacobian(const solver::EvalContext& ctx, const double* x, solver::JacobianSink& jac) const override;

@@ -336,6 +336,10 @@ class PodCoolantLoop final : public solver::Component {
     return cdu_ ? cdu_->controller().parameters().sample_period : 0.0;
   }
   bool update_discrete(const solver::EvalContext& ctx, const double* x, double* d_next) const override;
+  /// A command moves the valves on from where they are (unless the stroke takes no time).
+  [[nodiscard]] bool updates_are_continuous() const override {
+    return cdu_ != nullptr && cdu_->parameters().valve_stroke_time > 0.0;
+  }
   void derivatives(const solver::EvalContext& ctx, const double* x, double* xdot) const override;
   void jacobian_pattern(solver::PatternSink& pattern) const override;
   void jacobian(const solver::EvalContext& ctx, const double* x, solver::JacobianSink& jac) const override;
