@@ -28,6 +28,15 @@ AirCooledServers::AirCooledServers(const FacilityLayout& layout, thermal::Server
   density_ = path_.air().density(initial_temperature);
   specific_heat_ = path_.air().specific_heat(initial_temperature);
   for (std::size_t i = 0; i < path_.gpu_count(); ++i) phi_.push_back(path_.slots()[i].position_fraction);
+  const auto& control = controller_.parameters();
+  if (control.speed_resolution > 0.0) {
+    for (long k = 0; static_cast<double>(k) * control.speed_resolution <= 1.0 + control.speed_resolution; ++k) {
+      const double speed = controller_.quantize(static_cast<double>(k) * control.speed_resolution);
+      flow_table_.emplace_back(speed, fans_.operating_point(speed).flow);
+    }
+    std::sort(flow_table_.begin(), flow_table_.end());
+    flow_table_.erase(std::unique(flow_table_.begin(), flow_table_.end()), flow_table_.end());
+  }
   const auto servers = static_cast<Index>(layout.servers());
   exhaust_ = declare_state_group({"exhaust_temperature", "K", "air leaving each server (with its chassis)", servers});
   server_heat_ = declare_state_group(
@@ -85,6 +94,12 @@ double AirCooledServers::air_flow(std::size_t s, const solver::EvalContext& ctx)
 double AirCooledServers::fan_power(std::size_t s, const solver::EvalContext& ctx) const {
   return fans_.power(fan_speed(s, ctx));
 }
+double AirCooledServers::flow_at(double speed) const {
+  const auto at = std::lower_bound(flow_table_.begin(), flow_table_.end(), std::make_pair(speed, -1.0));
+  if (at != flow_table_.end() && at->first == speed) return at->second;
+  return fans_.operating_point(speed).flow;  // a speed off the grid (a slew-limited step)
+}
+
 double AirCooledServers::mass_flow(std::size_t s, const solver::EvalContext& ctx) const {
   return density_ * air_flow(s, ctx);
 }
@@ -197,7 +212,7 @@ bool AirCooledServers::update_discrete(const solver::EvalContext& ctx, const dou
     d_next[discrete_index(speed_, i)] = state.speed;
     d_next[discrete_index(integral_, i)] = state.integral;
     if (speed != ctx.discrete[discrete_index(speed_, i)]) {
-      d_next[discrete_index(flow_, i)] = fans_.operating_point(speed).flow;
+      d_next[discrete_index(flow_, i)] = flow_at(speed);
       changed = true;
     } else if (fan_speed(s, ctx, remaining) != speed) {
       changed = true;  // the rotors are still on their way

@@ -95,6 +95,8 @@ class AirCooledServers final : public solver::Component, public thermal::GpuEnvi
   [[nodiscard]] double fan_speed(std::size_t s, const solver::EvalContext& ctx, double remaining) const;
   [[nodiscard]] double air_flow(std::size_t s, const solver::EvalContext& ctx, double remaining) const;
   [[nodiscard]] double mass_flow(std::size_t s, const solver::EvalContext& ctx) const;
+  /// V_op(speed): from the table of the speeds the controller can write, else by bisection.
+  [[nodiscard]] double flow_at(double speed) const;
   const FacilityLayout& layout_;
   thermal::ServerAirPath path_;
   thermal::ServerFans fans_;
@@ -106,6 +108,9 @@ class AirCooledServers final : public solver::Component, public thermal::GpuEnvi
   const HallAir* hall_ = nullptr;
   double density_, specific_heat_;
   std::vector<double> phi_;  // per GPU slot of a server
+  // V_op at each speed on the controller's grid of written speeds, by speed (sorted): the
+  // operating point's bisection once per grid speed, not once per server and write.
+  std::vector<std::pair<double, double>> flow_table_;
   int exhaust_ = 0, server_heat_ = 0;
   // Discrete: the written speed w_s, the PI integral, V_op(w_s), u_s and V_s at the write, t_w.
   int speed_ = 0, integral_ = 0, flow_ = 0, speed_at_write_ = 0, flow_at_write_ = 0, write_time_ = 0;
