@@ -143,6 +143,14 @@ struct CvodeIntegrator::Impl {
     }
     r_time = std::numeric_limits<double>::quiet_NaN();
   }
+  /// A continuation at t: the segment goes on from t with `discrete` to `end` (a new stop time).
+  void go_on(double t, const double* discrete, double end) {
+    eval.segment_start = t;
+    eval.discrete = discrete;
+    segment_end = end;
+    check(CVodeSetStopTime(cvode, end), "CVodeSetStopTime");
+    ++continued;
+  }
   /// The responses' coefficients changed: r and r_dot are out of date.
   void forget_shift() {
     r_time = std::numeric_limits<double>::quiet_NaN();
@@ -540,11 +548,7 @@ bool CvodeIntegrator::stopped_at(double t, double segment_end) const {
 bool CvodeIntegrator::continue_unchanged(double t, const double* discrete_after, double segment_end) {
   Impl& m = *impl_;
   if (!stopped_at(t, segment_end)) return false;
-  m.eval.segment_start = t;
-  m.eval.discrete = discrete_after;
-  m.segment_end = segment_end;
-  m.check(CVodeSetStopTime(m.cvode, segment_end), "CVodeSetStopTime");
-  ++m.continued;
+  m.go_on(t, discrete_after, segment_end);
   return true;
 }
 
@@ -599,11 +603,7 @@ bool CvodeIntegrator::continue_across(double t, const std::vector<double>& x, co
     m.system->event_functions(after, x.data(), g_after.data());
     if (g_before != g_after) return false;
   }
-  m.eval.segment_start = t;
-  m.eval.discrete = discrete_after;
-  m.segment_end = segment_end;
-  m.check(CVodeSetStopTime(m.cvode, segment_end), "CVodeSetStopTime");
-  ++m.continued;
+  m.go_on(t, discrete_after, segment_end);
   return true;
 }
 

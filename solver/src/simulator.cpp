@@ -91,13 +91,13 @@ class RunLoop {
   SimulationStatus run();
 
  private:
-  // Sampled components tick at start + k * period (by multiplication: no drift).
-  // Periodic updates since the last one that changed the forcing in a way the forced responses
-  // could take (a governor moved a clock, a fan controller wrote a speed the rotors follow). For a
-  // while after such a change CVODE stops at every update of that clock, so that the next one
-  // can be taken without a restart (continue_across); then it steps across them again. A change
-  // they cannot take (a valve) does not make CVODE stop at the updates: it restarts anyway.
+  // Each clock counts its periodic updates since the last one that changed the forcing in a way
+  // the integrator could go on across (a governor moved a clock, a fan controller wrote a speed
+  // the rotors follow). For a while after such a change CVODE stops at every update of that clock,
+  // so that the next one can be continued too; then it steps across them again. A change it
+  // cannot go on across (a setting that jumps) does not make CVODE stop: it restarts anyway.
   static constexpr long quiet_ticks_before_stepping_across = 20;
+  // Sampled components tick at start + k * period (by multiplication: no drift).
   struct Clock {
     const Component* component;
     double period;
