@@ -468,8 +468,8 @@ TEST_CASE("A utility outage in a hall: the stores carry it and it counts as a li
 TEST_CASE("The grid sees the cooling's power as a ramp between samples, not a step at each", "[models][facility][electrical]") {
   // The air-cooled hall from a cold start: fans, CRAH and plant power change over the minute while
   // the GPUs compute steadily (one long compute phase, no communication edges), sampled every 10 s.
-  // The feed takes the plant's power from the state at each knot and the server fans' power
-  // interpolated between the samples, the only times the thermal part gives it.
+  // The feed takes the plant's power from the state at each knot and the server fans' power from
+  // the discrete state there (their speed in closed form, continuous at a write).
   const std::string text =
       "name: small\nsite: facility\nsimulation: {output_interval: 10 s, duration: 60 s}\n"
       "facility:\n  cooling: air\n  layout: {pods: 2, racks_per_pod: 4}\n"

@@ -94,15 +94,18 @@ double AirCooledServers::air_flow(std::size_t s, const solver::EvalContext& ctx)
 double AirCooledServers::fan_power(std::size_t s, const solver::EvalContext& ctx) const {
   return fans_.power(fan_speed(s, ctx));
 }
+void AirCooledServers::add_pod_fan_power(const solver::EvalContext& ctx, std::vector<double>& power) const {
+  const double remaining = lag_remaining(ctx);
+  const std::size_t per_pod = layout_.servers() / layout_.pods();
+  for (std::size_t s = 0; s < layout_.servers(); ++s) power[s / per_pod] += fans_.power(fan_speed(s, ctx, remaining));
+}
+
 double AirCooledServers::flow_at(double speed) const {
   const auto at = std::lower_bound(flow_table_.begin(), flow_table_.end(), std::make_pair(speed, -1.0));
   if (at != flow_table_.end() && at->first == speed) return at->second;
   return fans_.operating_point(speed).flow;  // a speed off the grid (a slew-limited step)
 }
 
-double AirCooledServers::mass_flow(std::size_t s, const solver::EvalContext& ctx) const {
-  return density_ * air_flow(s, ctx);
-}
 
 double AirCooledServers::stored_energy(const double* x) const {
   double e = 0.0;

@@ -679,6 +679,8 @@ void FacilitySite::knot(double t, const std::vector<double>& x, const std::vecto
   HeldKnot held;
   held.t = t;
   held.smooth_cooling = plant_->operating_point(t, x.data()).total_power + crah_fan_power();
+  // The fans' speed is continuous at a write (their rotors' lag): either side gives it.
+  held.other_it = pod_other_it_power(t, after.data());
   if (after_sums != nullptr && same) {
     held.gpu_before = pod_gpu_power(*after_sums);
     held.gpu_after = held.gpu_before;
@@ -698,21 +700,28 @@ double FacilitySite::crah_fan_power() const {
   return static_cast<double>(layout_->pods()) * crah.count * crah.rated_fan_power;
 }
 
-void FacilitySite::advance_feed_to_sample(double t) {
+std::vector<double> FacilitySite::pod_other_it_power(double t, const double* d) const {
+  const std::size_t pods = layout_->pods();
+  std::vector<double> power(pods, 0.0);
+  if (servers_ != nullptr) {
+    const double other = static_cast<double>(layout_->servers() / pods) * servers_->other_heat();
+    servers_->add_pod_fan_power(solver::EvalContext{t, t, d}, power);
+    for (double& p : power) p += other;
+  } else {
+    for (double& p : power) p = static_cast<double>(layout_->racks_per_pod()) * server_air_heat_per_rack_;
+  }
+  return power;
+}
+
+void FacilitySite::advance_feed_to_sample() {
   // The plant's power and the CRAH fans from the thermal state at each knot (the plant follows
-  // the facility water's return); the servers' other IT power (fans) linear in time between the
-  // samples at t0 (previous) and t1 = t; pumps and door fans step at their flow phases, taken at
-  // each knot's own time.
-  const double t0 = previous_sample_time_;
-  const double span = t - t0;
+  // the facility water's return), the servers' fans from the discrete state there (their speed in
+  // closed form); pumps and door fans step at their flow phases, taken at each knot's own time.
   const std::size_t pods = layout_->pods();
   for (const HeldKnot& k : held_knots_) {
-    const double w = span > 0.0 ? std::clamp((k.t - t0) / span, 0.0, 1.0) : 1.0;
     electrical::FeedLoad left;
     left.it.resize(pods);
-    for (std::size_t p = 0; p < pods; ++p)
-      left.it[p] = previous_other_it_power_[p] + w * (pod_other_it_power_[p] - previous_other_it_power_[p]) +
-                   k.gpu_before[p];
+    for (std::size_t p = 0; p < pods; ++p) left.it[p] = k.other_it[p] + k.gpu_before[p];
     left.mechanical = k.smooth_cooling + stepped_cooling_power(k.t, true);
     feed_->advance(k.t, feed_right_, left);
     feed_right_ = left;
@@ -798,7 +807,6 @@ void FacilitySite::observe(double t, const std::vector<double>& x, const std::ve
   const double cooling_power = plant.total_power + crah_fan_power() + stepped_cooling_power(t, false);
   // The non-GPU IT power per pod (the electrical feed's lineups are the pods).
   const std::size_t pods = layout_->pods(), servers_per_pod = layout_->servers() / pods;
-  previous_other_it_power_ = pod_other_it_power_;
   pod_other_it_power_.assign(pods, 0.0);
   if (servers_ != nullptr) {
     // Server fans are part of the servers' (IT) power.
@@ -813,10 +821,9 @@ void FacilitySite::observe(double t, const std::vector<double>& x, const std::ve
     for (double& p : pod_other_it_power_) p = static_cast<double>(layout_->racks_per_pod()) * server_air_heat_per_rack_;
   }
   if (feed_) {
-    advance_feed_to_sample(t);
+    advance_feed_to_sample();
     feed_->set_ambient_temperature(weather_->dry_bulb_at(t));
   }
-  previous_sample_time_ = t;
   if (electrical_ && !feed_) {
     // The feed starts at the first sample, in steady state at the load then.
     electrical::FeedLoad load;

@@ -47,6 +47,8 @@ class AirCooledServers final : public solver::Component, public thermal::GpuEnvi
   [[nodiscard]] double air_flow(std::size_t s, const solver::EvalContext& ctx) const;
   [[nodiscard]] double fan_power(std::size_t s, const solver::EvalContext& ctx) const;
   [[nodiscard]] double stored_energy(const double* x) const;
+  /// Adds each pod's server fan power at ctx.t [W] to power[pod].
+  void add_pod_fan_power(const solver::EvalContext& ctx, std::vector<double>& power) const;
   /// Non-GPU DC load of each server besides its fans (CPUs, memory, NICs, ...) [W].
   [[nodiscard]] double other_heat() const { return other_heat_; }
   /// The fan controller's highest speed s_max [1]: a server there has no cooling left to add.
@@ -94,7 +96,6 @@ class AirCooledServers final : public solver::Component, public thermal::GpuEnvi
   /// u_s, V_s at a known a.
   [[nodiscard]] double fan_speed(std::size_t s, const solver::EvalContext& ctx, double remaining) const;
   [[nodiscard]] double air_flow(std::size_t s, const solver::EvalContext& ctx, double remaining) const;
-  [[nodiscard]] double mass_flow(std::size_t s, const solver::EvalContext& ctx) const;
   /// V_op(speed): from the table of the speeds the controller can write, else by bisection.
   [[nodiscard]] double flow_at(double speed) const;
   const FacilityLayout& layout_;

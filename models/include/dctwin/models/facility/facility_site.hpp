@@ -83,10 +83,13 @@ class FacilitySite final : public Site {
   /// Cooling power that steps at known times: pod pumps (per flow phase) and door fans [W]; `before`
   /// takes the flow phase in effect just before t.
   [[nodiscard]] double stepped_cooling_power(double t, bool before) const;
+  /// Each pod's IT power besides the GPUs at time t with discrete state d [W]: the servers' other
+  /// DC load and, air-cooled, their fans at the speed their rotors have at t.
+  [[nodiscard]] std::vector<double> pod_other_it_power(double t, const double* d) const;
   /// Advances the feed through the knots held since the last sample: the plant and CRAH power as
-  /// each knot's state gives it, the servers' other IT power (fans) interpolated linearly between
-  /// the last sample and this one.
-  void advance_feed_to_sample(double t);
+  /// each knot's state gives it, the servers' other IT power (fans) as each knot's discrete state
+  /// gives it.
+  void advance_feed_to_sample();
   /// The CRAH units' fan power, at their fixed speed [W].
   [[nodiscard]] double crah_fan_power() const;
 
@@ -133,14 +136,13 @@ class FacilitySite final : public Site {
     double t = 0.0;
     std::vector<double> gpu_before, gpu_after;  // each pod's GPU power on both sides [W]
     double smooth_cooling = 0.0;                // plant and CRAH fans from the state at t [W]
+    std::vector<double> other_it;               // each pod's IT power besides the GPUs at t [W]
   };
   std::vector<HeldKnot> held_knots_;
   double held_until_ = 0.0;                   // time of the last knot held (or the feed's start)
   electrical::FeedLoad feed_right_;           // load just after the last knot the feed has passed
   std::vector<double> knot_leakage_;          // each GPU's leakage at the knot being handled [W]
   std::vector<double> pod_other_it_power_;    // non-GPU IT power per pod at the last sample [W]
-  std::vector<double> previous_other_it_power_;  // the same at the sample before [W]
-  double previous_sample_time_ = 0.0;
   std::size_t gpu_power_slot_ = 0;            // position of /gpu/power in the output buffer
   // Operating envelopes (air and water classes, HBM, server fans, the plant's correlations):
   // counted, not clamped (docs/models/facility.md, Operating envelopes).
