@@ -575,7 +575,8 @@ void FacilitySite::finish_assembly() {
   // it while the chiller carries load. Below the curves' lowest condenser temperature and above
   // their highest chilled-water temperature the edge makes it look worse (less capacity, a lower
   // COP): model ranges, reported but not limits (every warm-water plant sits above the curves'
-  // 10 degC). (A set-point below the curves' lowest chilled water, 5 degC, is not checked.)
+  // 10 degC). A set-point below their lowest chilled water (5 degC) is evaluated at that edge,
+  // which overstates the chiller: a limit, as the high condenser water is.
   const hx::ChillerCurves& curves = plant_->economizer().chiller().parameters().curves;
   condenser_check_ = envelope_.add(
       {"chiller_condenser_water", "condenser water entering the chiller while it carries load",
@@ -595,6 +596,12 @@ void FacilitySite::finish_assembly() {
            degrees_celsius(curves.max_leaving_chilled_water_temperature) +
            "; the chiller is evaluated at that edge above it, which understates its capacity and COP)",
        "K", -std::numeric_limits<double>::infinity(), curves.max_leaving_chilled_water_temperature, false});
+  chilled_water_low_check_ = envelope_.add(
+      {"chiller_chilled_water_low", "chilled water leaving the chiller (the plant's set-point) while it carries load",
+       "the chiller curves' lowest leaving chilled water temperature (" +
+           degrees_celsius(curves.min_leaving_chilled_water_temperature) +
+           "; the chiller is evaluated at that edge below it, which overstates its capacity and COP)",
+       "K", curves.min_leaving_chilled_water_temperature, std::numeric_limits<double>::infinity()});
   // The chillers at their capacity (times the largest part-load ratio) leave the rest of the
   // facility water's load unmet and the supply floats above its set-point.
   chiller_capacity_check_ = envelope_.add({"plant_unmet_load", "facility water load the plant leaves unmet",
@@ -849,9 +856,11 @@ void FacilitySite::observe(double t, const std::vector<double>& x, const std::ve
     if (plant.chiller_heat_flow > 0.0) {
       envelope_.observe(condenser_low_check_, t, plant.condenser_water_temperature);
       envelope_.observe(chilled_water_check_, t, plant_->parameters().supply_setpoint);
+      envelope_.observe(chilled_water_low_check_, t, plant_->parameters().supply_setpoint);
     } else {
       envelope_.not_applicable(condenser_low_check_, t);
       envelope_.not_applicable(chilled_water_check_, t);
+      envelope_.not_applicable(chilled_water_low_check_, t);
     }
     if (tower_range_check_) {
       const auto& economizer = plant_->economizer();

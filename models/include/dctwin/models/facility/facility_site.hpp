@@ -148,7 +148,7 @@ class FacilitySite final : public Site {
   // counted, not clamped (docs/models/facility.md, Operating envelopes).
   EnvelopeMonitor envelope_;
   std::size_t cold_aisle_check_ = 0, hbm_check_ = 0, condenser_check_ = 0, chiller_capacity_check_ = 0;
-  std::size_t condenser_low_check_ = 0, chilled_water_check_ = 0;
+  std::size_t condenser_low_check_ = 0, chilled_water_check_ = 0, chilled_water_low_check_ = 0;
   std::optional<std::size_t> wet_bulb_check_, tower_range_check_, tower_flow_check_, tower_lg_check_,
       tower_approach_check_;
   std::optional<std::size_t> facility_water_check_, fans_full_check_;
