@@ -29,7 +29,8 @@ AirCooledServers::AirCooledServers(const FacilityLayout& layout, thermal::Server
   specific_heat_ = path_.air().specific_heat(initial_temperature);
   for (std::size_t i = 0; i < path_.gpu_count(); ++i) phi_.push_back(path_.slots()[i].position_fraction);
   const auto& control = controller_.parameters();
-  if (control.speed_resolution > 0.0) {
+  // (A grid finer than 1e-4 of full speed is left to the bisection.)
+  if (control.speed_resolution >= 1e-4) {
     for (long k = 0; static_cast<double>(k) * control.speed_resolution <= 1.0 + control.speed_resolution; ++k) {
       const double speed = controller_.quantize(static_cast<double>(k) * control.speed_resolution);
       flow_table_.emplace_back(speed, fans_.operating_point(speed).flow);
@@ -64,7 +65,8 @@ AirCooledServers::AirCooledServers(const FacilityLayout& layout, thermal::Server
 }
 
 double AirCooledServers::lag_remaining(const solver::EvalContext& ctx) const {
-  return fans_.lag_remaining(ctx.t - ctx.discrete[discrete_index(write_time_)]);
+  // Not before the write (a run that starts before the initial write time of 0 s).
+  return fans_.lag_remaining(std::max(0.0, ctx.t - ctx.discrete[discrete_index(write_time_)]));
 }
 double AirCooledServers::written_fan_speed(std::size_t s, const solver::EvalContext& ctx) const {
   return ctx.discrete[discrete_index(speed_, static_cast<Index>(s))];
@@ -196,10 +198,11 @@ void AirCooledServers::initial_discrete(double* d) const {
   d[discrete_index(write_time_)] = 0.0;  // the rotors are at the written speed: a = 1 changes nothing
 }
 
-// Each server's controller writes a new speed w_s; the lag of every server restarts at t from
-// where its rotors are (u_s(t), V_s(t) of the lag so far), which leaves u_s and V_s continuous at t.
-// Nothing changes while every controller writes the speed its rotors have reached (to the last
-// bit: a = exp(-dt / tau) < 2^-53 after ~37 tau).
+// Each server's controller writes a speed w_s. When one of them writes a new one, the lag of every
+// server starts again at t from where its rotors are (u_s(t), V_s(t) of the lag so far: the write
+// time is shared), which leaves u_s and V_s continuous at t. While every controller writes the
+// speed it wrote before, nothing changes: the lags go on from their write, an exponential that
+// takes the same course from any point of it.
 bool AirCooledServers::update_discrete(const solver::EvalContext& ctx, const double* x, double* d_next) const {
   const std::size_t n = layout_.gpus_per_server();
   const double remaining = lag_remaining(ctx);
@@ -217,8 +220,6 @@ bool AirCooledServers::update_discrete(const solver::EvalContext& ctx, const dou
     if (speed != ctx.discrete[discrete_index(speed_, i)]) {
       d_next[discrete_index(flow_, i)] = flow_at(speed);
       changed = true;
-    } else if (fan_speed(s, ctx, remaining) != speed) {
-      changed = true;  // the rotors are still on their way
     }
   }
   if (!changed) return false;

@@ -617,15 +617,16 @@ void PodCoolantLoop::initial_discrete(double* d) const {
   d[discrete_index(command_time_)] = 0.0;  // the valves are where they were commanded
 }
 
-// A new command starts every pod's valve from where it is (its travel so far), so the positions
-// stay continuous at t. Nothing changes while every valve sits at the opening commanded again.
+// A new command starts every pod's valve from where it is (its travel so far: the command time
+// is shared), so the positions stay continuous at t. While every controller commands what it
+// commanded before, nothing changes: each valve travels on from its last command.
 bool PodCoolantLoop::update_discrete(const solver::EvalContext& ctx, const double* x, double* d_next) const {
   bool changed = false;
   for (std::size_t p = 0; p < layout_.pods(); ++p) {
     const auto i = static_cast<Index>(p);
     hx::PiState s{ctx.discrete[discrete_index(integral_, i)], ctx.discrete[discrete_index(opening_, i)]};
     cdu_->control(s, supply_setpoint_, x[supply_index(p)]);
-    changed |= s.output != ctx.discrete[discrete_index(opening_, i)] || valve_position(p, ctx) != s.output;
+    changed |= s.output != ctx.discrete[discrete_index(opening_, i)];
     d_next[discrete_index(opening_, i)] = s.output;
     d_next[discrete_index(integral_, i)] = s.integral;
   }

@@ -155,10 +155,11 @@ CduOperatingPoint Cdu::evaluate(double it_return_temperature, double it_flow, do
 }
 
 double Cdu::travel(double from, double command, double elapsed) const {
-  const double distance = command - from;
-  if (p_.valve_stroke_time <= 0.0 || std::abs(distance) * p_.valve_stroke_time <= elapsed) return command;
+  if (p_.valve_stroke_time <= 0.0) return command;
+  if (!(elapsed > 0.0)) return from;
   const double moved = elapsed / p_.valve_stroke_time;
-  return distance > 0.0 ? from + moved : from - moved;
+  // Never past the command (the arrival and the distance moved round apart by an ulp).
+  return command > from ? std::min(from + moved, command) : std::max(from - moved, command);
 }
 
 double Cdu::facility_flow(double valve_position) const {

@@ -107,6 +107,12 @@ TEST_CASE("CDU valve travels at its actuator's speed, from exactly where it was 
   CHECK(cdu.travel(0.6, 0.3, 9.0) == Approx(0.45).epsilon(1e-15));
   CHECK(cdu.travel(0.6, 0.3, 18.0) == 0.3);
   CHECK(cdu.travel(0.3, 0.3, 0.0) == 0.3);
+  CHECK(cdu.travel(0.5, 0.6, -1.0) == 0.5);  // not before the command
+  // Never beyond the command, wherever the arrival and the distance moved round.
+  for (double t = 0.0; t <= 1.0; t += 1.0 / 64.0) {
+    CHECK(cdu.travel(0.01, 0.0, t) >= 0.0);
+    CHECK(cdu.travel(0.99, 1.0, t) <= 1.0);
+  }
   p.valve_stroke_time = 0.0;  // at once
   const Cdu instant(p);
   CHECK(instant.travel(0.5, 0.6, 0.0) == 0.6);

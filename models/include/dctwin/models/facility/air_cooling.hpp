@@ -15,7 +15,7 @@
 // lag (thermal/server_fans.hpp, "Rotor lag"), in closed form between writes:
 //   u_s(t) = w_s + (u_s(t_w) - w_s) a(t - t_w),   V_s(t) = V_op(w_s) + (V_s(t_w) - V_op(w_s)) a(t - t_w)
 // so that u_s, V_s and every coefficient they set stay continuous at a write: the integrator goes
-// on across it without a restart (docs/models/air.md, "Fan rotor lag").
+// on across it without a restart in the fast mode (docs/models/air.md, "Fan rotor lag").
 #pragma once
 
 #include <optional>

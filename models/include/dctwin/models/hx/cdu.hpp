@@ -30,8 +30,8 @@
 //    NTU_0 = 5.343, UA_0 = 670 kW/K.
 //
 // Valve: facility flow = position x nominal facility flow (linear characteristic; the valve's
-// authority and the pump curve belong to the hydraulic network, hydraulic/). The position is the
-// controller output, limited to [output_min, output_max] of the controller (default 0.05 to 1),
+// authority and the pump curve belong to the hydraulic network, hydraulic/). The position travels
+// towards the controller output (below), limited to [output_min, output_max] (default 0.05 to 1),
 // in steps of output_resolution (default 0.5 % of stroke [E]: a valve positioner does not move for
 // a smaller change of its command, so a sample that leaves the step unchanged moves nothing).
 // The controller is direct acting: a warm IT supply opens the valve.
@@ -111,7 +111,8 @@ class Cdu {
   /// Facility flow [kg/s] at a valve position in [0, 1] (linear characteristic).
   [[nodiscard]] double facility_flow(double valve_position) const;
   /// The valve's position `elapsed` [s] after it was at `from` and commanded to `command`:
-  /// exactly `from` at 0, exactly `command` once the actuator has covered the distance.
+  /// exactly `from` at 0 (and before), exactly `command` once the actuator has covered the
+  /// distance, never beyond it.
   [[nodiscard]] double travel(double from, double command, double elapsed) const;
   /// One controller sample: new valve position from the IT supply set-point and measurement.
   double control(PiState& state, double it_supply_setpoint, double it_supply_temperature) const {
