@@ -412,8 +412,12 @@ std::optional<SimulationStatus> RunLoop::update_at_t() {
       segment_start_ = t;
     }
   }
+  // A restart at t (a change the integrator could not go on across) makes CVODE step across the
+  // next ticks of the clocks whose change it was; a clock whose changes are continuous keeps
+  // stopping it at its ticks, where they can be.
   for (auto& c : clocks_)
-    if (c.changed_now) c.quiet = not_absorbed ? quiet_ticks_before_stepping_across : 0;
+    if (c.changed_now)
+      c.quiet = not_absorbed && !c.component->updates_are_continuous() ? quiet_ticks_before_stepping_across : 0;
   // A new smooth segment starts at t when the integrator restarts (or continues across a
   // change). Samples due exactly here see the forcing of this segment (outputs are
   // right-continuous at forcing edges).
