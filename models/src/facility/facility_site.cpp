@@ -634,8 +634,8 @@ void FacilitySite::set_psu_loss() {
   psu_design_load_ = gpu_power / servers + other;
   const electrical::PsuBank psu(psu_, 1);
   psu_loss_per_server_ = psu_design_load_ * (1.0 / psu.efficiency(psu_design_load_) - 1.0);
-  // Air cooling: each server's fan power (a discrete state) joins the DC load the loss is taken
-  // at, segment by segment.
+  // Air cooling: each server's fan power (at its rotors' speed at the time) joins the DC load
+  // the loss is taken at.
   if (servers_ != nullptr) servers_->set_psu(psu_, psu_design_load_);
   if (racks_ != nullptr)
     racks_->add_server_air_heat(static_cast<double>(layout_->servers_per_rack()) * psu_loss_per_server_);
@@ -686,8 +686,10 @@ void FacilitySite::knot(double t, const std::vector<double>& x, const std::vecto
   HeldKnot held;
   held.t = t;
   held.smooth_cooling = plant_->operating_point(t, x.data()).total_power + crah_fan_power();
-  // The fans' speed is continuous at a write (their rotors' lag): either side gives it.
-  held.other_it = pod_other_it_power(t, after.data());
+  // The fans' speed is continuous at a write when their rotors lag (tau > 0): then the two sides
+  // are the same; with tau = 0 it steps at the knot, as the GPUs' power does.
+  held.other_before = pod_other_it_power(t, before.data());
+  held.other_after = &before == &after ? held.other_before : pod_other_it_power(t, after.data());
   if (after_sums != nullptr && same) {
     held.gpu_before = pod_gpu_power(*after_sums);
     held.gpu_after = held.gpu_before;
@@ -728,11 +730,12 @@ void FacilitySite::advance_feed_to_sample() {
   for (const HeldKnot& k : held_knots_) {
     electrical::FeedLoad left;
     left.it.resize(pods);
-    for (std::size_t p = 0; p < pods; ++p) left.it[p] = k.other_it[p] + k.gpu_before[p];
+    for (std::size_t p = 0; p < pods; ++p) left.it[p] = k.other_before[p] + k.gpu_before[p];
     left.mechanical = k.smooth_cooling + stepped_cooling_power(k.t, true);
     feed_->advance(k.t, feed_right_, left);
     feed_right_ = left;
-    for (std::size_t p = 0; p < pods; ++p) feed_right_.it[p] += k.gpu_after[p] - k.gpu_before[p];
+    for (std::size_t p = 0; p < pods; ++p)
+      feed_right_.it[p] += (k.gpu_after[p] - k.gpu_before[p]) + (k.other_after[p] - k.other_before[p]);
     feed_right_.mechanical = k.smooth_cooling + stepped_cooling_power(k.t, false);
   }
   held_knots_.clear();

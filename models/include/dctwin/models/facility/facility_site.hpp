@@ -129,14 +129,13 @@ class FacilitySite final : public Site {
   // Electrical feed (multirate): started at the first sample, advanced at every knot.
   std::optional<electrical::ElectricalParameters> electrical_;
   std::unique_ptr<electrical::ElectricalFeed> feed_;
-  // The thermal part knows the servers' fan power only at its samples, so the feed runs one sample
-  // behind: each knot's GPU and plant power is held until the next sample, then the feed is
-  // advanced through the held knots with the fans' power interpolated.
+  // Each knot's loads are held until the next sample, and the feed is advanced through the held
+  // knots there (its samples reach the report with the thermal part's).
   struct HeldKnot {
     double t = 0.0;
     std::vector<double> gpu_before, gpu_after;  // each pod's GPU power on both sides [W]
     double smooth_cooling = 0.0;                // plant and CRAH fans from the state at t [W]
-    std::vector<double> other_it;               // each pod's IT power besides the GPUs at t [W]
+    std::vector<double> other_before, other_after;  // each pod's IT power besides the GPUs [W]
   };
   std::vector<HeldKnot> held_knots_;
   double held_until_ = 0.0;                   // time of the last knot held (or the feed's start)
