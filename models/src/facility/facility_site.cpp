@@ -689,7 +689,8 @@ void FacilitySite::knot(double t, const std::vector<double>& x, const std::vecto
   // The fans' speed is continuous at a write when their rotors lag (tau > 0): then the two sides
   // are the same; with tau = 0 it steps at the knot, as the GPUs' power does.
   held.other_before = pod_other_it_power(t, before.data());
-  held.other_after = &before == &after ? held.other_before : pod_other_it_power(t, after.data());
+  const bool fans_step = servers_ != nullptr && !servers_->updates_are_continuous();
+  held.other_after = &before != &after && fans_step ? pod_other_it_power(t, after.data()) : held.other_before;
   if (after_sums != nullptr && same) {
     held.gpu_before = pod_gpu_power(*after_sums);
     held.gpu_after = held.gpu_before;
